@@ -1,0 +1,41 @@
+# The README's two commands: `make demo` and `make test`. Both create .venv on first use.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+
+.PHONY: demo test test-sqlite test-pg lint bench install clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m muse.demo
+
+# The whole suite on SQLite, then again on PostgreSQL when MUSE_TEST_DATABASE_URL is set.
+test: $(STAMP)
+	$(BIN)/python -m pytest tests -p no:randomly
+	@if [ -n "$$MUSE_TEST_DATABASE_URL" ]; then \
+		echo "== PostgreSQL: $$MUSE_TEST_DATABASE_URL =="; \
+		MUSE_TEST_BACKEND=postgresql $(BIN)/python -m pytest tests -m "not sqlite_only"; \
+	else \
+		echo "MUSE_TEST_DATABASE_URL is not set: PostgreSQL run skipped (CI sets it)."; \
+	fi
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy src
+
+bench: $(STAMP)
+	$(BIN)/python bench/import.py
+
+clean:
+	rm -rf $(VENV) demo-workspace

@@ -1,0 +1,4 @@
+"""Kernel: hashing, text normalisation, Han counting, rounding, ids, clock, errors.
+
+Nothing here imports from other muse packages.
+"""

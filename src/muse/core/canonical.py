@@ -1,0 +1,44 @@
+"""Canonical JSON and identity hashes.
+
+Identity hashes are SHA-256 over RFC 8785 (JCS) canonical JSON of a value whose strings were
+first normalised (NFC, LF, no BOM). Hash the canonical bytes in Python and store the hash; never
+hash a value read back from the database (PostgreSQL JSONB reorders keys and drops duplicates).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+import rfc8785
+
+from muse.core.text import normalize_text
+
+
+def normalize_value(value: Any) -> Any:
+    """Recursively normalise every string (keys included) of a JSON-like value."""
+    if isinstance(value, str):
+        return normalize_text(value)
+    if isinstance(value, Mapping):
+        return {normalize_text(str(k)): normalize_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [normalize_value(v) for v in value]
+    return value
+
+
+def canonical_json(value: Any) -> bytes:
+    """RFC 8785 canonical JSON bytes of ``value`` after string normalisation."""
+    return rfc8785.dumps(normalize_value(value))
+
+
+def sha256_hex(data: bytes | str) -> str:
+    """Lowercase hex SHA-256; a ``str`` is normalised and encoded as UTF-8 first."""
+    if isinstance(data, str):
+        data = normalize_text(data).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def hash_value(value: Any) -> str:
+    """SHA-256 of the canonical JSON of ``value``."""
+    return hashlib.sha256(canonical_json(value)).hexdigest()

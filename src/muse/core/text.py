@@ -1,0 +1,38 @@
+"""Text normalisation and Han counting (spec 000 §8.1).
+
+All text that is hashed, counted or addressed by offsets is first normalised: BOM stripped,
+CRLF/CR turned into LF, Unicode NFC. Never NFKC: it folds full-width Chinese punctuation
+(，。！？：；) into ASCII and would change the author's text.
+
+Offsets everywhere in Muse are Unicode code point offsets into normalised text (Python ``str``
+indices), half-open ``[start, end)``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import regex
+
+_HAN = regex.compile(r"\p{Script=Han}")
+_BOM = "\ufeff"
+
+
+def normalize_text(text: str) -> str:
+    """Return ``text`` with the BOM stripped, LF line ends and Unicode NFC."""
+    if text.startswith(_BOM):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return unicodedata.normalize("NFC", text)
+
+
+def count_han(text: str) -> int:
+    """Number of code points whose Unicode Script is Han, after NFC/LF normalisation.
+
+    Punctuation, whitespace, Latin letters and digits are not counted (spec 000 §8.1).
+    """
+    return len(_HAN.findall(normalize_text(text)))
+
+
+def is_han(char: str) -> bool:
+    return bool(_HAN.fullmatch(char))

@@ -1,0 +1,1 @@
+"""Storage: engine and sessions (SQLite default, PostgreSQL), metadata, migrations, CAS, jobs."""

@@ -1,0 +1,67 @@
+"""Engine creation for both backends.
+
+``MUSE_DATABASE_URL`` selects the database; without it Muse uses ``muse.db`` in the current
+workspace (SQLite, WAL journal, foreign keys on, a busy timeout so that concurrent writers wait
+instead of failing at once). PostgreSQL URLs are given to psycopg 3.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+
+DEFAULT_SQLITE_FILE = "muse.db"
+
+
+def database_url(explicit: str | None = None) -> str:
+    """The database URL: explicit, else ``MUSE_DATABASE_URL``, else SQLite in the workspace."""
+    url = explicit or os.environ.get("MUSE_DATABASE_URL")
+    if url:
+        return normalize_url(url)
+    return f"sqlite:///{Path.cwd() / DEFAULT_SQLITE_FILE}"
+
+
+def normalize_url(url: str) -> str:
+    """Route plain ``postgresql://`` URLs to psycopg 3."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def make_engine(url: str | None = None, *, schema: str | None = None, **kwargs: Any) -> Engine:
+    """Create an engine. ``schema`` (PostgreSQL only) sets the search_path of every connection."""
+    url = database_url(url)
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 30}, **kwargs)
+        _configure_sqlite(engine)
+        return engine
+    connect_args: dict[str, Any] = {}
+    if schema:
+        connect_args["options"] = f"-csearch_path={schema}"
+    return create_engine(url, connect_args=connect_args, pool_pre_ping=True, **kwargs)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy issue BEGIN itself (pysqlite's implicit transactions are off), so that
+        # BEGIN IMMEDIATE can be used where a writer must take the lock up front.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
