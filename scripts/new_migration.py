@@ -43,6 +43,7 @@ def main() -> None:
         rev_id=args.rev_id,
         head=args.down,
         branch_label=args.branch,
+        splice=args.branch is not None,
     )
     path = Path(script.path)  # type: ignore[union-attr]
     text = path.read_text(encoding="utf-8")

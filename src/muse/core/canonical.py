@@ -13,6 +13,7 @@ from typing import Any
 
 import rfc8785
 
+from muse.core.errors import ContractViolation
 from muse.core.text import normalize_text
 
 
@@ -21,10 +22,22 @@ def normalize_value(value: Any) -> Any:
     if isinstance(value, str):
         return normalize_text(value)
     if isinstance(value, Mapping):
-        return {normalize_text(str(k)): normalize_value(v) for k, v in value.items()}
+        return _normalize_mapping(value)
     if isinstance(value, (list, tuple)):
         return [normalize_value(v) for v in value]
     return value
+
+
+def _normalize_mapping(value: Mapping[Any, Any]) -> dict[str, Any]:
+    # Two keys that become equal after normalisation ("e\u0301" and "é", 1 and "1") would
+    # silently merge, the survivor depending on insertion order, and so would the hash.
+    normalized: dict[str, Any] = {}
+    for key, item in value.items():
+        text = normalize_text(str(key))
+        if text in normalized:
+            raise ContractViolation(f"规范化后出现重复的键：{text!r}")
+        normalized[text] = normalize_value(item)
+    return normalized
 
 
 def canonical_json(value: Any) -> bytes:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import secrets
 
-_ID = re.compile(r"^[a-z]{2,8}_[0-9a-f]{20}$")
+_ID = re.compile(r"[a-z]{2,8}_[0-9a-f]{20}")
 
 
 def new_id(prefix: str) -> str:
@@ -17,6 +17,6 @@ def new_id(prefix: str) -> str:
 
 
 def is_id(value: str, prefix: str | None = None) -> bool:
-    if not _ID.match(value):
+    if not _ID.fullmatch(value):  # fullmatch: "$" alone lets a trailing "\n" through
         return False
     return prefix is None or value.startswith(prefix + "_")

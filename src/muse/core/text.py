@@ -19,9 +19,11 @@ _BOM = "\ufeff"
 
 
 def normalize_text(text: str) -> str:
-    """Return ``text`` with the BOM stripped, LF line ends and Unicode NFC."""
-    if text.startswith(_BOM):
-        text = text[1:]
+    """Return ``text`` with leading BOMs stripped, LF line ends and Unicode NFC.
+
+    Every leading BOM goes, not just the first, so that normalising twice changes nothing.
+    """
+    text = text.lstrip(_BOM)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return unicodedata.normalize("NFC", text)
 

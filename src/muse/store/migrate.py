@@ -27,6 +27,11 @@ from muse.store.metadata import metadata
 TABLE_MODULES = (
     "muse.store.tables",
     "muse.works.tables",
+    "muse.agents.tables",
+    "muse.knowledge.tables",
+    "muse.planning.tables",
+    "muse.context.tables",
+    "muse.flow.tables",
 )
 
 _MIGRATIONS = Path(__file__).with_name("migrations")

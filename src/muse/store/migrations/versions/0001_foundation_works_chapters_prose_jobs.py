@@ -5,10 +5,11 @@ Revises:
 Create Date: 2026-11-29 19:28:01.190400
 """
 
-from alembic import op
 import sqlalchemy as sa
-import muse.store.metadata
+from alembic import op
 from sqlalchemy.dialects import postgresql
+
+import muse.store.metadata
 
 revision = '0001'
 down_revision = None

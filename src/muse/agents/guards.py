@@ -1,0 +1,124 @@
+"""Input guards: what a blind role must never see, checked before anything is sent.
+
+Spec 003 (judge): a blind judge receives anonymous candidates, the shared fine outline and the
+rubric; never the experiment arm, the card-injection strategy, an oracle or reference answer,
+candidate hashes, raw paths, prompt differences, another judge's result or a run/session
+identity. The check walks the whole task input (nested keys and path-like string values) and
+refuses the call with the JSON path of every offending key, so the caller can fix the input
+instead of guessing. Matching is deliberately broad: a false refusal is visible and cheap, a
+leak into a blind judge is invisible and expensive.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from muse.agents.errors import ForbiddenInput
+
+
+@dataclass(frozen=True)
+class _Rule:
+    label: str                               # Chinese, shown to the caller
+    words: frozenset[str] = frozenset()      # any camel/snake word of the key
+    fragments: tuple[str, ...] = ()          # substring of the normalised key
+    exact: frozenset[str] = frozenset()      # the whole normalised key
+
+
+_RULES: dict[str, _Rule] = {
+    "arm_identity": _Rule(
+        "实验臂身份或注卡策略",
+        words=frozenset({"arm", "arms"}),
+        fragments=("injectionstrategy", "cardstrategy", "promptdiff", "promptvariant", "实验臂",
+                   "注卡策略", "提示词差异"),
+        exact=frozenset({"variant", "treatment", "condition"}),
+    ),
+    "oracle": _Rule(
+        "标准答案或参考答案（oracle）",
+        words=frozenset({"oracle", "gold", "groundtruth"}),
+        fragments=("referenceanswer", "standardanswer", "answerkey", "groundtruth", "goldanswer",
+                   "expectedoutput", "targetchaptertext", "标准答案", "参考答案", "真值"),
+        exact=frozenset({"reference", "answer", "expected", "solution", "truth"}),
+    ),
+    "candidate_hash": _Rule(
+        "候选哈希",
+        words=frozenset({"sha", "hash", "hashes", "digest", "checksum"}),
+        fragments=("sha256", "sha1", "md5", "哈希"),
+    ),
+    "raw_path": _Rule(
+        "原始文件路径",
+        words=frozenset({"path", "paths", "filepath", "filename", "dir", "directory"}),
+        fragments=("rawpath", "路径"),
+    ),
+    "other_judge_result": _Rule(
+        "其他评委的结果",
+        fragments=("otherjudge", "judgeresult", "judgescore", "judgeverdict", "judgereport",
+                   "peerreview", "previousscore", "priorscore", "judgement", "judgment",
+                   "评委结果", "其他评委"),
+    ),
+    "run_identity": _Rule(
+        "运行或会话身份、历史会话",
+        fragments=("runid", "sessionid", "conversationid", "callid", "receiptid", "chathistory",
+                   "运行id", "会话"),
+        exact=frozenset({"run", "attempt", "history", "messages", "conversation"}),
+    ),
+}
+
+_PATH_VALUE = re.compile(r"^(~?/[^\s/]+/|[A-Za-z]:\\|file://|\.{1,2}/)")
+
+
+def _words(key: str) -> set[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key)
+    return set(re.findall(r"[a-z]+|\d+", spaced.lower()))
+
+
+def _normalised(key: str) -> str:
+    return re.sub(r"[\s_\-.]", "", key.lower())
+
+
+def _key_hits(key: str, guards: Iterable[str]) -> list[str]:
+    words, norm = _words(key), _normalised(key)
+    hits = []
+    for guard in guards:
+        rule = _RULES[guard]
+        if words & rule.words or norm in rule.exact or any(f in norm for f in rule.fragments):
+            hits.append(rule.label)
+    return hits
+
+
+def _walk(value: Any, path: str) -> Iterator[tuple[str, str | None, Any]]:
+    """Yield (json path, key or None, value) for every node below ``value``."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            child_path = f"{path}.{key}" if path else str(key)
+            yield child_path, str(key), child
+            yield from _walk(child, child_path)
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            child_path = f"{path}[{index}]"
+            yield child_path, None, child
+            yield from _walk(child, child_path)
+
+
+def forbidden_input_findings(task_input: dict[str, Any], guards: Iterable[str]) -> list[str]:
+    """Human-readable findings (``path（label）``) for every forbidden key or path value."""
+    guards = tuple(guards)
+    findings: list[str] = []
+    for path, key, value in _walk(task_input, ""):
+        labels = _key_hits(key, guards) if key is not None else []
+        if "raw_path" in guards and isinstance(value, str) and _PATH_VALUE.match(value):
+            labels.append(_RULES["raw_path"].label)
+        findings.extend(f"{path}（{label}）" for label in dict.fromkeys(labels))
+    return findings
+
+
+def check_input(role: str, task_input: dict[str, Any], guards: Iterable[str]) -> None:
+    """Refuse the call before dispatch when ``task_input`` carries anything ``guards`` forbid."""
+    findings = forbidden_input_findings(task_input, guards)
+    if findings:
+        raise ForbiddenInput(
+            f"角色 {role} 的输入含禁止字段，已在派发前拒绝：{'；'.join(findings)}",
+            hint="盲评输入只能含匿名候选、共同细纲与量表；请在组装任务输入时去掉这些字段。",
+        )

@@ -1,0 +1,113 @@
+"""Prompt assembly: role identity + contract section + frozen task input + output schema.
+
+Spec 003: a dispatched task loads the role's identity prompt, that role's contract section, the
+frozen task input and the output schema of this call, all four, every time. The identity and the
+contract go into the system message (stable per role, so providers can cache the prefix); the
+task template, the input and the schema go into the user message.
+
+Templates are Chinese Jinja2 files, one per role and task, under ``prompts/<role>/``. Each opens
+with ``{# prompt: <id> v<N> #}``; the ids, versions and a hash of the template sources are stored
+in the call's receipt. ``StrictUndefined``: a missing variable is an error, never an empty hole.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
+from pydantic import BaseModel
+
+from muse.agents.contracts import RoleCatalog
+from muse.core.canonical import sha256_hex
+from muse.core.errors import ConfigError
+
+PROMPTS_DIR = Path(__file__).with_name("prompts")
+_VERSION = re.compile(r"^\{#-?\s*prompt:\s*(?P<id>[\w/]+)\s+v(?P<version>\d+)\s*-?#\}")
+
+
+@dataclass(frozen=True)
+class ToolBrief:
+    """A tool as the task template describes it."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    messages: list[dict[str, Any]]
+    templates: dict[str, str]        # part → "<id> v<N>"
+    templates_sha256: str            # over the sources of every template used
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    return Environment(
+        loader=FileSystemLoader(str(PROMPTS_DIR)),
+        undefined=StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def template_version(name: str) -> str:
+    """``"<id> v<N>"`` from the template's first line; a template without one is refused."""
+    source = (PROMPTS_DIR / name).read_text(encoding="utf-8")
+    match = _VERSION.match(source)
+    if not match:
+        raise ConfigError(f"提示词模板 {name} 缺少版本行（{{# prompt: <id> v<N> #}}）。")
+    return f"{match['id']} v{match['version']}"
+
+
+def _render(name: str, variables: dict[str, Any]) -> str:
+    try:
+        return _environment().get_template(name).render(**variables).strip()
+    except TemplateError as err:
+        raise ConfigError(f"提示词模板 {name} 渲染失败：{err}") from err
+
+
+def output_schema_json(output_model: type[BaseModel]) -> str:
+    return json.dumps(output_model.model_json_schema(), ensure_ascii=False, indent=2)
+
+
+def render_prompt(
+    catalog: RoleCatalog,
+    role: str,
+    task: str,
+    task_input: dict[str, Any],
+    output_model: type[BaseModel],
+    tools: list[ToolBrief],
+) -> RenderedPrompt:
+    """The two messages of a dispatched task (spec 003: identity, contract, input, schema)."""
+    contract = catalog.role(role)
+    task_contract = catalog.task(role, task)
+    schema = output_model.model_json_schema()
+    variables = {
+        "display_name": contract.displayName,
+        "task_input": task_input,
+        "task_input_json": json.dumps(task_input, ensure_ascii=False, indent=2),
+        "output_schema_json": json.dumps(schema, ensure_ascii=False, indent=2),
+        "output_fields": sorted(schema.get("properties", {})),
+        "tools": tools,
+    }
+    identity = _render(contract.promptFile, variables)
+    system = f"{identity}\n\n# 角色合同（{contract.displayName}）\n\n{contract.contract.strip()}"
+    user = _render(task_contract.prompt, variables)
+    used = [contract.promptFile, task_contract.prompt, "_output.md.j2"]
+    sources = "\n".join((PROMPTS_DIR / name).read_text(encoding="utf-8") for name in used)
+    return RenderedPrompt(
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+        templates={
+            "identity": template_version(contract.promptFile),
+            "task": template_version(task_contract.prompt),
+            "output": template_version("_output.md.j2"),
+        },
+        templates_sha256=sha256_hex(sources + "\n" + contract.contract),
+    )

@@ -1,0 +1,1 @@
+"""Tables of the agents layer (receipts, prompts and outputs, tool-read ledger)."""

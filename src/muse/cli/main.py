@@ -1,0 +1,26 @@
+"""The ``muse`` command. Each noun's commands live in their own module and are registered here."""
+
+from __future__ import annotations
+
+import typer
+
+from muse.cli import works
+from muse.cli.output import fail
+from muse.core.errors import MuseError
+
+app = typer.Typer(
+    name="muse",
+    help="Muse：长篇网文 AI 写作系统。上下文冻结可追溯，定稿权永远在作者手里。",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+works.register(app)
+
+
+def main() -> None:
+    try:
+        app()
+    except MuseError as err:
+        fail(err)

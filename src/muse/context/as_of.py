@@ -1,0 +1,47 @@
+"""AsOfView: the only reader whose results may reach a model (ARCHITECTURE.md principle 4).
+
+Every method filters by chapter ≤ as_of. Asking for a later chapter is an error, not an empty
+result, so a leak shows up as a failure where it is attempted.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection
+
+from muse.core.errors import ContractViolation
+from muse.works import catalog
+from muse.works.contracts import ChapterText
+
+
+class AsOfView:
+    def __init__(self, conn: Connection, work_id: int, as_of: int) -> None:
+        if as_of < 0:
+            raise ValueError("as_of must be >= 0")
+        self.conn = conn
+        self.work_id = work_id
+        self.as_of = as_of
+
+    def _guard(self, number: int) -> None:
+        if number > self.as_of:
+            raise ContractViolation(
+                f"冻结点是第 {self.as_of} 章，不能读取第 {number} 章（未来章节不得进入模型输入）。")
+
+    def chapter(self, number: int) -> ChapterText:
+        self._guard(number)
+        return catalog.get_chapter_text(self.conn, self.work_id, number)
+
+    def chapters(self, numbers: list[int]) -> list[ChapterText]:
+        for number in numbers:
+            self._guard(number)
+        return list(catalog.iter_chapter_texts(self.conn, self.work_id, numbers=numbers))
+
+    def chapter_lengths(self) -> list[tuple[int, int]]:
+        """(number, Han count) of every canonical chapter up to as_of."""
+        return [(c.number, c.han_count)
+                for c in catalog.list_chapters(self.conn, self.work_id, upto=self.as_of)]
+
+    def previous_chapters(self, before: int, count: int) -> list[int]:
+        """Numbers of the ``count`` chapters right before ``before`` that exist and are ≤ as_of."""
+        upto = min(before - 1, self.as_of)
+        numbers = [n for n, _ in self.chapter_lengths() if n <= upto]
+        return numbers[-count:]

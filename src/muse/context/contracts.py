@@ -1,0 +1,180 @@
+"""Contracts of the context domain: RetrievalPlan, RetrievalManifest, evidence, WriterContext v1.
+
+Field names follow spec 000 §5.1, §5.3, §6 and §7.1 (camelCase on the wire).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from muse.core.contract import Contract
+
+PLAN_VERSION = "retrieval-plan-v1"
+MANIFEST_VERSION = "retrieval-manifest-v1"
+WRITER_CONTEXT_VERSION = "writer-context-v1"
+TIE_BREAK = ("score DESC", "sourceVersion ASC", "sourceId ASC", "offset ASC")
+CoverageState = Literal["supported", "declared_new", "card_gap", "style_gap", "unsupported", "conflict"]
+
+
+class PlanQuery(Contract):
+    query_id: str
+    text: str
+    entity_type: str
+    purpose: str
+    top_k: int = Field(ge=0)
+
+
+class TokenBudget(Contract):
+    cards: int
+    consecutive_prose: int
+    historical_evidence: int
+    patterns: int
+
+    @property
+    def total(self) -> int:
+        return self.cards + self.consecutive_prose + self.historical_evidence + self.patterns
+
+
+class PlanFilters(Contract):
+    work_id: int
+    authorization_purpose: str
+    max_chapter: int
+    source_status: str
+
+
+class RetrievalPlan(Contract):
+    plan_version: Literal["retrieval-plan-v1"] = PLAN_VERSION
+    run_id: str
+    as_of: int
+    target_chapter: int
+    queries: tuple[PlanQuery, ...]
+    card_index_version: str
+    prose_index_version: str
+    filters: PlanFilters
+    tie_break: tuple[str, ...] = TIE_BREAK
+    token_budget: TokenBudget
+
+
+class ManifestSource(Contract):
+    kind: Literal["chapter", "prose_excerpt", "card", "fine_outline", "pattern", "style"]
+    source_id: str
+    source_version: str
+    chapter: int | None
+    start: int | None
+    end: int | None
+    content_sha256: str
+    reason: str
+    tokens: int
+    trimmed: str | None = None
+
+
+class OmittedSource(Contract):
+    kind: str
+    source_id: str
+    reason: str
+
+
+class RetrievalManifest(Contract):
+    manifest_version: Literal["retrieval-manifest-v1"] = MANIFEST_VERSION
+    manifest_id: str
+    plan_id: str
+    sources: tuple[ManifestSource, ...]
+    omitted_sources: tuple[OmittedSource, ...] = ()
+
+
+class FactEvidence(Contract):
+    id: str
+    source_type: Literal["confirmed_setting", "confirmed_card", "fact_ledger", "canonical_prose",
+                         "declared_new"]
+    source_ref: dict[str, Any]
+    sha256: str
+    text: str
+
+
+class ProseEvidence(Contract):
+    id: str
+    chapter: int
+    start: int
+    end: int
+    sha256: str
+    purpose: str
+    excerpt: str
+
+
+class EvidenceCoverage(Contract):
+    element_id: str
+    element_kind: str
+    state: CoverageState
+    evidence_ids: tuple[str, ...] = ()
+    note: str = ""
+
+
+class ContextSnapshotRef(Contract):
+    manifest_id: str
+    sha256: str
+    generated_at: str
+
+
+class AuthorizationRef(Contract):
+    id: str
+    purpose: str
+    revalidated_at: str
+
+
+class NarrativeState(Contract):
+    """Where the story stands at as_of. Fields that need a model to extract stay null until the
+    extraction issue fills them; ``provenance`` says what was actually derived and how."""
+
+    as_of_chapter: int
+    previous_chapter_tail: str
+    time: str | None = None
+    place: str | None = None
+    character_positions: dict[str, str] = Field(default_factory=dict)
+    immediate_situation: str | None = None
+    provenance: str
+
+
+class NarrativeBaseline(Contract):
+    chapters: tuple[int, ...]
+    scene_count: float
+    dialogue_share: float
+    mean_paragraph_chars: float
+    hook_types: tuple[str, ...]
+
+
+class OutputContract(Contract):
+    length_target: dict[str, Any]
+    generation_band: tuple[int, int]
+    acceptance_band: tuple[int, int]
+    frontmatter_allowed: bool = False
+    declaration_rule: str
+    narrative_baseline: NarrativeBaseline
+
+
+class WriterContext(Contract):
+    schema_version: Literal["writer-context-v1"] = WRITER_CONTEXT_VERSION
+    run_id: str
+    attempt: int = Field(ge=1)
+    mode: Literal["production", "diagnostic_only"]
+    quality_policy_version: str
+    work_id: int
+    target_chapter: int
+    as_of: int
+    context_snapshot: ContextSnapshotRef
+    source_version: str
+    authorization_snapshot: AuthorizationRef
+    source_status: Literal["active"]
+    retrieval_plan: RetrievalPlan
+    manifest: RetrievalManifest
+    fine_outline: dict[str, Any]
+    narrative_state: NarrativeState
+    fact_evidence: tuple[FactEvidence, ...]
+    prose_evidence: tuple[ProseEvidence, ...]
+    pattern_references: tuple[dict[str, Any], ...] = ()
+    style_constraints: dict[str, Any] | None = None
+    evidence_coverage: tuple[EvidenceCoverage, ...]
+    output_contract: OutputContract
+    token_budget: TokenBudget
+    omitted_sources: tuple[OmittedSource, ...] = ()

@@ -1,0 +1,1 @@
+"""Production state machine, candidates, decisions, accept preflight, canonical commit (spec 05)."""

@@ -1,0 +1,1 @@
+"""Typed cards, aliases, milestones, relations, state-as-of, drafts, conflicts, fact ledger."""

@@ -1,0 +1,88 @@
+"""The mechanical gate: deterministic checks of a candidate against its frozen context (spec 000 §9).
+
+Only locatable, verifiable problems are findings with severity ``high`` (they block). This module
+grows with the production-chain issue; what it checks today it checks for real.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from muse.context.contracts import WriterContext
+from muse.context.output_contracts import WriterOutput
+from muse.context.writer_output import UnlocatedClaim
+from muse.core.canonical import sha256_hex
+from muse.core.text import count_han
+from muse.planning.contracts import FineOutline
+
+_META = re.compile(r"^(?:---\s*\n|#\s|以下是|下面是|好的[，,]|第[0-9一二三四五六七八九十百千零〇两]+[章回])")
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    severity: str  # high (blocks) | medium | low (advice)
+    message: str
+    start: int | None = None
+    end: int | None = None
+    quote: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def check(context: WriterContext, output: WriterOutput,
+          unlocated: list[UnlocatedClaim]) -> list[Finding]:
+    outline = FineOutline.model_validate(context.fine_outline)
+    findings = _output_contract(context, output)
+    findings += _ledger(context, output, unlocated)
+    findings += _coverage(outline, output)
+    return findings
+
+
+def _output_contract(context: WriterContext, output: WriterOutput) -> list[Finding]:
+    body = output.candidate_body
+    findings = []
+    low, high = context.output_contract.acceptance_band
+    han = count_han(body)
+    if not low <= han <= high:
+        findings.append(Finding("length_band", "high",
+                                f"正文 {han} 个汉字，不在接受区间 {low}–{high} 内。"))
+    match = _META.match(body)
+    if match:
+        findings.append(Finding("meta_text", "high", "正文开头是标题、frontmatter 或说明文字，不是正文。",
+                                0, match.end(), match.group(0)))
+    return findings
+
+
+def _ledger(context: WriterContext, output: WriterOutput,
+            unlocated: list[UnlocatedClaim]) -> list[Finding]:
+    findings = [Finding("claim_unlocated", "high", f"{u.claim.constraint_id}：{u.reason}",
+                        quote=u.claim.quote) for u in unlocated]
+    if sha256_hex(output.candidate_body) != output.candidate_sha256:
+        findings.append(Finding("candidate_hash", "high", "candidateSha256 与正文不符。"))
+    known = {f.id for f in context.fact_evidence} | {p.id for p in context.prose_evidence}
+    for claim in output.claim_ledger:
+        if not 0 <= claim.start_code_point < claim.end_code_point <= len(output.candidate_body):
+            findings.append(Finding("claim_range", "high", f"{claim.claim_id} 的范围越出正文。"))
+        for ref in (claim.fact_evidence_id, claim.prose_evidence_id):
+            if ref is not None and ref not in known:
+                findings.append(Finding("claim_evidence", "high",
+                                        f"{claim.claim_id} 引用的证据 {ref} 不在本次上下文中。",
+                                        claim.start_code_point, claim.end_code_point))
+    return findings
+
+
+def _coverage(outline: FineOutline, output: WriterOutput) -> list[Finding]:
+    findings = []
+    claimed = {c.claim_id.split(":", 1)[1] for c in output.claim_ledger}
+    for constraint_id in outline.hard_constraints.constraint_ids():
+        if constraint_id not in claimed:
+            findings.append(Finding("hard_constraint_missing", "high",
+                                    f"细纲硬约束 {constraint_id} 在正文中没有对应的声明（claim）。"))
+    for entity in outline.hard_constraints.required_entities:
+        if entity.name not in output.candidate_body:
+            findings.append(Finding("required_entity_missing", "high",
+                                    f"必须出场的「{entity.name}」没有在正文中出现。"))
+    return findings

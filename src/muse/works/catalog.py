@@ -1,0 +1,196 @@
+"""Reading works and chapters: the catalogue every other domain reads canonical text through.
+
+Functions take a SQLAlchemy ``Connection`` so that callers compose them inside their own
+transaction. Readers here return canonical text only (the chapter's current revision); the as-of
+rule (nothing after the freeze point) is applied by callers passing ``upto``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from sqlalchemy import Connection, func, select
+
+from muse.core.clock import utc_now
+from muse.core.errors import InvalidInput, NotFound
+from muse.works.contracts import (
+    ChapterInfo,
+    ChapterText,
+    Purpose,
+    SourceKind,
+    SourceStatus,
+    WorkInfo,
+)
+from muse.works.tables import chapters, prose_blocks, volumes, works
+
+DEFAULT_PURPOSES = {
+    SourceKind.own: (Purpose.production, Purpose.evaluation),
+    SourceKind.public_domain: (Purpose.production, Purpose.evaluation),
+    SourceKind.licensed: (Purpose.evaluation,),
+}
+
+
+def create_work(
+    conn: Connection,
+    title: str,
+    *,
+    source_kind: SourceKind = SourceKind.own,
+    allowed_purposes: Sequence[Purpose] | None = None,
+    source_version: str = "manuscript",
+    source_note: str | None = None,
+    default_chapter_chars: int = 3000,
+    front_matter: str | None = None,
+) -> int:
+    """Create a work and return its id. A licensed reference book defaults to evaluation only."""
+    title = title.strip()
+    if not title:
+        raise InvalidInput("书名不能为空。", hint="用 --title 指定书名。")
+    purposes = tuple(allowed_purposes or DEFAULT_PURPOSES[SourceKind(source_kind)])
+    now = utc_now()
+    result = conn.execute(
+        works.insert().values(
+            title=title,
+            source_kind=SourceKind(source_kind).value,
+            allowed_purposes=[Purpose(p).value for p in purposes],
+            source_status=SourceStatus.active.value,
+            source_version=source_version,
+            source_note=source_note,
+            default_chapter_chars=default_chapter_chars,
+            front_matter=front_matter or None,
+            created_at=now,
+            updated_at=now,
+        )
+    )
+    return int(result.inserted_primary_key[0])
+
+
+def get_work_row(conn: Connection, work_id: int):
+    row = conn.execute(select(works).where(works.c.id == work_id)).mappings().first()
+    if row is None:
+        raise NotFound(f"作品 {work_id} 不存在。", hint="用 muse works 查看已有作品。")
+    return row
+
+
+def work_info(conn: Connection, work_id: int) -> WorkInfo:
+    row = get_work_row(conn, work_id)
+    stats = conn.execute(
+        select(func.count(), func.coalesce(func.sum(prose_blocks.c.han_count), 0),
+               func.max(chapters.c.number))
+        .select_from(chapters.join(prose_blocks, _current_block()))
+        .where(chapters.c.work_id == work_id)
+    ).one()
+    return WorkInfo(
+        id=row["id"],
+        title=row["title"],
+        source_kind=row["source_kind"],
+        allowed_purposes=tuple(row["allowed_purposes"]),
+        source_status=row["source_status"],
+        source_version=row["source_version"],
+        chapter_count=stats[0],
+        han_count=int(stats[1]),
+        latest_chapter=stats[2],
+    )
+
+
+def list_works(conn: Connection) -> list[WorkInfo]:
+    ids = conn.execute(select(works.c.id).order_by(works.c.id)).scalars().all()
+    return [work_info(conn, work_id) for work_id in ids]
+
+
+def resolve_work(conn: Connection, work: int | str | None) -> int:
+    """Find a work by id or exact title; with ``None``, the only work there is."""
+    if work is None:
+        ids = conn.execute(select(works.c.id).order_by(works.c.id)).scalars().all()
+        if len(ids) == 1:
+            return int(ids[0])
+        if not ids:
+            raise NotFound("还没有作品。", hint="用 muse import 导入一本书，或运行 make demo。")
+        raise InvalidInput(f"有 {len(ids)} 部作品，请用 --work 指定作品 ID 或书名。")
+    if isinstance(work, int) or str(work).isdigit():
+        return int(get_work_row(conn, int(work))["id"])
+    found = conn.execute(select(works.c.id).where(works.c.title == str(work))).scalars().all()
+    if len(found) != 1:
+        raise NotFound(f"没有书名为「{work}」的作品。" if not found else f"有多部作品叫「{work}」，请用作品 ID。")
+    return int(found[0])
+
+
+def _current_block():
+    return (prose_blocks.c.chapter_id == chapters.c.id) & (
+        prose_blocks.c.revision == chapters.c.current_revision
+    )
+
+
+def list_chapters(conn: Connection, work_id: int, *, upto: int | None = None) -> list[ChapterInfo]:
+    """Chapters of a work in number order, with their canonical revision's counts and hash."""
+    get_work_row(conn, work_id)
+    query = (
+        select(chapters.c.number, chapters.c.title, volumes.c.title.label("volume"),
+               prose_blocks.c.han_count, chapters.c.current_revision, prose_blocks.c.content_sha256)
+        .select_from(chapters.join(prose_blocks, _current_block()).outerjoin(
+            volumes, volumes.c.id == chapters.c.volume_id))
+        .where(chapters.c.work_id == work_id)
+        .order_by(chapters.c.number)
+    )
+    if upto is not None:
+        query = query.where(chapters.c.number <= upto)
+    return [
+        ChapterInfo(number=r.number, title=r.title, volume=r.volume, han_count=r.han_count,
+                    revision=r.current_revision, content_sha256=r.content_sha256)
+        for r in conn.execute(query)
+    ]
+
+
+def _text_query(work_id: int):
+    return (
+        select(chapters.c.number, chapters.c.title, chapters.c.current_revision,
+               prose_blocks.c.text, prose_blocks.c.content_sha256, prose_blocks.c.han_count)
+        .select_from(chapters.join(prose_blocks, _current_block()))
+        .where(chapters.c.work_id == work_id)
+    )
+
+
+def _to_text(work_id: int, row) -> ChapterText:
+    return ChapterText(work_id=work_id, number=row.number, title=row.title,
+                       revision=row.current_revision, text=row.text,
+                       content_sha256=row.content_sha256, han_count=row.han_count)
+
+
+def get_chapter_text(conn: Connection, work_id: int, number: int) -> ChapterText:
+    """The canonical text of one chapter (its current revision)."""
+    row = conn.execute(_text_query(work_id).where(chapters.c.number == number)).first()
+    if row is None:
+        raise NotFound(f"作品 {work_id} 没有第 {number} 章。", hint="用 muse chapters 查看章节列表。")
+    return _to_text(work_id, row)
+
+
+def iter_chapter_texts(
+    conn: Connection, work_id: int, *, numbers: Sequence[int] | None = None, upto: int | None = None
+) -> Iterator[ChapterText]:
+    """Canonical texts in chapter order, optionally only ``numbers`` and only ``<= upto``."""
+    query = _text_query(work_id).order_by(chapters.c.number)
+    if numbers is not None:
+        query = query.where(chapters.c.number.in_(list(numbers)))
+    if upto is not None:
+        query = query.where(chapters.c.number <= upto)
+    for row in conn.execute(query):
+        yield _to_text(work_id, row)
+
+
+def get_revision_text(conn: Connection, work_id: int, number: int, revision: int) -> ChapterText:
+    """Any stored revision of a chapter, canonical or earlier."""
+    row = conn.execute(
+        select(chapters.c.number, chapters.c.title, prose_blocks.c.revision.label("current_revision"),
+               prose_blocks.c.text, prose_blocks.c.content_sha256, prose_blocks.c.han_count)
+        .select_from(chapters.join(prose_blocks, prose_blocks.c.chapter_id == chapters.c.id))
+        .where(chapters.c.work_id == work_id, chapters.c.number == number,
+               prose_blocks.c.revision == revision)
+    ).first()
+    if row is None:
+        raise NotFound(f"第 {number} 章没有修订版 {revision}。")
+    return _to_text(work_id, row)
+
+
+def latest_chapter_number(conn: Connection, work_id: int) -> int | None:
+    return conn.execute(
+        select(func.max(chapters.c.number)).where(chapters.c.work_id == work_id)
+    ).scalar()

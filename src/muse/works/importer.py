@@ -1,0 +1,201 @@
+"""Importing an existing novel (拆书, the part without models).
+
+Decoding and chapter splitting are pure (``book_decoding``, ``book_parser``); this module turns a
+parsed book into rows in ONE transaction: a failure at any point leaves nothing behind. Numbering
+gaps and out-of-order numbers are reported; duplicate numbers stop the import (two chapters cannot
+share a number), and nothing is ever renumbered behind the author's back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import Connection, Engine, select
+
+from muse.core.canonical import sha256_hex
+from muse.core.clock import utc_now
+from muse.core.errors import ImportFailed
+from muse.core.text import count_han
+from muse.works.book_decoding import decode_book
+from muse.works.book_parser import ParsedBook, parse_book
+from muse.works.catalog import create_work
+from muse.works.contracts import Purpose, SourceKind
+from muse.works.tables import chapters, prose_blocks, volumes
+
+Progress = Callable[[int, int], None]  # (chapters done, chapters total)
+_BATCH = 200
+
+
+@dataclass(frozen=True)
+class DetectedChapter:
+    number: int
+    title: str
+    volume: str | None
+    han_count: int
+    line_no: int
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    title: str
+    encoding: str
+    source_version: str
+    chapters: tuple[DetectedChapter, ...]
+    volumes: tuple[str, ...]
+    front_matter_han: int
+    gaps: tuple[tuple[int, int], ...]
+    out_of_order: tuple[int, ...]
+    duplicates: tuple[int, ...]
+    dry_run: bool
+    work_id: int | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def han_count(self) -> int:
+        return sum(c.han_count for c in self.chapters)
+
+    def to_dict(self) -> dict:
+        return {
+            "workId": self.work_id,
+            "title": self.title,
+            "dryRun": self.dry_run,
+            "encoding": self.encoding,
+            "sourceVersion": self.source_version,
+            "chapterCount": len(self.chapters),
+            "hanCount": self.han_count,
+            "frontMatterHan": self.front_matter_han,
+            "volumes": list(self.volumes),
+            "gaps": [list(g) for g in self.gaps],
+            "outOfOrder": list(self.out_of_order),
+            "duplicates": list(self.duplicates),
+            "warnings": list(self.warnings),
+            "chapters": [
+                {"number": c.number, "title": c.title, "volume": c.volume,
+                 "hanCount": c.han_count, "line": c.line_no}
+                for c in self.chapters
+            ],
+        }
+
+
+def _report(book: ParsedBook, title: str, encoding: str, version: str, dry_run: bool) -> ImportReport:
+    names = tuple(v.title or f"第{v.number}卷" for v in book.volumes)
+    detected = tuple(
+        DetectedChapter(
+            number=c.number, title=c.title, han_count=count_han(c.body), line_no=c.line_no,
+            volume=names[c.volume_position - 1] if c.volume_position else None,
+        )
+        for c in book.chapters
+    )
+    warnings = []
+    if book.gaps:
+        spans = "、".join(f"{a}" if a == b else f"{a}–{b}" for a, b in book.gaps)
+        warnings.append(f"章号有缺口：缺第 {spans} 章（按原号导入，未重新编号）。")
+    if book.out_of_order:
+        warnings.append("章号顺序倒退：" + "、".join(map(str, book.out_of_order)) + "（按原号导入）。")
+    return ImportReport(
+        title=title, encoding=encoding, source_version=version, chapters=detected, volumes=names,
+        front_matter_han=count_han(book.front_matter), gaps=book.gaps,
+        out_of_order=book.out_of_order, duplicates=book.duplicates, dry_run=dry_run,
+        warnings=tuple(warnings),
+    )
+
+
+def analyse(data: bytes, title: str) -> tuple[ParsedBook, ImportReport]:
+    """Decode and split a book file without writing anything (``--dry-run``)."""
+    decoded = decode_book(data)
+    book = parse_book(decoded.text)
+    if not book.chapters:
+        raise ImportFailed(
+            "没有识别到任何章节标题（如「第1章 标题」「第一回」）。",
+            hint="检查文件是否为小说正文，章节标题是否独占一行。",
+        )
+    version = "sha256:" + hashlib.sha256(data).hexdigest()[:16]
+    return book, _report(book, title, decoded.encoding, version, dry_run=True)
+
+
+def _refuse_duplicates(book: ParsedBook) -> None:
+    if not book.duplicates:
+        return
+    lines = {}
+    for c in book.chapters:
+        if c.number in book.duplicates:
+            lines.setdefault(c.number, []).append(str(c.line_no))
+    detail = "；".join(f"第 {n} 章出现在第 {'、'.join(ls)} 行" for n, ls in lines.items())
+    raise ImportFailed(
+        f"章号重复，无法导入：{detail}。",
+        hint="请在原文件中修正重复的章号后再导入；Muse 不会自动重新编号。",
+    )
+
+
+def import_book(
+    engine: Engine,
+    data: bytes,
+    *,
+    title: str,
+    source_kind: SourceKind | str = SourceKind.own,
+    purposes: Sequence[Purpose | str] | None = None,
+    source_note: str | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import a book file as a new work, in one transaction. ``dry_run`` writes nothing."""
+    book, report = analyse(data, title)
+    if dry_run:
+        return report
+    _refuse_duplicates(book)
+    with engine.begin() as conn:
+        work_id = create_work(
+            conn, title, source_kind=SourceKind(source_kind),
+            allowed_purposes=[Purpose(p) for p in purposes] if purposes else None,
+            source_version=report.source_version, source_note=source_note,
+            default_chapter_chars=_default_chars(report), front_matter=book.front_matter,
+        )
+        volume_ids = _insert_volumes(conn, work_id, book)
+        _insert_chapters(conn, work_id, book, volume_ids, report.source_version, progress)
+    return ImportReport(**{**report.__dict__, "dry_run": False, "work_id": work_id})
+
+
+def _default_chars(report: ImportReport) -> int:
+    """Work default length: the imported book's own median chapter length, else 3000."""
+    counts = sorted(c.han_count for c in report.chapters if c.han_count >= 500)
+    return counts[len(counts) // 2] if counts else 3000
+
+
+def _insert_volumes(conn: Connection, work_id: int, book: ParsedBook) -> list[int]:
+    ids = []
+    for position, volume in enumerate(book.volumes, start=1):
+        result = conn.execute(volumes.insert().values(
+            work_id=work_id, number=volume.number, title=volume.title, position=position))
+        ids.append(int(result.inserted_primary_key[0]))
+    return ids
+
+
+def _insert_chapters(
+    conn: Connection, work_id: int, book: ParsedBook, volume_ids: list[int], version: str,
+    progress: Progress | None,
+) -> None:
+    now = utc_now()
+    total = len(book.chapters)
+    for start in range(0, total, _BATCH):
+        batch = book.chapters[start : start + _BATCH]
+        conn.execute(chapters.insert(), [
+            {"work_id": work_id, "number": c.number, "title": c.title,
+             "volume_id": volume_ids[c.volume_position - 1] if c.volume_position else None,
+             "current_revision": 1, "created_at": now, "updated_at": now}
+            for c in batch
+        ])
+        ids = dict(conn.execute(
+            select(chapters.c.number, chapters.c.id).where(
+                chapters.c.work_id == work_id, chapters.c.number.in_([c.number for c in batch]))
+        ).all())
+        conn.execute(prose_blocks.insert(), [
+            {"chapter_id": ids[c.number], "revision": 1, "text": c.body,
+             "content_sha256": sha256_hex(c.body), "han_count": count_han(c.body),
+             "origin": "import", "attribution": {"file": version, "line": c.line_no},
+             "created_at": now}
+            for c in batch
+        ])
+        if progress:
+            progress(min(start + _BATCH, total), total)
