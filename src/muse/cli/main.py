@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from muse.cli import works
+from muse.cli import plan, works, writing
 from muse.cli.output import fail
 from muse.core.errors import MuseError
 
@@ -17,6 +17,8 @@ app = typer.Typer(
 )
 
 works.register(app)
+plan.register(app)
+writing.register(app)
 
 
 def main() -> None:

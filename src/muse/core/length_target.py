@@ -247,13 +247,13 @@ def compute_length_target(
             _clamp_length(explicit_target_chars), SOURCE_EXPLICIT, None, (), density_value, factor
         )
     sample = latest_valid_chapters(chapters, target_chapter)
-    if len(sample) < MIN_SAMPLE:
-        source, base, numbers = SOURCE_WORK_DEFAULT, work_default, ()
-    else:
+    numbers: tuple[int, ...] = ()
+    source, base = SOURCE_WORK_DEFAULT, work_default
+    if len(sample) >= MIN_SAMPLE:
         source = SOURCE_MEDIAN
         base = median_half_up([c.han_count for c in sample])
         numbers = tuple(sorted(c.number for c in sample))
-    target = _clamp_length(round_to_100(base * factor))
+    target = _clamp_length(round_to_100(base * (factor if source == SOURCE_MEDIAN else 1)))
     return _length_target(target, source, base, numbers, density_value, factor)
 
 

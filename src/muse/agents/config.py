@@ -1,0 +1,99 @@
+"""The author's configuration file: provider endpoints and, if the author wants, API keys.
+
+The file is TOML at the platform's user configuration path (``~/.config/muse/config.toml`` on
+Linux, ``~/Library/Application Support/muse/config.toml`` on macOS, ``%APPDATA%\\muse\\config.toml``
+on Windows), or wherever ``MUSE_CONFIG`` points. It holds *how to reach* a provider; it never
+chooses a provider or a model for a call (every call names both). Keys are better kept in
+environment variables; a key written here is read, used and never stored or printed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
+
+from muse.core.errors import ConfigError
+
+CONFIG_ENV = "MUSE_CONFIG"
+
+
+class ProviderSettings(BaseModel):
+    """One ``[providers.<name>]`` table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    preset: str | None = None                 # base a custom name on a preset (e.g. "vllm")
+    base_url: str | None = None               # overrides the preset's URL
+    api_key: SecretStr | None = None          # discouraged: prefer api_key_env
+    api_key_env: str | None = None            # the variable to read the key from
+    supports_json_schema: bool | None = None  # capability overrides; None: preset default
+    supports_json_mode: bool | None = None
+    json_mode_requires_word_json: bool | None = None
+    supports_tools: bool | None = None
+
+
+class MuseConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    providers: dict[str, ProviderSettings] = {}
+
+
+def config_path() -> Path:
+    """Where the configuration file is: ``MUSE_CONFIG``, else the platform's user config dir."""
+    explicit = os.environ.get(CONFIG_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    if sys.platform == "win32":
+        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / "muse" / "config.toml"
+
+
+def load_config(path: Path | None = None) -> MuseConfig:
+    """The configuration; an absent file is an empty configuration, a broken one an error."""
+    path = path or config_path()
+    if not path.exists():
+        return MuseConfig()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return MuseConfig.model_validate(data)
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise ConfigError(f"配置文件 {path} 无法读取：{err}") from err
+    except ValidationError as err:
+        problems = "；".join(
+            f"{'.'.join(str(p) for p in e['loc'])}：{e['msg']}" for e in err.errors(include_url=False)
+        )
+        raise ConfigError(f"配置文件 {path} 有误：{problems}") from err
+
+
+CONFIG_TEMPLATE = """\
+# Muse 配置文件（TOML）。这里只写"怎么连到模型服务"；每次调用用哪个提供方和模型，
+# 都由命令显式指定（--provider / --model），不会从这里或环境变量自动补全。
+#
+# API 密钥建议放在环境变量里（如 DEEPSEEK_API_KEY、DASHSCOPE_API_KEY、MOONSHOT_API_KEY、
+# ZHIPUAI_API_KEY、OPENAI_API_KEY）。写在本文件里也可以，Muse 只读取使用，不会入库、不会打印。
+# 不联网试用：--provider offline --model offline-1
+
+# [providers.deepseek]
+# api_key_env = "DEEPSEEK_API_KEY"     # 默认就是它，可改成别的变量名
+# base_url = "https://api.deepseek.com/v1"
+
+# 自建 vLLM（基于预设，换个地址）：
+# [providers.my-vllm]
+# preset = "vllm"
+# base_url = "http://192.168.1.10:8000/v1"
+
+# 任意 OpenAI 兼容服务：
+# [providers.openai-compatible]
+# base_url = "https://llm.example.com/v1"
+# api_key_env = "MY_LLM_API_KEY"
+# supports_json_schema = false          # 服务支持严格 json_schema 时改为 true
+# json_mode_requires_word_json = true
+"""

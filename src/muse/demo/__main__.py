@@ -1,0 +1,95 @@
+"""``make demo``: the whole chapter cycle on a fresh SQLite file with the offline provider.
+
+Imports the first four chapters of 西游记 (public domain) as a work, confirms a fine outline for
+chapter 5, writes chapter 5 (plan → frozen context → offline writer → mechanical gate → shadow
+candidate), accepts it (preflight → one-transaction canonical commit), and prints what happened
+and where everything is stored.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+
+import yaml
+from rich.console import Console
+from sqlalchemy import func, select, text
+
+from muse.flow.accept import accept_candidate
+from muse.flow.production import write_chapter
+from muse.planning.fine_outlines import confirm_section, save_fine_outline
+from muse.store.engine import make_engine
+from muse.store.migrate import load_all_tables, upgrade
+from muse.works.catalog import list_chapters
+from muse.works.importer import import_book
+
+console = Console()
+PROVIDER, MODEL = "offline", "offline-1"
+
+
+def _data(name: str) -> bytes:
+    return resources.files("muse.demo").joinpath(name).read_bytes()
+
+
+def main(workspace: Path) -> int:
+    workspace.mkdir(parents=True, exist_ok=True)
+    db = workspace / "muse.db"
+    for leftover in workspace.glob("muse.db*"):
+        leftover.unlink()
+    url = f"sqlite:///{db}"
+    engine = make_engine(url)
+    upgrade(engine)
+    console.rule("[bold]Muse 演示：从导入到第 5 回入正式正文")
+    console.print(f"数据库（全新 SQLite）：{db}")
+
+    report = import_book(engine, _data("xiyouji_1-4.txt"), title="西游记（前四回）",
+                         source_kind="public_domain")
+    console.print(f"① 导入：{len(report.chapters)} 回、{report.han_count} 个汉字，编码 {report.encoding}，"
+                  f"作品 ID {report.work_id}")
+    work_id = report.work_id
+    assert work_id is not None
+    with engine.begin() as conn:
+        section_id = save_fine_outline(conn, work_id, yaml.safe_load(_data("fine_outline_5.yaml")))
+        confirm_section(conn, section_id)
+    console.print(f"② 细纲：第 5 回细纲已保存并由作者确认（{section_id}）")
+
+    def progress(node: str, status: str) -> None:
+        if status != "running":
+            console.print(f"   · {node}: {status}")
+
+    console.print(f"③ 写作：muse write 5 --provider {PROVIDER} --model {MODEL}")
+    summary = write_chapter(engine, work_id, 5, provider=PROVIDER, model=MODEL, progress=progress)
+    console.print(f"   运行 {summary.run_id} → {summary.state}；候选 {summary.candidate_id}，"
+                  f"{summary.han_count} 汉字，机械门发现 {len(summary.findings)} 个问题")
+    if summary.state != "shadow_ready":
+        console.print(f"[red]演示中止：{summary.reason}[/]")
+        for f in summary.findings:
+            console.print(f"   [{f['severity']}] {f['kind']}：{f['message']}")
+        return 1
+    console.print("   语义检测员尚未建成：运行回执中记为 not_built，没有伪造结果。")
+
+    outcome = accept_candidate(engine, summary.candidate_id)
+    console.print(f"④ 采纳：{outcome.message}")
+    with engine.connect() as conn:
+        chapters = list_chapters(conn, work_id)
+        counts = {t: conn.execute(select(func.count()).select_from(table)).scalar()
+                  for t, table in load_all_tables().tables.items()}
+        conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
+    latest = chapters[-1]
+    console.print(f"   正式正文现有 {len(chapters)} 回；第 {latest.number} 回「{latest.title}」"
+                  f"修订版 {latest.revision}，{latest.han_count} 汉字，哈希 {latest.content_sha256[:12]}")
+    console.rule("存放位置")
+    for name in ("works", "chapters", "prose_blocks", "plan_sections", "runs", "run_events",
+                 "context_snapshots", "candidates", "decisions", "jobs", "model_calls"):
+        if name in counts:
+            console.print(f"  {name:<20} {counts[name]} 行")
+    console.print(f"\n用命令行查看：MUSE_DATABASE_URL={url} .venv/bin/muse chapters")
+    console.print(f"              MUSE_DATABASE_URL={url} .venv/bin/muse run show {summary.run_id}")
+    return 0
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(os.getcwd()) / "demo-workspace"
+    sys.exit(main(target))

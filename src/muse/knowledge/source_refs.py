@@ -1,0 +1,207 @@
+"""Source references: verified pointers from a card (or a fact) into canonical prose.
+
+A reference is (chapter, code point offsets ``[start, end)``, sha256 of that span, the chapter's
+revision). It is only ever created against the current canonical text, so a reference that exists
+was true when made. Canonical text changes by new revisions; :func:`revalidate_source_refs`
+re-checks every reference of a work and marks the ones whose span no longer holds the same text
+as stale, with the reason. A stale reference is never silently kept as proof: the as-of view
+drops it and the milestone it alone proved (see state_as_of.py).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import Connection, Select, select
+
+from muse.core.canonical import sha256_hex
+from muse.core.clock import utc_now
+from muse.core.errors import ContractViolation, NotFound
+from muse.core.ids import new_id
+from muse.core.text import normalize_text
+from muse.knowledge.contracts import RevalidationReport, SourceRef, StaleRef
+from muse.knowledge.tables import source_refs
+from muse.works.catalog import get_chapter_text, iter_chapter_texts
+from muse.works.contracts import ChapterText
+
+
+class ChapterTexts:
+    """Canonical chapter texts of one work, read once each (imports resolve many references)."""
+
+    def __init__(self, conn: Connection, work_id: int) -> None:
+        self.conn = conn
+        self.work_id = work_id
+        self._cache: dict[int, ChapterText] = {}
+
+    def get(self, chapter: int) -> ChapterText:
+        if chapter not in self._cache:
+            try:
+                self._cache[chapter] = get_chapter_text(self.conn, self.work_id, chapter)
+            except NotFound:
+                raise ContractViolation(f"出处指向第 {chapter} 章，但作品中没有这一章。") from None
+        return self._cache[chapter]
+
+
+def _ref(chapter: ChapterText, start: int, end: int) -> SourceRef:
+    if not 0 <= start < end <= len(chapter.text):
+        raise ContractViolation(
+            f"出处位置 [{start}, {end}) 超出第 {chapter.number} 章的范围（共 {len(chapter.text)} 字符）。"
+        )
+    span = chapter.text[start:end]
+    return SourceRef(chapter=chapter.number, start=start, end=end, sha256=sha256_hex(span),
+                     revision=chapter.revision, quote=span)
+
+
+def make_source_ref(texts: ChapterTexts, chapter: int, start: int, end: int) -> SourceRef:
+    """A reference to ``[start, end)`` of the current canonical text of ``chapter``."""
+    return _ref(texts.get(chapter), start, end)
+
+
+def locate_quote(texts: ChapterTexts, chapter: int, quote: str, *, occurrence: int = 1) -> SourceRef:
+    """A reference to the ``occurrence``-th verbatim occurrence of ``quote`` (after NFC) in ``chapter``."""
+    needle = normalize_text(quote)
+    text = texts.get(chapter).text
+    start = -1
+    for _ in range(max(occurrence, 1)):
+        start = text.find(needle, start + 1) if needle else -1
+        if start < 0:
+            raise ContractViolation(f"引文「{_short(needle)}」不在第 {chapter} 章的原文中（须逐字一致）。")
+    return _ref(texts.get(chapter), start, start + len(needle))
+
+
+def resolve_ref(
+    texts: ChapterTexts, chapter: int, *, quote: str | None = None, start: int | None = None,
+    end: int | None = None, sha256: str | None = None,
+) -> SourceRef:
+    """Build a reference from what an author or a model wrote; every given part must agree."""
+    if start is None and end is None:
+        if not quote:
+            raise ContractViolation("出处需要「引文」，或者「起」「止」位置。")
+        ref = locate_quote(texts, chapter, quote)
+    elif start is None or end is None:
+        raise ContractViolation("出处的「起」「止」必须同时给出。")
+    else:
+        ref = make_source_ref(texts, chapter, start, end)
+        if quote is not None and normalize_text(quote) != ref.quote:
+            raise ContractViolation(
+                f"第 {chapter} 章 [{start}, {end}) 处的原文是「{_short(ref.quote)}」，与引文不符。"
+            )
+    if sha256 is not None and sha256 != ref.sha256:
+        raise ContractViolation(f"第 {chapter} 章 [{ref.start}, {ref.end}) 的哈希与原文不符：原文已修改。")
+    return ref
+
+
+def verify_source_ref(texts: ChapterTexts, ref: SourceRef) -> SourceRef:
+    """Check ``ref`` against the current canonical text; returns it re-anchored, or raises."""
+    fresh = resolve_ref(texts, ref.chapter, start=ref.start, end=ref.end, sha256=ref.sha256)
+    return fresh
+
+
+def _short(text: str, limit: int = 24) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+# --- storage -------------------------------------------------------------------------------
+
+
+def save_refs(
+    conn: Connection, work_id: int, owner_kind: str, owner_id: str, target: str,
+    refs: Sequence[SourceRef],
+) -> None:
+    now = utc_now()
+    rows = [
+        dict(id=new_id("ref"), work_id=work_id, owner_kind=owner_kind, owner_id=owner_id,
+             target=target, position=i, chapter=r.chapter, start_offset=r.start, end_offset=r.end,
+             span_sha256=r.sha256, chapter_revision=r.revision, quote=r.quote, stale=r.stale,
+             stale_reason=r.stale_reason, checked_at=now)
+        for i, r in enumerate(refs)
+    ]
+    if rows:
+        conn.execute(source_refs.insert(), rows)
+
+
+def delete_refs(conn: Connection, owner_kind: str, owner_id: str, target: str | None = None) -> None:
+    query = source_refs.delete().where(
+        source_refs.c.owner_kind == owner_kind, source_refs.c.owner_id == owner_id)
+    if target is not None:
+        query = query.where(source_refs.c.target == target)
+    conn.execute(query)
+
+
+def _row_to_ref(row) -> SourceRef:
+    return SourceRef.model_construct(
+        chapter=row.chapter, start=row.start_offset, end=row.end_offset, sha256=row.span_sha256,
+        revision=row.chapter_revision, quote=row.quote, stale=bool(row.stale),
+        stale_reason=row.stale_reason,
+    )
+
+
+def load_refs(
+    conn: Connection, owner_kind: str, *, owner_ids: Iterable[str] | Select | None = None,
+    work_id: int | None = None,
+) -> dict[tuple[str, str], list[SourceRef]]:
+    """References grouped by (owner id, target), in their stored order."""
+    query = select(source_refs).where(source_refs.c.owner_kind == owner_kind)
+    if isinstance(owner_ids, Select):
+        query = query.where(source_refs.c.owner_id.in_(owner_ids))
+    elif owner_ids is not None:
+        query = query.where(source_refs.c.owner_id.in_(list(owner_ids)))
+    if work_id is not None:
+        query = query.where(source_refs.c.work_id == work_id)
+    grouped: dict[tuple[str, str], list[tuple[int, SourceRef]]] = defaultdict(list)
+    for row in conn.execute(query):
+        grouped[(row.owner_id, row.target)].append((row.position, _row_to_ref(row)))
+    return {key: [ref for _, ref in sorted(items, key=lambda x: x[0])] for key, items in grouped.items()}
+
+
+# --- revalidation --------------------------------------------------------------------------
+
+
+def revalidate_source_refs(
+    conn: Connection, work_id: int, *, chapters: Sequence[int] | None = None,
+) -> RevalidationReport:
+    """Check every reference of the work (or of ``chapters``) against current canonical text.
+
+    Same revision: nothing can have changed. Newer revision and the same text at the same
+    offsets: re-anchored to the new revision. Otherwise the reference becomes stale, with the
+    reason; a stale reference whose text is back becomes valid again. Called by the chapter-edit
+    flow inside its own transaction.
+    """
+    query = select(source_refs).where(source_refs.c.work_id == work_id)
+    if chapters is not None:
+        query = query.where(source_refs.c.chapter.in_(list(chapters)))
+    rows = conn.execute(query).all()
+    texts = {c.number: c for c in iter_chapter_texts(
+        conn, work_id, numbers=sorted({r.chapter for r in rows}))}
+    counts = {"reanchored": 0, "restored": 0}
+    newly_stale: list[StaleRef] = []
+    for row in rows:
+        _revalidate_row(conn, row, texts.get(row.chapter), counts, newly_stale)
+    return RevalidationReport(work_id=work_id, checked=len(rows), newly_stale=newly_stale, **counts)
+
+
+def _revalidate_row(conn, row, chapter: ChapterText | None, counts, newly_stale) -> None:
+    if chapter is not None and chapter.revision == row.chapter_revision and not row.stale:
+        return
+    reason = _stale_reason(row, chapter)
+    values: dict = {"checked_at": utc_now()}
+    if reason is None:
+        counts["restored" if row.stale else "reanchored"] += 1
+        values.update(stale=False, stale_reason=None, chapter_revision=chapter.revision)  # type: ignore[union-attr]
+    elif not row.stale:
+        values.update(stale=True, stale_reason=reason)
+        newly_stale.append(StaleRef(
+            ref_id=row.id, owner_kind=row.owner_kind, owner_id=row.owner_id, target=row.target,
+            chapter=row.chapter, start=row.start_offset, end=row.end_offset, reason=reason))
+    conn.execute(source_refs.update().where(source_refs.c.id == row.id).values(**values))
+
+
+def _stale_reason(row, chapter: ChapterText | None) -> str | None:
+    if chapter is None:
+        return f"第 {row.chapter} 章已不存在。"
+    span = chapter.text[row.start_offset:row.end_offset]
+    if row.end_offset <= len(chapter.text) and sha256_hex(span) == row.span_sha256:
+        return None
+    return (f"第 {row.chapter} 章已修改（修订版 {row.chapter_revision} → {chapter.revision}），"
+            f"[{row.start_offset}, {row.end_offset}) 处不再是「{_short(row.quote)}」。")
