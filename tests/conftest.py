@@ -42,9 +42,8 @@ def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("template") / "template.db"
     engine = make_engine(f"sqlite:///{path}")
     upgrade(engine)
-    with engine.connect() as conn:
-        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-    engine.dispose()
+    engine.dispose()  # closing the last connection checkpoints the WAL into the file
+    assert not path.with_name("template.db-wal").exists()
     return path
 
 

@@ -253,7 +253,7 @@ def compute_length_target(
         source = SOURCE_MEDIAN
         base = median_half_up([c.han_count for c in sample])
         numbers = tuple(sorted(c.number for c in sample))
-    target = _clamp_length(round_to_100(base * (factor if source == SOURCE_MEDIAN else 1)))
+    target = _clamp_length(round_to_100(base * factor))
     return _length_target(target, source, base, numbers, density_value, factor)
 
 

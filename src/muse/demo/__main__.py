@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 from rich.console import Console
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 
 from muse.flow.accept import accept_candidate
 from muse.flow.production import write_chapter
@@ -76,7 +76,6 @@ def main(workspace: Path) -> int:
         chapters = list_chapters(conn, work_id)
         counts = {t: conn.execute(select(func.count()).select_from(table)).scalar()
                   for t, table in load_all_tables().tables.items()}
-        conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
     latest = chapters[-1]
     console.print(f"   正式正文现有 {len(chapters)} 回；第 {latest.number} 回「{latest.title}」"
                   f"修订版 {latest.revision}，{latest.han_count} 汉字，哈希 {latest.content_sha256[:12]}")

@@ -59,7 +59,11 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+        # IMMEDIATE by default: a transaction that reads and then writes must hold the write lock
+        # from its start, or two such transactions deadlock on the lock upgrade and one fails at
+        # once with "database is locked" (the busy timeout cannot help there). WAL readers are
+        # never blocked by it. Pure readers may opt out with sqlite_begin="DEFERRED".
+        mode = conn.get_execution_options().get("sqlite_begin", "IMMEDIATE")
         conn.exec_driver_sql(f"BEGIN {mode}")
 
 

@@ -44,15 +44,16 @@ def take_snapshot(conn: Connection, work_id: int, purpose: Purpose | str) -> Aut
     purpose = Purpose(purpose)
     row = get_work_row(conn, work_id)
     _check_allowed(row, purpose)
+    now = utc_now()
     snapshot = AuthorizationSnapshot(
         id=new_id("auth"), work_id=work_id, purpose=purpose, source_kind=row["source_kind"],
         source_status=row["source_status"], source_version=row["source_version"],
-        created_at=iso(utc_now()) or "",
+        created_at=iso(now) or "",
     )
     conn.execute(authorization_snapshots.insert().values(
         id=snapshot.id, work_id=work_id, purpose=purpose.value, source_kind=row["source_kind"],
         source_status=row["source_status"], source_version=row["source_version"],
-        created_at=utc_now(),
+        created_at=now,
     ))
     return snapshot
 
