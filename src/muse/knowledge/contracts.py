@@ -227,3 +227,57 @@ class RevalidationReport(_Frozen):
     reanchored: int = Field(description="same text at the same offsets in a newer revision")
     restored: int = Field(description="stale references whose text is back (e.g. after a revert)")
     newly_stale: list[StaleRef]
+
+
+class Draft(_Frozen):
+    """A proposed card (shadow): new, or an update of the confirmed card ``target_card_id``."""
+
+    id: str
+    work_id: int
+    card_id: str
+    type: str
+    name: str
+    target_card_id: str | None
+    origin: str
+    origin_detail: dict
+    status: str
+    open_conflicts: int
+    created_at: str
+    decided_at: str | None
+
+
+class DraftOutcome(_Frozen):
+    """What became of a proposal or a decision on a draft.
+
+    status: new (a new card proposed) | update (additions to a confirmed card) | unchanged (it
+    adds nothing: no draft stored) | duplicate (the same proposal is already pending) |
+    confirmed | rejected | conflict (confirmation stopped: contradictions are in the queue).
+    """
+
+    status: str
+    draft_id: str | None
+    card_id: str | None = Field(description="shadow card, or the confirmed card after confirm")
+    target_card_id: str | None = None
+    name: str
+    conflicts: list[str] = []
+    warnings: list[str] = []
+
+
+class Conflict(_Frozen):
+    """A draft that contradicts a confirmed card: both sides and their evidence."""
+
+    id: str
+    work_id: int
+    draft_id: str
+    card_id: str
+    card_name: str
+    kind: str
+    subject: str
+    subject_label: str
+    confirmed_side: dict
+    draft_side: dict
+    status: str
+    resolution: str | None
+    resolved_value: dict | None
+    created_at: str
+    resolved_at: str | None
