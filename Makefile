@@ -36,6 +36,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/import.py
+	@for b in bench/state_as_of.py; do [ -f $$b ] && $(BIN)/python $$b || true; done
 
 clean:
 	rm -rf $(VENV) demo-workspace

@@ -59,3 +59,19 @@ def test_reactivated_source_validates_again(engine):
         authorization.set_source_status(conn, work_id, "suspended")
         authorization.set_source_status(conn, work_id, "active")
         assert authorization.revalidate(conn, snap.id).id == snap.id
+
+
+def test_database_refuses_to_change_a_snapshot(engine):
+    from sqlalchemy.exc import DBAPIError
+
+    from muse.works.tables import authorization_snapshots
+
+    work_id = _work(engine)
+    with engine.begin() as conn:
+        snap = authorization.take_snapshot(conn, work_id, "production")
+    for statement in (
+        authorization_snapshots.update().values(source_status="withdrawn"),
+        authorization_snapshots.delete(),
+    ):
+        with pytest.raises(DBAPIError, match="immutable"), engine.begin() as conn:
+            conn.execute(statement.where(authorization_snapshots.c.id == snap.id))

@@ -95,3 +95,14 @@ def test_resolve_work_by_id_title_or_only_one(engine, work):
             catalog.resolve_work(conn, None)
         with pytest.raises(NotFound):
             catalog.resolve_work(conn, "不存在的书")
+
+
+def test_database_refuses_to_rewrite_a_stored_revision(engine, work):
+    from sqlalchemy.exc import DBAPIError
+
+    from muse.works.tables import prose_blocks
+
+    with pytest.raises(DBAPIError, match="immutable"), engine.begin() as conn:
+        conn.execute(prose_blocks.update().values(text="偷偷改掉"))
+    with engine.connect() as conn:
+        assert catalog.get_chapter_text(conn, work, 1).text == "第一章的正文。\n第二行"

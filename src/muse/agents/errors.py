@@ -7,6 +7,7 @@ loop retries with bounded backoff.
 
     ProviderError (muse.core.errors)
     ├── DispatchRefused             refused before any request was sent (attempts = 0)
+    │   ├── UnknownRoleOrTask       role or task not in roles.yaml                refused_task
     │   ├── ModelNotAllowed         model not in the role's policy version       refused_policy
     │   ├── ForbiddenInput          blind input carries forbidden keys            refused_input
     │   ├── ToolsRefused            tools offered to a tool-less task             refused_tools
@@ -50,6 +51,10 @@ class AgentCallError(ProviderError):
 
 class DispatchRefused(AgentCallError):
     status = "refused"
+
+
+class UnknownRoleOrTask(DispatchRefused):
+    status = "refused_task"
 
 
 class ModelNotAllowed(DispatchRefused):
@@ -138,6 +143,7 @@ class AsOfViolation(ContractViolation):
 # Every status a receipt can carry; the table's CHECK constraint lists the same names.
 RECEIPT_STATUSES = (
     "ok",
+    "refused_task",
     "refused_policy",
     "refused_input",
     "refused_tools",

@@ -10,6 +10,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 import muse.store.metadata
+from muse.store.immutable import drop_immutable, make_immutable
 
 revision = '0001'
 down_revision = None
@@ -107,7 +108,13 @@ def upgrade() -> None:
     )
 
 
+    make_immutable("authorization_snapshots")
+    make_immutable("prose_blocks")
+
+
 def downgrade() -> None:
+    drop_immutable("prose_blocks")
+    drop_immutable("authorization_snapshots")
     op.drop_table('prose_blocks')
     op.drop_table('chapters')
     op.drop_table('volumes')

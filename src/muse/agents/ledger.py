@@ -1,0 +1,76 @@
+"""The tool-read ledger: every read-only tool read, and the run's dependency list (spec 003).
+
+Each read is written in its own transaction at the moment it happens, so the ledger is complete
+even when the model call that asked for it fails later. A read stores the hash of the canonical
+JSON of its result, not the result: the result is reproducible from the frozen as-of view, and
+the prompt that carried it is stored with the call's receipt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import Engine, insert, select
+
+from muse.agents.tables import tool_reads
+from muse.core.canonical import hash_value
+from muse.core.clock import utc_now
+
+ReadStatus = Literal["ok", "refused", "error"]
+
+
+@dataclass(frozen=True)
+class ToolRead:
+    id: int
+    run_id: str | None
+    call_id: str | None
+    tool: str
+    arguments: dict[str, Any]
+    status: ReadStatus
+    result_sha256: str | None
+    error: str | None
+    created_at: datetime
+
+
+def record_tool_read(
+    engine: Engine,
+    *,
+    run_id: str | None,
+    call_id: str | None,
+    tool: str,
+    arguments: dict[str, Any],
+    status: ReadStatus,
+    result: Any = None,
+    error: str | None = None,
+) -> str | None:
+    """Write one ledger row; returns the result hash (``None`` unless ``status`` is ok)."""
+    digest = hash_value(result) if status == "ok" else None
+    with engine.begin() as conn:
+        conn.execute(insert(tool_reads).values(
+            run_id=run_id, call_id=call_id, tool=tool, arguments=arguments, status=status,
+            result_sha256=digest, error=error, created_at=utc_now(),
+        ))
+    return digest
+
+
+def _reads(engine: Engine, *conditions: Any) -> list[ToolRead]:
+    query = select(tool_reads).where(*conditions).order_by(tool_reads.c.id)
+    with engine.connect() as conn:
+        return [ToolRead(**row._mapping) for row in conn.execute(query)]
+
+
+def tool_read_log(engine: Engine, run_id: str) -> list[ToolRead]:
+    """Every ledger row of a run, refusals and errors included, in order."""
+    return _reads(engine, tool_reads.c.run_id == run_id)
+
+
+def call_tool_reads(engine: Engine, call_id: str) -> list[ToolRead]:
+    """The ledger rows one model call produced."""
+    return _reads(engine, tool_reads.c.call_id == call_id)
+
+
+def dependency_list(engine: Engine, run_id: str) -> list[ToolRead]:
+    """The run's dependency list: its successful reads, in the order they happened."""
+    return _reads(engine, tool_reads.c.run_id == run_id, tool_reads.c.status == "ok")

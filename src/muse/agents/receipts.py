@@ -1,0 +1,158 @@
+"""Receipts: the record of one model call, written once when the call ends, ok or not.
+
+``CallTrace`` accumulates what happens during a call (attempts, raw replies, tokens, the model
+id the server reported); ``write_receipt`` turns it into one ``model_calls`` row in its own
+transaction, so a failed call is recorded even when the caller's transaction is rolled back.
+
+Secrets: every string written is scrubbed of the provider's secret values (the API key) first.
+Keys never enter prompts or replies on purpose; the scrub is the guarantee, not the hope.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Engine, insert, select
+
+from muse.agents.policy import FrozenPolicy
+from muse.agents.providers.base import ChatReply, Price, Usage
+from muse.agents.tables import model_calls
+from muse.core.canonical import hash_value
+from muse.core.clock import utc_now
+from muse.core.ids import new_id
+
+REDACTED = "[已隐去]"
+_MILLION = Decimal(1_000_000)
+
+
+@dataclass
+class CallTrace:
+    run_id: str | None
+    role: str
+    task: str
+    provider: str
+    model_requested: str
+    task_input: dict[str, Any]
+    id: str = field(default_factory=lambda: new_id("call"))
+    started_at: datetime = field(default_factory=utc_now)
+    started: float = field(default_factory=time.monotonic)
+    base_url: str | None = None
+    policy: FrozenPolicy | None = None
+    output_mode: str | None = None
+    prompt_templates: dict[str, Any] = field(default_factory=dict)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages_sha256: str | None = None
+    request_params: dict[str, Any] = field(default_factory=dict)
+    raw_outputs: list[dict[str, Any]] = field(default_factory=list)
+    attempts: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_cached: int | None = None
+    model_returned: str | None = None
+    last_text: str = ""
+    output: dict[str, Any] | None = None
+    price: Price | None = None
+    secrets: tuple[str, ...] = ()
+
+    def record_reply(self, kind: str, reply: ChatReply) -> None:
+        self._add_usage(reply.usage)
+        self.model_returned = reply.model
+        self.last_text = reply.text
+        self.raw_outputs.append({"attempt": self.attempts, "kind": kind, "body": reply.raw})
+
+    def record_failure(self, kind: str, error: Exception) -> None:
+        self.raw_outputs.append({"attempt": self.attempts, "kind": kind,
+                                 "error": f"{type(error).__name__}: {error}"})
+
+    def _add_usage(self, usage: Usage) -> None:
+        self.tokens_in += usage.prompt_tokens
+        self.tokens_out += usage.completion_tokens
+        if usage.cached_tokens is not None:
+            self.tokens_cached = (self.tokens_cached or 0) + usage.cached_tokens
+
+    def cost(self) -> tuple[Decimal | None, str | None]:
+        """Estimated cost from the price list; cached prompt tokens at the cached rate."""
+        if self.price is None:
+            return None, None
+        cached = self.tokens_cached or 0
+        cached_rate = self.price.cached_input if self.price.cached_input is not None else self.price.input
+        total = (
+            Decimal(self.tokens_in - cached) * self.price.input
+            + Decimal(cached) * cached_rate
+            + Decimal(self.tokens_out) * self.price.output
+        ) / _MILLION
+        return total.quantize(Decimal("0.000001")), self.price.currency
+
+
+def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
+    """``value`` with every occurrence of a secret replaced, recursively."""
+    secrets = tuple(s for s in secrets if s)
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub(v, secrets) for v in value]
+    return value
+
+
+def write_receipt(engine: Engine, trace: CallTrace, *, status: str, error: str | None) -> None:
+    """Insert the call's receipt in its own transaction."""
+    cost, currency = trace.cost()
+    row = {
+        "id": trace.id,
+        "run_id": trace.run_id,
+        "role": trace.role[:32],
+        "task": trace.task[:64],
+        "provider": trace.provider[:64],
+        "base_url": trace.base_url,
+        "model_requested": trace.model_requested[:200],
+        "model_returned": trace.model_returned[:200] if trace.model_returned is not None else None,
+        "policy_name": trace.policy.name if trace.policy else None,
+        "policy_version": trace.policy.version if trace.policy else None,
+        "output_mode": trace.output_mode,
+        "status": status,
+        "error": error,
+        "attempts": trace.attempts,
+        "tokens_in": trace.tokens_in,
+        "tokens_out": trace.tokens_out,
+        "tokens_cached": trace.tokens_cached,
+        "latency_ms": round((time.monotonic() - trace.started) * 1000),
+        "cost_estimate": cost,
+        "cost_currency": currency,
+        "input_sha256": hash_value(trace.task_input),
+        "messages_sha256": trace.messages_sha256,
+        "output_sha256": hash_value(trace.output) if trace.output is not None else None,
+        "prompt_templates": trace.prompt_templates,
+        "task_input": trace.task_input,
+        "messages": trace.messages,
+        "request_params": trace.request_params,
+        "raw_outputs": trace.raw_outputs,
+        "output": trace.output,
+        "started_at": trace.started_at,
+        "finished_at": utc_now(),
+    }
+    with engine.begin() as conn:
+        conn.execute(insert(model_calls).values(**scrub(row, trace.secrets)))
+
+
+def get_receipt(engine: Engine, call_id: str) -> dict[str, Any] | None:
+    with engine.connect() as conn:
+        row = conn.execute(select(model_calls).where(model_calls.c.id == call_id)).first()
+    return dict(row._mapping) if row else None
+
+
+def run_receipts(engine: Engine, run_id: str) -> list[dict[str, Any]]:
+    """Receipts of a run, oldest first."""
+    query = (select(model_calls).where(model_calls.c.run_id == run_id)
+             .order_by(model_calls.c.started_at, model_calls.c.id))
+    with engine.connect() as conn:
+        return [dict(row._mapping) for row in conn.execute(query)]

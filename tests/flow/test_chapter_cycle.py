@@ -1,0 +1,200 @@
+"""The walking skeleton end to end: write → shadow candidate → accept → canonical."""
+
+import threading
+
+import pytest
+from sqlalchemy import func, select
+
+from muse.core.errors import InvalidInput, NotFound
+from muse.flow.accept import accept_candidate
+from muse.flow.production import write_chapter
+from muse.flow.tables import candidates, decisions, run_events, runs
+from muse.store.engine import make_engine
+from muse.store.tables import jobs
+from muse.works import authorization, catalog
+from muse.works.canonical import write_revision
+from muse.works.tables import prose_blocks, works
+
+from .conftest import NEXT
+
+
+def _write(engine, work_id, chapter=NEXT):
+    return write_chapter(engine, work_id, chapter, provider="offline", model="offline-1")
+
+
+def _count(engine, table, *where):
+    with engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(table).where(*where)).scalar()
+
+
+def test_write_produces_a_checked_shadow_candidate(engine, book):
+    summary = _write(engine, book)
+    assert summary.state == "shadow_ready", summary
+    assert summary.findings == []
+    with engine.connect() as conn:
+        cand = conn.execute(select(candidates).where(candidates.c.id == summary.candidate_id)).mappings().one()
+        nodes = dict(conn.execute(select(run_events.c.node, run_events.c.status)
+                                  .where(run_events.c.run_id == summary.run_id)).all())
+    assert cand["state"] == "PASSED"
+    assert cand["report"]["candidateSha256"] == cand["sha256"]
+    assert cand["report"]["semantic"]["status"] == "not_built"
+    assert nodes["semantic_detector"] == "not_built"
+    assert nodes["retrieving"] == nodes["writing"] == nodes["mechanical_gate"] == "ok"
+    with engine.connect() as conn:  # nothing became canonical
+        assert catalog.latest_chapter_number(conn, book) == NEXT - 1
+
+
+def test_accept_commits_prose_decision_and_job_together(engine, book):
+    summary = _write(engine, book)
+    outcome = accept_candidate(engine, summary.candidate_id)
+    assert outcome.state == "extraction_queued" and outcome.revision == 1
+    with engine.connect() as conn:
+        chapter = catalog.get_chapter_text(conn, book, NEXT)
+        block = conn.execute(select(prose_blocks.c.attribution, prose_blocks.c.origin)
+                             .where(prose_blocks.c.content_sha256 == chapter.content_sha256)).one()
+        run_state = conn.execute(select(runs.c.state).where(runs.c.id == summary.run_id)).scalar()
+    assert chapter.title == f"第{NEXT}章"
+    assert block.origin == "accept" and block.attribution["candidateId"] == summary.candidate_id
+    assert run_state == "extraction_queued"
+    assert _count(engine, jobs, jobs.c.kind == "extract_chapter") == 1
+    assert _count(engine, decisions) == 1
+
+
+def test_same_accept_command_twice_has_one_effect(engine, book):
+    summary = _write(engine, book)
+    first = accept_candidate(engine, summary.candidate_id, command_id="cmd-1")
+    second = accept_candidate(engine, summary.candidate_id, command_id="cmd-1")
+    assert (first.state, first.repeated) == ("extraction_queued", False)
+    assert (second.state, second.repeated) == ("extraction_queued", True)
+    assert _count(engine, prose_blocks) == NEXT
+    assert _count(engine, jobs) == 1
+
+
+def test_second_candidate_for_same_chapter_ends_in_revision_conflict(engine, book):
+    first, second = _write(engine, book), _write(engine, book)
+    assert accept_candidate(engine, first.candidate_id).accepted
+    outcome = accept_candidate(engine, second.candidate_id)
+    assert outcome.state == "revision_conflict"
+    with engine.connect() as conn:
+        assert conn.execute(select(runs.c.state).where(runs.c.id == second.run_id)).scalar() == "revision_conflict"
+        assert catalog.get_chapter_text(conn, book, NEXT).revision == 1
+
+
+def test_racing_accepts_one_wins_one_conflicts(db_url, engine, book):
+    first, second = _write(engine, book), _write(engine, book)
+    barrier, results = threading.Barrier(2), []
+
+    def accept(candidate_id):
+        eng = make_engine(db_url)
+        barrier.wait()
+        try:
+            results.append(accept_candidate(eng, candidate_id).state)
+        except Exception as err:  # surfaced by the assertion
+            results.append(f"error: {err!r}")
+        finally:
+            eng.dispose()
+
+    threads = [threading.Thread(target=accept, args=(c.candidate_id,)) for c in (first, second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["extraction_queued", "revision_conflict"]
+    assert _count(engine, prose_blocks) == NEXT
+
+
+def test_context_source_edited_after_writing_is_source_stale(engine, book):
+    summary = _write(engine, book)
+    with engine.begin() as conn:
+        write_revision(conn, book, NEXT - 1, "作者改写了上一章。", expected_revision=1, origin="edit")
+    outcome = accept_candidate(engine, summary.candidate_id)
+    assert outcome.state == "source_stale" and str(NEXT - 1) in outcome.message
+    with engine.connect() as conn:
+        assert catalog.latest_chapter_number(conn, book) == NEXT - 1
+
+
+def test_suspended_source_is_source_stale(engine, book):
+    summary = _write(engine, book)
+    with engine.begin() as conn:
+        authorization.set_source_status(conn, book, "suspended")
+    assert accept_candidate(engine, summary.candidate_id).state == "source_stale"
+
+
+def test_withdrawn_purpose_is_authorization_stale(engine, book):
+    summary = _write(engine, book)
+    with engine.begin() as conn:
+        conn.execute(works.update().where(works.c.id == book).values(allowed_purposes=["evaluation"]))
+    assert accept_candidate(engine, summary.candidate_id).state == "authorization_stale"
+
+
+def test_report_not_bound_to_candidate_is_quality_stale(engine, book):
+    summary = _write(engine, book)
+    with engine.begin() as conn:
+        report = conn.execute(select(candidates.c.report).where(
+            candidates.c.id == summary.candidate_id)).scalar()
+        conn.execute(candidates.update().where(candidates.c.id == summary.candidate_id)
+                     .values(report={**report, "candidateSha256": "0" * 64}))
+    assert accept_candidate(engine, summary.candidate_id).state == "quality_stale"
+
+
+def test_rejected_candidate_cannot_be_accepted(engine, book, scripted_writer):
+    scripted_writer(lambda d: {**d, "claims": [c for c in d["claims"] if c["constraintId"] != "H1"]})
+    summary = _write(engine, book)
+    assert summary.state == "blocked_user_action"
+    assert [f["kind"] for f in summary.findings] == ["hard_constraint_missing"]
+    with pytest.raises(InvalidInput, match="PASSED"):
+        accept_candidate(engine, summary.candidate_id)
+
+
+def test_missing_required_entity_is_flagged(engine, book, scripted_writer):
+    scripted_writer(lambda d: {**d, "paragraphs": [p.replace("苏晴", "某人") for p in d["paragraphs"]]})
+    summary = _write(engine, book)
+    assert "required_entity_missing" in {f["kind"] for f in summary.findings}
+
+
+def test_length_outside_acceptance_band_is_flagged(engine, book, scripted_writer):
+    scripted_writer(lambda d: {**d, "paragraphs": d["paragraphs"][:1] + d["paragraphs"][-1:]})
+    summary = _write(engine, book)
+    assert "length_band" in {f["kind"] for f in summary.findings}
+
+
+def test_unsupported_entity_blocks_before_writing(engine, book):
+    from muse.planning.fine_outlines import confirm_section, save_fine_outline
+
+    from .conftest import fine_outline
+
+    data = fine_outline(NEXT)
+    data["hard_constraints"]["required_entities"].append({"id": "E9", "name": "无名之人"})
+    with engine.begin() as conn:
+        confirm_section(conn, save_fine_outline(conn, book, data))
+    summary = _write(engine, book)
+    assert summary.state == "blocked_user_action" and "无名之人" in summary.reason
+    assert _count(engine, candidates) == 0
+
+
+def test_suspended_source_stops_the_run_at_validation(engine, book):
+    with engine.begin() as conn:
+        authorization.set_source_status(conn, book, "withdrawn")
+    summary = _write(engine, book)
+    assert summary.state == "authorization_stale"
+    with engine.connect() as conn:
+        assert conn.execute(select(runs.c.reason).where(runs.c.id == summary.run_id)).scalar()
+
+
+def test_only_the_next_chapter_can_be_written(engine, book):
+    with pytest.raises(InvalidInput, match=f"第 {NEXT} 章"):
+        _write(engine, book, NEXT + 1)
+    assert _count(engine, runs) == 0
+
+
+def test_no_confirmed_outline_no_run(engine):
+    from tests.context.conftest import chapter_text
+
+    from muse.works.canonical import add_chapter
+
+    with engine.begin() as conn:
+        work_id = catalog.create_work(conn, "无细纲之书")
+        add_chapter(conn, work_id, 1, "一", chapter_text(1))
+    with pytest.raises(NotFound, match="已确认的细纲"):
+        _write(engine, work_id, 2)
+    assert _count(engine, runs) == 0
