@@ -3,7 +3,7 @@
 import pytest
 
 from muse.agents import offline_writer
-from muse.agents.providers.offline import register_offline_generator
+from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
 from tests.context.conftest import CHAPTERS, chapter_text, fine_outline  # noqa: F401
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.works.catalog import create_work
@@ -35,4 +35,4 @@ def scripted_writer():
 
     register_offline_generator("writer", "generate", generator)
     yield edits.append
-    register_offline_generator("writer", "generate", offline_writer.write_chapter)
+    unregister_offline_generator("writer", "generate")

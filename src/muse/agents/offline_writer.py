@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from muse.agents.providers.offline import builtin_generator
 from muse.core.canonical import canonical_json
 from muse.core.text import count_han
 
@@ -38,8 +39,12 @@ def _sentence(text: str) -> str:
     return text + "。"
 
 
-def write_chapter(task_input: dict[str, Any], _schema: object = None) -> dict[str, Any]:
-    """WriterDraft (as a dict) for a WriterContext v1 wire dict."""
+@builtin_generator("writer", "generate")
+def write_chapter(task_input: dict[str, Any], _schema: object = None) -> dict[str, Any] | None:
+    """WriterDraft (as a dict) for a WriterContext v1 wire dict; declines (None) anything else,
+    so the offline provider falls back to its generic schema-valid output."""
+    if task_input.get("schemaVersion") != "writer-context-v1":
+        return None
     outline = task_input["fineOutline"]
     hc = outline["hard_constraints"]
     names = [e["name"] for e in hc["required_entities"]]

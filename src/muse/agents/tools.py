@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 
 from muse.agents.asof_reader import AsOfReader
 from muse.agents.errors import AsOfViolation, ToolNotAllowed
-from muse.agents.ledger import record_tool_read
+from muse.agents.ledger import ReadStatus, record_tool_read
 from muse.core.errors import InvalidInput
 
 
@@ -109,10 +109,14 @@ class ToolSet:
     ) -> Any:
         """Run one read and write its ledger row; a refusal or bad arguments raise after logging."""
         permitted = self.offered(TOOL_SPECS if whitelist is None else whitelist)
-        log = dict(engine=engine, run_id=run_id, call_id=call_id, tool=name[:32], arguments=arguments)
+
+        def log(status: ReadStatus, *, result: Any = None, error: str | None = None) -> None:
+            record_tool_read(engine, run_id=run_id, call_id=call_id, tool=name[:32],
+                             arguments=arguments, status=status, result=result, error=error)
+
         if name not in permitted:
             message = f"工具 {name} 不在本任务的授权白名单内（可用：{'、'.join(permitted) or '无'}），已拒绝。"
-            record_tool_read(**log, status="refused", error=message)
+            log("refused", error=message)
             raise ToolNotAllowed(message)
         spec = TOOL_SPECS[name]
         try:
@@ -120,15 +124,15 @@ class ToolSet:
             result = spec.run(self.reader, args)
         except ValidationError as err:
             message = f"工具 {name} 的参数无效：{err.errors(include_url=False)}"
-            record_tool_read(**log, status="error", error=message)
+            log("error", error=message)
             raise InvalidInput(message) from err
         except AsOfViolation as err:
-            record_tool_read(**log, status="refused", error=err.message)
+            log("refused", error=err.message)
             raise
         except InvalidInput as err:
-            record_tool_read(**log, status="error", error=err.message)
+            log("error", error=err.message)
             raise
-        record_tool_read(**log, status="ok", result=result)
+        log("ok", result=result)
         return result
 
 

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, select
 
-from muse.agents import offline_writer
+from muse.agents import offline_writer  # noqa: F401  (the offline provider's writer)
 from muse.agents.dispatch import dispatch
-from muse.agents.providers.offline import register_offline_generator
 from muse.context.output_contracts import WriterDraft
 from muse.context.writer_context import QUALITY_POLICY_VERSION, FrozenContext, freeze_context
 from muse.context.writer_output import build_output
@@ -32,8 +31,6 @@ from muse.works import authorization, catalog
 from muse.works.tables import chapters
 
 Progress = Callable[[str, str], None]  # (node, status)
-
-register_offline_generator("writer", "generate", offline_writer.write_chapter)
 
 
 @dataclass

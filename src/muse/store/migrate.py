@@ -30,6 +30,7 @@ TABLE_MODULES = (
     "muse.agents.tables",
     "muse.knowledge.tables",
     "muse.planning.tables",
+    "muse.patterns.tables",
     "muse.context.tables",
     "muse.flow.tables",
 )

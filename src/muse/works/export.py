@@ -16,11 +16,13 @@ def export_book(conn: Connection, work_id: int, fmt: str = "txt") -> str:
     if fmt not in FORMATS:
         raise InvalidInput(f"不支持的导出格式「{fmt}」，可选：txt、md。")
     work = get_work_row(conn, work_id)
-    volume_of = dict(conn.execute(
-        select(chapters.c.number, volumes.c.title, ).select_from(
-            chapters.join(volumes, volumes.c.id == chapters.c.volume_id))
-        .where(chapters.c.work_id == work_id)
-    ).all())
+    volume_of = {
+        row.number: f"第{row.volume_number}卷 {row.title}".rstrip()
+        for row in conn.execute(
+            select(chapters.c.number, volumes.c.number.label("volume_number"), volumes.c.title)
+            .select_from(chapters.join(volumes, volumes.c.id == chapters.c.volume_id))
+            .where(chapters.c.work_id == work_id))
+    }
     parts: list[str] = [f"# {work['title']}" if fmt == "md" else work["title"]]
     if work["front_matter"]:
         parts.append(work["front_matter"])

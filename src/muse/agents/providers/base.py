@@ -88,10 +88,21 @@ class ChatReply:
 
 
 class Provider(Protocol):
-    name: str                              # as the caller named it: offline, deepseek, …
-    kind: str                              # offline | openai-compatible
-    base_url: str | None
-    capabilities: Capabilities
+    @property
+    def name(self) -> str:
+        """As the caller named it: offline, deepseek, a config entry …"""
+        ...
+
+    @property
+    def kind(self) -> str:
+        """offline | openai-compatible"""
+        ...
+
+    @property
+    def base_url(self) -> str | None: ...
+
+    @property
+    def capabilities(self) -> Capabilities: ...
 
     def complete(self, request: ChatRequest) -> ChatReply: ...
 

@@ -27,10 +27,10 @@ from muse.core.canonical import hash_value
 
 OFFLINE_MODELS = (OFFLINE_MODEL,)
 
-OfflineGenerator = Callable[[dict[str, Any], type[BaseModel]], dict[str, Any]]
+OfflineGenerator = Callable[[dict[str, Any], type[BaseModel]], dict[str, Any] | None]
 
 _registered: dict[tuple[str, str], OfflineGenerator] = {}
-_builtin: dict[tuple[str, str], OfflineGenerator] = {}
+_builtin: dict[tuple[str, str], list[OfflineGenerator]] = {}
 
 
 def register_offline_generator(role: str, task: str, fn: OfflineGenerator) -> None:
@@ -47,10 +47,13 @@ def unregister_offline_generator(role: str, task: str) -> None:
 
 
 def builtin_generator(role: str, task: str) -> Callable[[OfflineGenerator], OfflineGenerator]:
-    """Decorator for this package's own generators (``offline_generators``)."""
+    """Decorator for built-in generators; several may serve one key, each declining (``None``)
+    the inputs or output models it does not know. Tried in registration order."""
 
     def wrap(fn: OfflineGenerator) -> OfflineGenerator:
-        _builtin[(role, task)] = fn
+        chain = _builtin.setdefault((role, task), [])
+        if fn not in chain:
+            chain.append(fn)
         return fn
 
     return wrap
@@ -69,11 +72,11 @@ def generate_offline(
     from muse.agents.providers import offline_generators  # noqa: F401  (registers built-ins)
 
     key = (_canonical(role), task)
-    for generator in (_registered.get(key), _builtin.get(key)):
-        if generator is not None:
-            data = generator(task_input, output_model)
-            if data is not None:  # a generator may decline an output model it does not know
-                return data
+    registered = [_registered[key]] if key in _registered else []
+    for generator in [*registered, *_builtin.get(key, [])]:
+        data = generator(task_input, output_model)
+        if data is not None:  # a generator may decline an input or output model it does not know
+            return data
     return fallback_instance(role, task, task_input, output_model)
 
 

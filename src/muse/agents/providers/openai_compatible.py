@@ -68,6 +68,7 @@ class OpenAICompatibleProvider:
     ) -> None:
         self.name = name
         self.base_url = base_url.rstrip("/")
+        check_requests_allowed(self.base_url)  # refuse before anything is built or sent
         self.capabilities = capabilities
         self._api_key = api_key
         self._client = openai.OpenAI(
@@ -81,7 +82,7 @@ class OpenAICompatibleProvider:
         return (self._api_key,) if self._api_key else ()
 
     def complete(self, request: ChatRequest) -> ChatReply:
-        check_requests_allowed(self.base_url)
+        check_requests_allowed(self.base_url)  # and again: the environment may have changed
         try:
             raw = self._client.chat.completions.with_raw_response.create(**self._body(request))
         except openai.APIStatusError as err:
