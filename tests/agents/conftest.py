@@ -21,7 +21,11 @@ from tests.agents.stub_server import StubServer
 SECRET = "sk-stub-SECRET-7c1e9a0b"
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
 DRAFT = {"paragraphs": [{"text": "他推开门，雨声扑面而来。"}], "newSettingDeclarations": []}
-WRITER_INPUT = {"targetChapter": 4, "asOf": 3, "fineOutline": {"hardEvents": ["林默在雨夜推开旧宅的门"]}}
+WRITER_INPUT = {
+    "targetChapter": 4,
+    "asOf": 3,
+    "fineOutline": {"hardEvents": ["林默在雨夜推开旧宅的门"]},
+}
 
 
 @pytest.fixture(autouse=True)
@@ -71,8 +75,16 @@ def call(engine, stub_config):
     """``dispatch`` with the writer/generate defaults used by most stub tests."""
 
     def run(**overrides):
-        arguments = dict(role="writer", task="generate", provider="stub", model="deepseek-chat",
-                         task_input=WRITER_INPUT, output_model=WriterDraft, retry=FAST, timeout_s=10)
+        arguments = dict(
+            role="writer",
+            task="generate",
+            provider="stub",
+            model="deepseek-chat",
+            task_input=WRITER_INPUT,
+            output_model=WriterDraft,
+            retry=FAST,
+            timeout_s=10,
+        )
         arguments.update(overrides)
         return dispatch(engine, **arguments)
 

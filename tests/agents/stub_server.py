@@ -56,36 +56,63 @@ class StubServer:
 
     # -- scripting --------------------------------------------------------------------------------
 
-    def reply(self, content: str | None, *, model: str = "deepseek-chat", finish_reason: str = "stop",
-              usage: tuple[int, int] = (100, 20), cached: int | None = None,
-              tool_calls: list[dict[str, Any]] | None = None) -> StubServer:
+    def reply(
+        self,
+        content: str | None,
+        *,
+        model: str = "deepseek-chat",
+        finish_reason: str = "stop",
+        usage: tuple[int, int] = (100, 20),
+        cached: int | None = None,
+        tool_calls: list[dict[str, Any]] | None = None,
+    ) -> StubServer:
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if tool_calls:
             message["tool_calls"] = tool_calls
-        usage_body: dict[str, Any] = {"prompt_tokens": usage[0], "completion_tokens": usage[1],
-                                      "total_tokens": sum(usage)}
+        usage_body: dict[str, Any] = {
+            "prompt_tokens": usage[0],
+            "completion_tokens": usage[1],
+            "total_tokens": sum(usage),
+        }
         if cached is not None:
             usage_body["prompt_tokens_details"] = {"cached_tokens": cached}
-        body = {"id": f"chatcmpl-{len(self._script)}", "object": "chat.completion", "created": 1,
-                "model": model, "usage": usage_body,
-                "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}]}
+        body = {
+            "id": f"chatcmpl-{len(self._script)}",
+            "object": "chat.completion",
+            "created": 1,
+            "model": model,
+            "usage": usage_body,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        }
         return self._push(Step(200, json.dumps(body, ensure_ascii=False).encode()))
 
     def reply_json(self, data: dict[str, Any], **kwargs: Any) -> StubServer:
         return self.reply(json.dumps(data, ensure_ascii=False), **kwargs)
 
-    def tool_calls(self, *calls: tuple[str, dict[str, Any]], model: str = "deepseek-chat") -> StubServer:
+    def tool_calls(
+        self, *calls: tuple[str, dict[str, Any]], model: str = "deepseek-chat"
+    ) -> StubServer:
         scripted = [
-            {"id": f"call_{i}", "type": "function",
-             "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
+            }
             for i, (name, args) in enumerate(calls)
         ]
         return self.reply(None, model=model, finish_reason="tool_calls", tool_calls=scripted)
 
-    def status(self, code: int, body: dict[str, Any] | str | None = None,
-               headers: dict[str, str] | None = None) -> StubServer:
-        payload = body if isinstance(body, str) else json.dumps(
-            body or {"error": {"message": f"stub status {code}", "type": "stub"}})
+    def status(
+        self,
+        code: int,
+        body: dict[str, Any] | str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> StubServer:
+        payload = (
+            body
+            if isinstance(body, str)
+            else json.dumps(body or {"error": {"message": f"stub status {code}", "type": "stub"}})
+        )
         return self._push(Step(code, payload.encode(), headers or {}))
 
     def hang(self, seconds: float) -> StubServer:
@@ -115,7 +142,9 @@ class StubServer:
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                stub.requests.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                stub.requests.append(
+                    Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                )
                 step = stub._next()
                 if step.delay_s:
                     time.sleep(step.delay_s)

@@ -29,7 +29,9 @@ def test_models_list_json_shows_key_sources_but_never_keys(monkeypatch):
     assert SECRET not in result.output
     data = json.loads(result.stdout)
     providers = {p["name"]: p for p in data["providers"]}
-    assert {"offline", "deepseek", "qwen", "kimi", "zhipu", "openai", "vllm", "ollama"} <= set(providers)
+    assert {"offline", "deepseek", "qwen", "kimi", "zhipu", "openai", "vllm", "ollama"} <= set(
+        providers
+    )
     assert providers["deepseek"]["key_source"] == "env"
     assert providers["qwen"]["key_source"] == "missing"
     assert providers["qwen"]["key_env"] == "DASHSCOPE_API_KEY"
@@ -37,7 +39,9 @@ def test_models_list_json_shows_key_sources_but_never_keys(monkeypatch):
     assert providers["openai"]["output_mode"] == "json_schema"
     assert providers["deepseek"]["output_mode"] == "json_object"
     roles = {r["role"]: r for r in data["policies"]}
-    assert roles["judge"]["policy"] == "judge-fixed" and roles["judge"]["aliases"] == ["blind_judge"]
+    assert roles["judge"]["policy"] == "judge-fixed" and roles["judge"]["aliases"] == [
+        "blind_judge"
+    ]
 
 
 def test_models_list_table_in_chinese(monkeypatch):
@@ -48,8 +52,10 @@ def test_models_list_table_in_chinese(monkeypatch):
 
 
 def test_models_list_includes_config_entries_with_keys_in_the_file(stub_config):
-    stub_config.write_text(stub_config.read_text() + '\n[providers.mine]\npreset = "vllm"\n'
-                           f'base_url = "http://127.0.0.1:9/v1"\napi_key = "{SECRET}"\n')
+    stub_config.write_text(
+        stub_config.read_text() + '\n[providers.mine]\npreset = "vllm"\n'
+        f'base_url = "http://127.0.0.1:9/v1"\napi_key = "{SECRET}"\n'
+    )
     result = run("models", "list", "--json")
     assert result.exit_code == 0, result.output
     assert SECRET not in result.output
@@ -81,10 +87,13 @@ def test_models_check_offline_needs_no_network():
     assert json.loads(result.stdout)["matches"] is True
 
 
-@pytest.mark.parametrize("args, expected", [
-    (("--provider", "deepseek", "--model", "deepseek-chat"), "DEEPSEEK_API_KEY"),
-    (("--provider", "nosuch", "--model", "x"), "未知的提供方"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (("--provider", "deepseek", "--model", "deepseek-chat"), "DEEPSEEK_API_KEY"),
+        (("--provider", "nosuch", "--model", "x"), "未知的提供方"),
+    ],
+)
 def test_models_check_errors_are_clear(args, expected):
     result = run("models", "check", *args)
     assert result.exit_code == 1

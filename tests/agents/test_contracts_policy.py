@@ -39,8 +39,12 @@ def test_the_five_roles_their_aliases_and_policies():
     assert catalog.canonical_role("blind_judge") == "judge"
     assert catalog.canonical_role("semantic_detector") == "detector"
     assert {r: catalog.roles[r].modelPolicy for r in catalog.roles} == {
-        "writer": "fixed", "planner": "fixed", "extractor": "governed", "detector": "governed",
-        "judge": "judge-fixed"}
+        "writer": "fixed",
+        "planner": "fixed",
+        "extractor": "governed",
+        "detector": "governed",
+        "judge": "judge-fixed",
+    }
     assert all(role.explicitModelRequired for role in catalog.roles.values())
 
 
@@ -80,17 +84,21 @@ class Case:
     allowed: bool
 
 
-@pytest.mark.parametrize("case", [
-    Case("writer", "deepseek-chat", True),
-    Case("writer", "qwen3-coder-plus", False),          # fixed: no patterns
-    Case("detector", "qwen3-coder-plus", True),         # governed: qwen* pattern
-    Case("semantic_detector", "glm-4-air", True),
-    Case("judge", "deepseek-v4.1-flash", True),
-    Case("judge", "muse-spark-1.3-contributor", True),
-    Case("judge", "deepseek-chat", False),              # exact whitelist
-    Case("blind_judge", "deepseek-v4.1-flash-*", False),
-    Case("judge", "DeepSeek-V4.1-Flash", False),        # no case folding
-], ids=lambda c: f"{c.role}:{c.model}")
+@pytest.mark.parametrize(
+    "case",
+    [
+        Case("writer", "deepseek-chat", True),
+        Case("writer", "qwen3-coder-plus", False),  # fixed: no patterns
+        Case("detector", "qwen3-coder-plus", True),  # governed: qwen* pattern
+        Case("semantic_detector", "glm-4-air", True),
+        Case("judge", "deepseek-v4.1-flash", True),
+        Case("judge", "muse-spark-1.3-contributor", True),
+        Case("judge", "deepseek-chat", False),  # exact whitelist
+        Case("blind_judge", "deepseek-v4.1-flash-*", False),
+        Case("judge", "DeepSeek-V4.1-Flash", False),  # no case folding
+    ],
+    ids=lambda c: f"{c.role}:{c.model}",
+)
 def test_model_policy(case: Case):
     catalog = load_roles()
     if case.allowed:
@@ -143,17 +151,29 @@ def test_a_new_policy_version_never_changes_a_task_frozen_under_the_old_one(tmp_
     assert policy_fingerprint(catalog, "role-policy-v1") == PUBLISHED_POLICIES["role-policy-v1"]
 
 
-@pytest.mark.parametrize("mutate", [
-    lambda d: d["policies"]["role-policy-v1"]["judge-fixed"].update(patterns=["deepseek-*"]),
-    lambda d: d["policies"]["role-policy-v1"]["judge-fixed"].update(
-        reportedAliases={"deepseek-v4.1-flash": ["deepseek-v4.1-flash-0801"]}),
-    lambda d: d["policies"]["role-policy-v1"]["fixed"]["models"].append("gpt-*"),
-    lambda d: d["policies"]["role-policy-v1"]["governed"]["models"].remove("offline-1"),
-    lambda d: d["roles"]["judge"]["tasks"]["score"].update(tools=["read_chapter"]),
-    lambda d: d["roles"]["writer"].update(explicitModelRequired=False),
-    lambda d: d["aliases"].update(blind_editor="editor"),
-], ids=["judge-patterns", "judge-aliases", "wildcard-in-models", "no-offline", "judge-tools",
-        "implicit-model", "dangling-alias"])
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d["policies"]["role-policy-v1"]["judge-fixed"].update(patterns=["deepseek-*"]),
+        lambda d: d["policies"]["role-policy-v1"]["judge-fixed"].update(
+            reportedAliases={"deepseek-v4.1-flash": ["deepseek-v4.1-flash-0801"]}
+        ),
+        lambda d: d["policies"]["role-policy-v1"]["fixed"]["models"].append("gpt-*"),
+        lambda d: d["policies"]["role-policy-v1"]["governed"]["models"].remove("offline-1"),
+        lambda d: d["roles"]["judge"]["tasks"]["score"].update(tools=["read_chapter"]),
+        lambda d: d["roles"]["writer"].update(explicitModelRequired=False),
+        lambda d: d["aliases"].update(blind_editor="editor"),
+    ],
+    ids=[
+        "judge-patterns",
+        "judge-aliases",
+        "wildcard-in-models",
+        "no-offline",
+        "judge-tools",
+        "implicit-model",
+        "dangling-alias",
+    ],
+)
 def test_a_malformed_contract_file_is_refused_at_load(tmp_path, mutate):
     with pytest.raises(ConfigError):
         load_roles(_catalog_file(tmp_path, mutate))
@@ -164,31 +184,38 @@ def test_a_malformed_contract_file_is_refused_at_load(tmp_path, mutate):
 JUDGE_GUARDS = load_roles().role("judge").forbiddenInput
 
 
-@pytest.mark.parametrize("task_input, expected", [
-    ({"candidates": [{"label": "A", "text": "……"}], "rubric": "量表", "fineOutline": {}}, []),
-    ({"arm": "B"}, ["arm"]),
-    ({"candidates": [{"label": "A", "armLabel": "C"}]}, ["candidates[0].armLabel"]),
-    ({"cardInjectionStrategy": "full"}, ["cardInjectionStrategy"]),
-    ({"referenceAnswer": "…"}, ["referenceAnswer"]),
-    ({"meta": {"oracle_text": "…"}}, ["meta.oracle_text"]),
-    ({"candidates": [{"label": "A", "sha256": "ab"}]}, ["candidates[0].sha256"]),
-    ({"candidate_hash": "ab"}, ["candidate_hash"]),
-    ({"rawPath": "x"}, ["rawPath"]),
-    ({"source": "/home/author/raw/ch4.txt"}, ["source"]),
-    ({"otherJudges": [{"score": 4}]}, ["otherJudges"]),
-    ({"judgeResults": []}, ["judgeResults"]),
-    ({"runId": "run_1"}, ["runId"]),
-    ({"history": []}, ["history"]),
-    ({"标准答案": "…"}, ["标准答案"]),
-], ids=lambda v: str(v)[:40])
+@pytest.mark.parametrize(
+    "task_input, expected",
+    [
+        ({"candidates": [{"label": "A", "text": "……"}], "rubric": "量表", "fineOutline": {}}, []),
+        ({"arm": "B"}, ["arm"]),
+        ({"candidates": [{"label": "A", "armLabel": "C"}]}, ["candidates[0].armLabel"]),
+        ({"cardInjectionStrategy": "full"}, ["cardInjectionStrategy"]),
+        ({"referenceAnswer": "…"}, ["referenceAnswer"]),
+        ({"meta": {"oracle_text": "…"}}, ["meta.oracle_text"]),
+        ({"candidates": [{"label": "A", "sha256": "ab"}]}, ["candidates[0].sha256"]),
+        ({"candidate_hash": "ab"}, ["candidate_hash"]),
+        ({"rawPath": "x"}, ["rawPath"]),
+        ({"source": "/home/author/raw/ch4.txt"}, ["source"]),
+        ({"otherJudges": [{"score": 4}]}, ["otherJudges"]),
+        ({"judgeResults": []}, ["judgeResults"]),
+        ({"runId": "run_1"}, ["runId"]),
+        ({"history": []}, ["history"]),
+        ({"标准答案": "…"}, ["标准答案"]),
+    ],
+    ids=lambda v: str(v)[:40],
+)
 def test_judge_forbidden_keys(task_input, expected):
     findings = forbidden_input_findings(task_input, JUDGE_GUARDS)
     assert [f.split("（")[0] for f in findings] == expected
 
 
 def test_guards_do_not_flag_harmless_words():
-    harmless = {"candidates": [{"label": "A", "text": "他抬起手臂（arm），望向远处的警报（alarm）。"}],
-                "rubric": {"charm": "角色魅力", "harmony": "节奏"}, "dimensions": ["settingFidelity"]}
+    harmless = {
+        "candidates": [{"label": "A", "text": "他抬起手臂（arm），望向远处的警报（alarm）。"}],
+        "rubric": {"charm": "角色魅力", "harmony": "节奏"},
+        "dimensions": ["settingFidelity"],
+    }
     assert forbidden_input_findings(harmless, JUDGE_GUARDS) == []
 
 

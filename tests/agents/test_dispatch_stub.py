@@ -61,12 +61,17 @@ def test_success_with_strict_json_schema_stores_a_full_receipt(call, stub, engin
     assert body["response_format"]["json_schema"]["schema"] == WriterDraft.model_json_schema()
     system, user = body["messages"]
     assert "网文写手" in system["content"] and "角色合同" in system["content"]
-    assert "林默在雨夜推开旧宅的门" in user["content"]          # frozen task input
-    assert '"newSettingDeclarations"' in user["content"]         # output schema
+    assert "林默在雨夜推开旧宅的门" in user["content"]  # frozen task input
+    assert '"newSettingDeclarations"' in user["content"]  # output schema
 
     row = only_receipt(engine)
     assert row["id"] == result.receipt_id and row["run_id"] == "run_0001"
-    assert (row["status"], row["attempts"], row["role"], row["task"]) == ("ok", 1, "writer", "generate")
+    assert (row["status"], row["attempts"], row["role"], row["task"]) == (
+        "ok",
+        1,
+        "writer",
+        "generate",
+    )
     assert (row["tokens_in"], row["tokens_out"], row["tokens_cached"]) == (1200, 80, 1000)
     assert (row["policy_name"], row["policy_version"]) == ("fixed", "role-policy-v1")
     assert row["model_requested"] == row["model_returned"] == "deepseek-chat"
@@ -74,7 +79,9 @@ def test_success_with_strict_json_schema_stores_a_full_receipt(call, stub, engin
     assert row["output_sha256"] == hash_value(DRAFT)
     assert row["messages_sha256"] == hash_value(body["messages"])
     assert row["messages"] == body["messages"]
-    assert row["raw_outputs"][0]["body"]["choices"][0]["message"]["content"] == json.dumps(DRAFT, ensure_ascii=False)
+    assert row["raw_outputs"][0]["body"]["choices"][0]["message"]["content"] == json.dumps(
+        DRAFT, ensure_ascii=False
+    )
     assert row["prompt_templates"]["task"] == "writer/generate v1"
     assert row["latency_ms"] >= 0 and row["error"] is None
 
@@ -253,15 +260,23 @@ def test_a_different_reported_model_is_rejected_and_recorded(call, stub, engine)
     assert "deepseek-chat-lite" in caught.value.message
     row = only_receipt(engine)
     assert (row["status"], row["model_requested"], row["model_returned"]) == (
-        "model_mismatch", "deepseek-chat", "deepseek-chat-lite")
+        "model_mismatch",
+        "deepseek-chat",
+        "deepseek-chat-lite",
+    )
     assert row["output"] is None
 
 
 def test_judge_gets_no_alias_leeway(call, stub, engine):
     stub.reply_json({"candidates": []}, model="deepseek-v4.1-flash-20260801")
     with pytest.raises(ModelMismatch):
-        call(role="blind_judge", task="score", model="deepseek-v4.1-flash",
-             task_input={"candidates": [{"label": "A", "text": "……"}]}, output_model=JudgeScores)
+        call(
+            role="blind_judge",
+            task="score",
+            model="deepseek-v4.1-flash",
+            task_input={"candidates": [{"label": "A", "text": "……"}]},
+            output_model=JudgeScores,
+        )
 
 
 # -- refused before anything is sent ---------------------------------------------------------------
@@ -290,8 +305,13 @@ def test_judge_input_with_forbidden_keys_is_refused_before_dispatch(call, stub, 
         "oracle": "原著第 4 章",
     }
     with pytest.raises(ForbiddenInput) as caught:
-        call(role="judge", task="score", model="deepseek-v4.1-flash", task_input=judge_input,
-             output_model=JudgeScores)
+        call(
+            role="judge",
+            task="score",
+            model="deepseek-v4.1-flash",
+            task_input=judge_input,
+            output_model=JudgeScores,
+        )
     message = caught.value.message
     assert "candidates[0].armId" in message and "candidates[0].candidateSha256" in message
     assert "oracle" in message
@@ -323,8 +343,15 @@ def test_missing_key_names_the_variable_and_the_offline_provider(engine, stub):
     from muse.agents.dispatch import dispatch
 
     with pytest.raises(MissingApiKey) as caught:
-        dispatch(engine, role="writer", task="generate", provider="deepseek", model="deepseek-chat",
-                 task_input=WRITER_INPUT, output_model=WriterDraft)
+        dispatch(
+            engine,
+            role="writer",
+            task="generate",
+            provider="deepseek",
+            model="deepseek-chat",
+            task_input=WRITER_INPUT,
+            output_model=WriterDraft,
+        )
     text = str(caught.value)
     assert "DEEPSEEK_API_KEY" in text and "--provider offline" in text
     assert only_receipt(engine)["status"] == "missing_key"
@@ -335,8 +362,15 @@ def test_real_requests_are_refused_when_disallowed(engine, monkeypatch):
 
     monkeypatch.setenv("DEEPSEEK_API_KEY", SECRET)
     with pytest.raises(RealRequestsDisabled) as caught:
-        dispatch(engine, role="writer", task="generate", provider="deepseek", model="deepseek-chat",
-                 task_input=WRITER_INPUT, output_model=WriterDraft)
+        dispatch(
+            engine,
+            role="writer",
+            task="generate",
+            provider="deepseek",
+            model="deepseek-chat",
+            task_input=WRITER_INPUT,
+            output_model=WriterDraft,
+        )
     assert "api.deepseek.com" in caught.value.message
     row = only_receipt(engine)
     assert (row["status"], row["attempts"]) == ("requests_disabled", 0)
@@ -355,3 +389,12 @@ def test_the_api_key_is_sent_but_never_stored(call, stub, engine):
     for row in rows:
         assert SECRET not in json.dumps(row, ensure_ascii=False, default=str)
     assert "[已隐去]" in rows[0]["error"] or "[已隐去]" in rows[1]["error"]
+
+
+def test_a_reply_with_a_nul_character_is_still_recorded(call, stub, engine):
+    draft = {"paragraphs": [{"text": "门\x00开了"}], "newSettingDeclarations": []}
+    stub.reply_json(draft)
+    assert call().output.paragraphs[0].text == "门\x00开了"
+    row = only_receipt(engine)
+    assert row["output"]["paragraphs"][0]["text"] == "门\ufffd开了"
+    assert row["output_sha256"] == hash_value(draft)

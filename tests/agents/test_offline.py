@@ -20,35 +20,72 @@ from muse.agents.providers.offline import (
 )
 from tests.agents.test_dispatch_stub import only_receipt
 
-INPUT = {"asOf": 3, "title": "旧宅", "candidates": [{"label": "甲", "text": "雨声扑面而来。"}],
-         "fineOutline": {"hardEvents": ["林默推开旧宅的门"]}}
+INPUT = {
+    "asOf": 3,
+    "title": "旧宅",
+    "candidates": [{"label": "甲", "text": "雨声扑面而来。"}],
+    "fineOutline": {"hardEvents": ["林默推开旧宅的门"]},
+}
 
 
 @pytest.mark.parametrize("role, task", sorted(DEFAULT_OUTPUTS))
 def test_every_default_output_is_valid_and_deterministic(engine, role, task):
     model = DEFAULT_OUTPUTS[(role, task)]
-    first = dispatch(engine, role=role, task=task, provider="offline", model="offline-1",
-                     task_input=INPUT, output_model=model)
-    second = dispatch(engine, role=role, task=task, provider="offline", model="offline-1",
-                      task_input=INPUT, output_model=model)
+    first = dispatch(
+        engine,
+        role=role,
+        task=task,
+        provider="offline",
+        model="offline-1",
+        task_input=INPUT,
+        output_model=model,
+    )
+    second = dispatch(
+        engine,
+        role=role,
+        task=task,
+        provider="offline",
+        model="offline-1",
+        task_input=INPUT,
+        output_model=model,
+    )
     assert isinstance(first.output, model)
     assert first.output == second.output and first.raw_text == second.raw_text
     assert first.model_returned == "offline-1"
 
 
 def test_offline_receipts_are_complete(engine):
-    result = dispatch(engine, role="writer", task="generate", provider="offline", model="offline-1",
-                      task_input=INPUT, output_model=WriterDraft, run_id="run_demo")
+    result = dispatch(
+        engine,
+        role="writer",
+        task="generate",
+        provider="offline",
+        model="offline-1",
+        task_input=INPUT,
+        output_model=WriterDraft,
+        run_id="run_demo",
+    )
     row = only_receipt(engine)
     assert (row["id"], row["status"], row["provider"], row["base_url"]) == (
-        result.receipt_id, "ok", "offline", None)
+        result.receipt_id,
+        "ok",
+        "offline",
+        None,
+    )
     assert row["tokens_in"] > 0 and row["tokens_out"] > 0
     assert row["cost_estimate"] == 0 and row["output"] == result.output.model_dump(mode="json")
 
 
 def test_judge_scores_follow_the_input_candidates(engine):
-    result = dispatch(engine, role="blind_judge", task="score", provider="offline", model="offline-1",
-                      task_input=INPUT, output_model=JudgeScores)
+    result = dispatch(
+        engine,
+        role="blind_judge",
+        task="score",
+        provider="offline",
+        model="offline-1",
+        task_input=INPUT,
+        output_model=JudgeScores,
+    )
     [candidate] = result.output.candidates
     assert candidate.candidateLabel == "甲"
     assert candidate.dimensions.proseQuality.quotes == ["雨声扑面而来。"]
@@ -56,8 +93,15 @@ def test_judge_scores_follow_the_input_candidates(engine):
 
 def test_offline_knows_only_its_own_models(engine):
     with pytest.raises(ProviderRejected):
-        dispatch(engine, role="writer", task="generate", provider="offline", model="deepseek-chat",
-                 task_input=INPUT, output_model=WriterDraft)
+        dispatch(
+            engine,
+            role="writer",
+            task="generate",
+            provider="offline",
+            model="deepseek-chat",
+            task_input=INPUT,
+            output_model=WriterDraft,
+        )
 
 
 class Beat(BaseModel):
@@ -78,14 +122,26 @@ class Outline(BaseModel):
 
 
 def test_fallback_builds_a_valid_instance_of_an_unknown_model(engine):
-    result = dispatch(engine, role="planner", task="draft", provider="offline", model="offline-1",
-                      task_input=INPUT, output_model=Outline)
+    result = dispatch(
+        engine,
+        role="planner",
+        task="draft",
+        provider="offline",
+        model="offline-1",
+        task_input=INPUT,
+        output_model=Outline,
+    )
     assert len(result.output.beats) >= 2 and len(result.output.title) >= 12
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.dictionaries(st.text(min_size=1, max_size=8), st.one_of(st.integers(-(2**53) + 1, 2**53 - 1), st.text(max_size=20)),
-                       max_size=4))
+@given(
+    st.dictionaries(
+        st.text(min_size=1, max_size=8),
+        st.one_of(st.integers(-(2**53) + 1, 2**53 - 1), st.text(max_size=20)),
+        max_size=4,
+    )
+)
 def test_fallback_is_valid_and_deterministic_for_any_input(task_input):
     first = fallback_instance("planner", "draft", task_input, Outline)
     assert first == fallback_instance("planner", "draft", task_input, Outline)
@@ -94,10 +150,23 @@ def test_fallback_is_valid_and_deterministic_for_any_input(task_input):
 
 def test_a_registered_generator_wins_and_aliases_resolve(engine):
     def verdict(task_input, output_model):
-        return {"candidates": [{"candidateLabel": "注册", "dimensions": {
-            name: {"score": 5.0, "reason": "注册的生成器", "quotes": []}
-            for name in ("settingFidelity", "outlineFidelity", "narrativeTension",
-                         "styleConsistency", "proseQuality")}}]}
+        return {
+            "candidates": [
+                {
+                    "candidateLabel": "注册",
+                    "dimensions": {
+                        name: {"score": 5.0, "reason": "注册的生成器", "quotes": []}
+                        for name in (
+                            "settingFidelity",
+                            "outlineFidelity",
+                            "narrativeTension",
+                            "styleConsistency",
+                            "proseQuality",
+                        )
+                    },
+                }
+            ]
+        }
 
     register_offline_generator("blind_judge", "score", verdict)
     try:
@@ -105,15 +174,25 @@ def test_a_registered_generator_wins_and_aliases_resolve(engine):
         assert out["candidates"][0]["candidateLabel"] == "注册"
     finally:
         unregister_offline_generator("judge", "score")
-    assert generate_offline("judge", "score", INPUT, JudgeScores)["candidates"][0]["candidateLabel"] == "甲"
+    assert (
+        generate_offline("judge", "score", INPUT, JudgeScores)["candidates"][0]["candidateLabel"]
+        == "甲"
+    )
 
 
 def test_a_registered_generator_producing_invalid_output_fails_after_repair(engine):
     register_offline_generator("writer", "generate", lambda task_input, model: {"paragraphs": []})
     try:
         with pytest.raises(InvalidOutput):
-            dispatch(engine, role="writer", task="generate", provider="offline", model="offline-1",
-                     task_input=INPUT, output_model=WriterDraft)
+            dispatch(
+                engine,
+                role="writer",
+                task="generate",
+                provider="offline",
+                model="offline-1",
+                task_input=INPUT,
+                output_model=WriterDraft,
+            )
     finally:
         unregister_offline_generator("writer", "generate")
     assert only_receipt(engine)["attempts"] == 2
@@ -137,14 +216,27 @@ def test_model_mismatch_is_checked_for_offline_too(engine):
     class Drifting(OfflineProvider):
         def complete(self, request):
             reply = super().complete(request)
-            return ChatReply(reply.text, "offline-2", reply.tool_calls, reply.finish_reason,
-                             reply.usage, reply.raw)
+            return ChatReply(
+                reply.text,
+                "offline-2",
+                reply.tool_calls,
+                reply.finish_reason,
+                reply.usage,
+                reply.raw,
+            )
 
     register_provider("drifting", Drifting)
     try:
         with pytest.raises(ModelMismatch):
-            dispatch(engine, role="writer", task="generate", provider="drifting", model="offline-1",
-                     task_input=INPUT, output_model=WriterDraft)
+            dispatch(
+                engine,
+                role="writer",
+                task="generate",
+                provider="drifting",
+                model="offline-1",
+                task_input=INPUT,
+                output_model=WriterDraft,
+            )
     finally:
         unregister_provider("drifting")
 
@@ -154,5 +246,12 @@ def test_a_task_input_that_cannot_be_stored_as_json_is_refused(engine, bad):
     from muse.core.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
-        dispatch(engine, role="writer", task="generate", provider="offline", model="offline-1",
-                 task_input=bad, output_model=WriterDraft)
+        dispatch(
+            engine,
+            role="writer",
+            task="generate",
+            provider="offline",
+            model="offline-1",
+            task_input=bad,
+            output_model=WriterDraft,
+        )

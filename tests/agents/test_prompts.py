@@ -18,7 +18,11 @@ from muse.agents.prompts import (
 from muse.core.errors import ConfigError
 
 TEMPLATES = sorted(p.relative_to(PROMPTS_DIR).as_posix() for p in PROMPTS_DIR.rglob("*.j2"))
-TASK_INPUT = {"asOf": 12, "targetChapter": 13, "fineOutline": {"hardEvents": ["沈青在码头截下密信"]}}
+TASK_INPUT = {
+    "asOf": 12,
+    "targetChapter": 13,
+    "fineOutline": {"hardEvents": ["沈青在码头截下密信"]},
+}
 
 
 @pytest.mark.parametrize("name", TEMPLATES)
@@ -36,10 +40,10 @@ def test_a_dispatched_task_carries_identity_contract_input_and_schema(role, task
     contract = catalog.role(role)
     assert system["role"] == "system" and user["role"] == "user"
     assert contract.displayName in system["content"]
-    assert contract.contract.strip().splitlines()[0] in system["content"]   # contract section
-    assert "沈青在码头截下密信" in user["content"]                           # frozen input
+    assert contract.contract.strip().splitlines()[0] in system["content"]  # contract section
+    assert "沈青在码头截下密信" in user["content"]  # frozen input
     schema = json.dumps(output_model.model_json_schema(), ensure_ascii=False, indent=2)
-    assert schema in user["content"]                                         # output schema
+    assert schema in user["content"]  # output schema
     assert "JSON" in user["content"]
     assert prompt.templates["task"] == f"{role}/{task} v1"
     assert len(prompt.templates_sha256) == 64
@@ -61,20 +65,27 @@ def test_writer_generate_adapts_to_another_output_contract():
         candidateBody: str
         newSettingDeclarations: list[str]
 
-    text = render_prompt(load_roles(), "writer", "generate", TASK_INPUT, CandidateBody, []).messages[1]["content"]
+    text = render_prompt(
+        load_roles(), "writer", "generate", TASK_INPUT, CandidateBody, []
+    ).messages[1]["content"]
     assert "paragraphs" not in text.replace('"paragraphs"', "")
 
 
 def test_explore_lists_the_offered_tools_only():
     tools = [ToolBrief("search_prose", "检索前文")]
-    text = render_prompt(load_roles(), "writer", "explore", TASK_INPUT,
-                         DEFAULT_OUTPUTS[("writer", "explore")], tools).messages[1]["content"]
+    text = render_prompt(
+        load_roles(), "writer", "explore", TASK_INPUT, DEFAULT_OUTPUTS[("writer", "explore")], tools
+    ).messages[1]["content"]
     assert "`search_prose`：检索前文" in text and "`read_chapter`" not in text
 
 
 def test_rendering_is_deterministic():
-    a = render_prompt(load_roles(), "judge", "score", TASK_INPUT, DEFAULT_OUTPUTS[("judge", "score")], [])
-    b = render_prompt(load_roles(), "blind_judge", "score", TASK_INPUT, DEFAULT_OUTPUTS[("judge", "score")], [])
+    a = render_prompt(
+        load_roles(), "judge", "score", TASK_INPUT, DEFAULT_OUTPUTS[("judge", "score")], []
+    )
+    b = render_prompt(
+        load_roles(), "blind_judge", "score", TASK_INPUT, DEFAULT_OUTPUTS[("judge", "score")], []
+    )
     assert a == b
 
 

@@ -34,19 +34,26 @@ def test_preset_aliases_resolve_to_the_preset():
 
 
 def test_config_overrides_a_preset_and_names_a_custom_provider():
-    config = cfg(deepseek={"base_url": "http://127.0.0.1:1/v1", "api_key_env": "DS_KEY"},
-                 **{"my-vllm": {"preset": "vllm", "base_url": "http://127.0.0.1:2/v1"}})
+    config = cfg(
+        deepseek={"base_url": "http://127.0.0.1:1/v1", "api_key_env": "DS_KEY"},
+        **{"my-vllm": {"preset": "vllm", "base_url": "http://127.0.0.1:2/v1"}},
+    )
     assert (endpoint("deepseek", config).base_url, endpoint("deepseek", config).key_env) == (
-        "http://127.0.0.1:1/v1", "DS_KEY")
+        "http://127.0.0.1:1/v1",
+        "DS_KEY",
+    )
     mine = endpoint("my-vllm", config)
     assert mine.capabilities.supports_json_schema and not mine.key_required
 
 
-@pytest.mark.parametrize("name, config, fragment", [
-    ("nosuch", cfg(), "未知的提供方"),
-    ("openai-compatible", cfg(), "base_url"),
-    ("mine", cfg(mine={"preset": "nosuch"}), "不是已知预设"),
-])
+@pytest.mark.parametrize(
+    "name, config, fragment",
+    [
+        ("nosuch", cfg(), "未知的提供方"),
+        ("openai-compatible", cfg(), "base_url"),
+        ("mine", cfg(mine={"preset": "nosuch"}), "不是已知预设"),
+    ],
+)
 def test_bad_provider_names_and_entries(name, config, fragment):
     with pytest.raises(ProviderConfigError) as caught:
         endpoint(name, config)
@@ -84,8 +91,16 @@ def test_an_injected_http_client_is_used(engine, stub, stub_config):
 
     stub.reply_json(DRAFT)
     client = httpx2.Client(headers={"x-muse-test": "injected"})
-    dispatch(engine, role="writer", task="generate", provider="stub", model="deepseek-chat",
-             task_input={"a": 1}, output_model=WriterDraft, http_client=client)
+    dispatch(
+        engine,
+        role="writer",
+        task="generate",
+        provider="stub",
+        model="deepseek-chat",
+        task_input={"a": 1},
+        output_model=WriterDraft,
+        http_client=client,
+    )
     assert stub.requests[0].headers["x-muse-test"] == "injected"
 
 
@@ -95,8 +110,16 @@ def test_cost_is_estimated_from_the_preset_price_list(engine, stub, monkeypatch)
     monkeypatch.setenv("DEEPSEEK_API_KEY", SECRET)
     config = cfg(deepseek={"base_url": stub.url})
     stub.reply_json(DRAFT, usage=(1_000_000, 100_000), cached=500_000)
-    dispatch(engine, role="writer", task="generate", provider="deepseek", model="deepseek-chat",
-             task_input={"a": 1}, output_model=WriterDraft, config=config)
+    dispatch(
+        engine,
+        role="writer",
+        task="generate",
+        provider="deepseek",
+        model="deepseek-chat",
+        task_input={"a": 1},
+        output_model=WriterDraft,
+        config=config,
+    )
     row = only_receipt(engine)
     # 500k uncached × 2 + 500k cached × 0.2 + 100k out × 3, per 1M tokens, in CNY
     assert (row["cost_estimate"], row["cost_currency"]) == (Decimal("1.400000"), "CNY")
@@ -109,6 +132,7 @@ def test_config_path_and_loading(isolated_env, monkeypatch, tmp_path):
     monkeypatch.delenv("MUSE_CONFIG")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     import sys
+
     if sys.platform.startswith("linux"):
         assert config_path() == tmp_path / "xdg" / "muse" / "config.toml"
     isolated_env.write_text("not toml [", encoding="utf-8")

@@ -17,13 +17,16 @@ from muse.agents.structured import (
 )
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('{"a": 1}', '{"a": 1}'),
-    ('```json\n{"a": 1}\n```', '{"a": 1}'),
-    ('```\n{"a": 1}\n```', '{"a": 1}'),
-    ('结果如下：{"a": 1}。', '{"a": 1}'),
-    ('\ufeff  {"a": 1}  ', '{"a": 1}'),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"a": 1}', '{"a": 1}'),
+        ('```json\n{"a": 1}\n```', '{"a": 1}'),
+        ('```\n{"a": 1}\n```', '{"a": 1}'),
+        ('结果如下：{"a": 1}。', '{"a": 1}'),
+        ('\ufeff  {"a": 1}  ', '{"a": 1}'),
+    ],
+)
 def test_extract_json_text(text, expected):
     assert extract_json_text(text) == expected
 
@@ -45,8 +48,11 @@ def test_a_model_with_defaults_is_sent_non_strict():
 
 def test_a_provider_without_any_json_output_is_a_clear_error():
     with pytest.raises(ProviderConfigError):
-        output_mode_for(Capabilities(supports_json_schema=False, supports_json_mode=False),
-                        DEFAULT_OUTPUTS[("writer", "generate")], "p")
+        output_mode_for(
+            Capabilities(supports_json_schema=False, supports_json_mode=False),
+            DEFAULT_OUTPUTS[("writer", "generate")],
+            "p",
+        )
 
 
 def test_the_word_json_is_added_only_where_needed():

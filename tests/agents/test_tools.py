@@ -21,10 +21,10 @@ from tests.agents.conftest import FAST
 from tests.agents.test_dispatch_stub import only_receipt
 
 CHAPTERS = {
-    1: ["第一章初稿：旧宅。", "林默第一次走进旧宅，门轴吱呀作响。"],   # revision 1, then 2 (current)
+    1: ["第一章初稿：旧宅。", "林默第一次走进旧宅，门轴吱呀作响。"],  # revision 1, then 2 (current)
     2: ["林默在井边捡到一枚铜钱。"],
     3: ["雨夜，铜钱在林默掌心发烫。"],
-    4: ["林默推开地窖的门，看见了父亲。"],                               # after the freeze point
+    4: ["林默推开地窖的门，看见了父亲。"],  # after the freeze point
 }
 EXPLORE = {"reads": [], "notes": "已读细纲与前一章。"}
 
@@ -33,20 +33,42 @@ EXPLORE = {"reads": [], "notes": "已读细纲与前一章。"}
 def work_id(engine) -> int:
     now = utc_now()
     with engine.begin() as conn:
-        wid = conn.execute(insert(works).values(
-            title="旧宅", source_kind="own", allowed_purposes=["production"], source_status="active",
-            source_version="manuscript", default_chapter_chars=3000, created_at=now, updated_at=now,
-        )).inserted_primary_key[0]
+        wid = conn.execute(
+            insert(works).values(
+                title="旧宅",
+                source_kind="own",
+                allowed_purposes=["production"],
+                source_status="active",
+                source_version="manuscript",
+                default_chapter_chars=3000,
+                created_at=now,
+                updated_at=now,
+            )
+        ).inserted_primary_key[0]
         for number, revisions in CHAPTERS.items():
-            cid = conn.execute(insert(chapters).values(
-                work_id=wid, number=number, title=f"第{number}章", current_revision=len(revisions),
-                created_at=now, updated_at=now,
-            )).inserted_primary_key[0]
+            cid = conn.execute(
+                insert(chapters).values(
+                    work_id=wid,
+                    number=number,
+                    title=f"第{number}章",
+                    current_revision=len(revisions),
+                    created_at=now,
+                    updated_at=now,
+                )
+            ).inserted_primary_key[0]
             for revision, text in enumerate(revisions, start=1):
-                conn.execute(insert(prose_blocks).values(
-                    chapter_id=cid, revision=revision, text=text, content_sha256=sha256_hex(text),
-                    han_count=count_han(text), origin="import", attribution={}, created_at=now,
-                ))
+                conn.execute(
+                    insert(prose_blocks).values(
+                        chapter_id=cid,
+                        revision=revision,
+                        text=text,
+                        content_sha256=sha256_hex(text),
+                        han_count=count_han(text),
+                        origin="import",
+                        attribution={},
+                        created_at=now,
+                    )
+                )
     return wid
 
 
@@ -74,14 +96,18 @@ def test_search_never_reaches_past_as_of(engine, work_id):
     assert [h["chapter"] for h in reader.search_prose("林默")] == [1, 2, 3]
     assert reader.search_prose("地窖") == []
     hit = reader.search_prose("铜钱", limit=1)[0]
-    assert (hit["chapter"], CHAPTERS[2][0][hit["start"]:hit["end"]]) == (2, "铜钱")
+    assert (hit["chapter"], CHAPTERS[2][0][hit["start"] : hit["end"]]) == (2, "铜钱")
 
 
 def test_missing_chapter_and_unbuilt_sources_read_as_empty(engine, work_id):
     reader = MinimalAsOfReader(engine, work_id, as_of=10)
     assert reader.read_chapter(7) is None
-    assert (reader.get_card("林默"), reader.get_outline(), reader.get_style(), reader.get_patterns()) == (
-        None, None, None, [])
+    assert (
+        reader.get_card("林默"),
+        reader.get_outline(),
+        reader.get_style(),
+        reader.get_patterns(),
+    ) == (None, None, None, [])
 
 
 # -- the ledger ------------------------------------------------------------------------------------
@@ -98,8 +124,11 @@ def test_every_read_is_in_the_ledger_and_ok_reads_form_the_dependency_list(engin
 
     log = tool_read_log(engine, "run_a")
     assert [(r.tool, r.status) for r in log] == [
-        ("read_chapter", "ok"), ("search_prose", "ok"), ("read_chapter", "refused"),
-        ("read_chapter", "error")]
+        ("read_chapter", "ok"),
+        ("search_prose", "ok"),
+        ("read_chapter", "refused"),
+        ("read_chapter", "error"),
+    ]
     assert log[0].result_sha256 == hash_value(first) and log[0].arguments == {"number": 2}
     assert log[2].result_sha256 is None and "冻结点" in log[2].error
     assert [r.tool for r in dependency_list(engine, "run_a")] == ["read_chapter", "search_prose"]
@@ -123,22 +152,38 @@ def test_unknown_tool_names_are_rejected_when_building_a_toolset(engine, work_id
 
 
 def explore(call, engine, work_id, **overrides):
-    arguments = dict(role="writer", task="explore", output_model=ExploreList, run_id="run_x",
-                     tools=ToolSet(MinimalAsOfReader(engine, work_id, 3)))
+    arguments = dict(
+        role="writer",
+        task="explore",
+        output_model=ExploreList,
+        run_id="run_x",
+        tools=ToolSet(MinimalAsOfReader(engine, work_id, 3)),
+    )
     arguments.update(overrides)
     return call(**arguments)
 
 
-def test_tool_loop_answers_reads_refuses_the_rest_and_records_everything(call, stub, engine, work_id):
-    stub.tool_calls(("read_chapter", {"number": 3}), ("delete_chapter", {"number": 3}),
-                    ("read_chapter", {"number": 4}))
+def test_tool_loop_answers_reads_refuses_the_rest_and_records_everything(
+    call, stub, engine, work_id
+):
+    stub.tool_calls(
+        ("read_chapter", {"number": 3}),
+        ("delete_chapter", {"number": 3}),
+        ("read_chapter", {"number": 4}),
+    )
     stub.reply_json(EXPLORE)
     result = explore(call, engine, work_id)
 
     assert result.output.notes == "已读细纲与前一章。"
     offered = [t["function"]["name"] for t in stub.requests[0].body["tools"]]
-    assert offered == ["read_chapter", "search_prose", "get_card", "get_outline", "get_style",
-                       "get_patterns"]
+    assert offered == [
+        "read_chapter",
+        "search_prose",
+        "get_card",
+        "get_outline",
+        "get_style",
+        "get_patterns",
+    ]
     answers = [m for m in stub.requests[1].body["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in answers] == ["call_0", "call_1", "call_2"]
     assert json.loads(answers[0]["content"])["result"]["text"] == CHAPTERS[3][0]
@@ -147,8 +192,10 @@ def test_tool_loop_answers_reads_refuses_the_rest_and_records_everything(call, s
 
     reads = call_tool_reads(engine, result.receipt_id)
     assert [(r.tool, r.status, r.run_id) for r in reads] == [
-        ("read_chapter", "ok", "run_x"), ("delete_chapter", "refused", "run_x"),
-        ("read_chapter", "refused", "run_x")]
+        ("read_chapter", "ok", "run_x"),
+        ("delete_chapter", "refused", "run_x"),
+        ("read_chapter", "refused", "run_x"),
+    ]
     assert [r.arguments for r in dependency_list(engine, "run_x")] == [{"number": 3}]
     row = only_receipt(engine)
     assert (row["status"], row["attempts"]) == ("ok", 2)
@@ -158,8 +205,12 @@ def test_tool_loop_answers_reads_refuses_the_rest_and_records_everything(call, s
 
 def test_a_narrowed_toolset_offers_only_its_tools(call, stub, engine, work_id):
     stub.reply_json(EXPLORE)
-    explore(call, engine, work_id,
-            tools=ToolSet(MinimalAsOfReader(engine, work_id, 3), allowed=["search_prose"]))
+    explore(
+        call,
+        engine,
+        work_id,
+        tools=ToolSet(MinimalAsOfReader(engine, work_id, 3), allowed=["search_prose"]),
+    )
     assert [t["function"]["name"] for t in stub.requests[0].body["tools"]] == ["search_prose"]
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from muse.core.text import count_han
 from muse.works.book_parser import ParsedBook, parse_book
@@ -528,3 +530,38 @@ def test_parses_a_five_million_character_book_quickly() -> None:
     assert len(book.chapters) == 2000 and len(book.volumes) == 10
     # The target is 1–2 s on the 2-core reference machine; a quadratic slip blows far past 5 s.
     assert elapsed < 5.0
+
+
+# ---------------------------------------------------------------------------- no text is lost
+
+_FRAGMENTS = [
+    "第1章 开始",
+    "第二章",
+    "第3回　上联四字　下联四字",
+    "第一百回　径回东土　五圣成真且不言他四众脱身，随金刚驾风而起。",
+    "第4章 重逢 他推开门，看见她站在窗前，手里拿着那封信，信纸已经发黄了，边角卷起。",
+    "第一卷 潜龙在渊",
+    "第二卷 风起 第5章 少年",
+    "第一卷 完",
+    "第四回中，既将妖猴收伏。",
+    "第二天，他很早就起来了。",
+    "（作者的话：今天只有一更。）",
+    "PS：求月票！",
+    BODY,
+    "",
+    "　　",
+]
+
+
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=40))
+def test_every_han_character_lands_somewhere(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    book = parse_book(text)
+    kept = count_han(book.front_matter)
+    kept += sum(count_han(c.heading) + count_han(c.body) for c in book.chapters)
+    kept += sum(count_han(v.heading) for v in book.volumes)
+    assert kept == count_han(text)
+    assert all(
+        c.volume_position is None or 1 <= c.volume_position <= len(book.volumes)
+        for c in book.chapters
+    )

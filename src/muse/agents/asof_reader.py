@@ -51,10 +51,18 @@ class MinimalAsOfReader:
 
     def _rows(self, *conditions: Any) -> list[Any]:
         query = (
-            select(chapters.c.number, chapters.c.title, prose_blocks.c.revision,
-                   prose_blocks.c.text, prose_blocks.c.content_sha256)
-            .join(prose_blocks, (prose_blocks.c.chapter_id == chapters.c.id)
-                  & (prose_blocks.c.revision == chapters.c.current_revision))
+            select(
+                chapters.c.number,
+                chapters.c.title,
+                prose_blocks.c.revision,
+                prose_blocks.c.text,
+                prose_blocks.c.content_sha256,
+            )
+            .join(
+                prose_blocks,
+                (prose_blocks.c.chapter_id == chapters.c.id)
+                & (prose_blocks.c.revision == chapters.c.current_revision),
+            )
             .where(chapters.c.work_id == self.work_id, chapters.c.number <= self.as_of, *conditions)
             .order_by(chapters.c.number)
         )
@@ -73,8 +81,13 @@ class MinimalAsOfReader:
         if not rows:
             return None
         row = rows[0]
-        return {"number": row.number, "title": row.title, "revision": row.revision,
-                "text": row.text, "contentSha256": row.content_sha256}
+        return {
+            "number": row.number,
+            "title": row.title,
+            "revision": row.revision,
+            "text": row.text,
+            "contentSha256": row.content_sha256,
+        }
 
     def search_prose(self, query: str, limit: int = 10) -> list[dict[str, Any]]:
         query = query.strip()
@@ -86,10 +99,15 @@ class MinimalAsOfReader:
             start = row.text.find(query)
             while start != -1 and len(hits) < limit:
                 end = start + len(query)
-                hits.append({
-                    "chapter": row.number, "revision": row.revision, "start": start, "end": end,
-                    "snippet": row.text[max(0, start - SNIPPET_RADIUS): end + SNIPPET_RADIUS],
-                })
+                hits.append(
+                    {
+                        "chapter": row.number,
+                        "revision": row.revision,
+                        "start": start,
+                        "end": end,
+                        "snippet": row.text[max(0, start - SNIPPET_RADIUS) : end + SNIPPET_RADIUS],
+                    }
+                )
                 start = row.text.find(query, end)
             if len(hits) >= limit:
                 break

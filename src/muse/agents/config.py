@@ -26,10 +26,10 @@ class ProviderSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    preset: str | None = None                 # base a custom name on a preset (e.g. "vllm")
-    base_url: str | None = None               # overrides the preset's URL
-    api_key: SecretStr | None = None          # discouraged: prefer api_key_env
-    api_key_env: str | None = None            # the variable to read the key from
+    preset: str | None = None  # base a custom name on a preset (e.g. "vllm")
+    base_url: str | None = None  # overrides the preset's URL
+    api_key: SecretStr | None = None  # discouraged: prefer api_key_env
+    api_key_env: str | None = None  # the variable to read the key from
     supports_json_schema: bool | None = None  # capability overrides; None: preset default
     supports_json_mode: bool | None = None
     json_mode_requires_word_json: bool | None = None
@@ -68,7 +68,8 @@ def load_config(path: Path | None = None) -> MuseConfig:
         raise ConfigError(f"配置文件 {path} 无法读取：{err}") from err
     except ValidationError as err:
         problems = "；".join(
-            f"{'.'.join(str(p) for p in e['loc'])}：{e['msg']}" for e in err.errors(include_url=False)
+            f"{'.'.join(str(p) for p in e['loc'])}：{e['msg']}"
+            for e in err.errors(include_url=False)
         )
         raise ConfigError(f"配置文件 {path} 有误：{problems}") from err
 

@@ -46,7 +46,7 @@ DEFAULT_TIMEOUT_S = 600.0
 
 @dataclass(frozen=True)
 class DispatchResult:
-    output: BaseModel        # validated instance of output_model
+    output: BaseModel  # validated instance of output_model
     receipt_id: str
     model_returned: str
     raw_text: str
@@ -77,13 +77,28 @@ def dispatch(
     configuration file and the SDK's HTTP client (tests, embedding).
     """
     _require_json(task_input)
-    trace = CallTrace(run_id=run_id, role=role, task=task, provider=provider or "",
-                      model_requested=model or "", task_input=task_input)
+    trace = CallTrace(
+        run_id=run_id,
+        role=role,
+        task=task,
+        provider=provider or "",
+        model_requested=model or "",
+        task_input=task_input,
+    )
     try:
-        output = _run(engine, trace, task=task, output_model=output_model, tools=tools,
-                      timeout_s=timeout_s or DEFAULT_TIMEOUT_S, cancel=cancel,
-                      policy_version=policy_version, retry=retry or RetryPolicy(),
-                      config=config, http_client=http_client)
+        output = _run(
+            engine,
+            trace,
+            task=task,
+            output_model=output_model,
+            tools=tools,
+            timeout_s=timeout_s or DEFAULT_TIMEOUT_S,
+            cancel=cancel,
+            policy_version=policy_version,
+            retry=retry or RetryPolicy(),
+            config=config,
+            http_client=http_client,
+        )
     except AgentCallError as err:
         write_receipt(engine, trace, status=err.status, error=str(err))
         raise
@@ -119,25 +134,44 @@ def _resolve_role(catalog: RoleCatalog, trace: CallTrace, task: str) -> tuple[st
     return role, whitelist
 
 
-def _run(engine: Engine, trace: CallTrace, *, task: str, output_model: type[BaseModel],
-         tools: ToolSet | None, timeout_s: float, cancel: threading.Event | None,
-         policy_version: str | None, retry: RetryPolicy, config: MuseConfig | None,
-         http_client: Any) -> BaseModel:
+def _run(
+    engine: Engine,
+    trace: CallTrace,
+    *,
+    task: str,
+    output_model: type[BaseModel],
+    tools: ToolSet | None,
+    timeout_s: float,
+    cancel: threading.Event | None,
+    policy_version: str | None,
+    retry: RetryPolicy,
+    config: MuseConfig | None,
+    http_client: Any,
+) -> BaseModel:
     catalog = load_roles()
     role, whitelist = _resolve_role(catalog, trace, task)
-    policy = check_model_allowed(catalog, role, trace.provider, trace.model_requested, policy_version)
+    policy = check_model_allowed(
+        catalog, role, trace.provider, trace.model_requested, policy_version
+    )
     trace.policy = policy
     check_input(role, trace.task_input, catalog.role(role).forbiddenInput)
     if tools is not None and not whitelist:
-        raise ToolsRefused(f"{role}/{task} 是无工具任务（例如生成阶段），不得提供任何工具，已拒绝派发。")
+        raise ToolsRefused(
+            f"{role}/{task} 是无工具任务（例如生成阶段），不得提供任何工具，已拒绝派发。"
+        )
 
     provider = resolve_provider(trace.provider, config=config, http_client=http_client)
     trace.base_url, trace.secrets = provider.base_url, provider.secrets()
     trace.price = provider.capabilities.price_for(trace.model_requested)
-    session = (ToolSession(tools, whitelist, engine=engine, run_id=trace.run_id, call_id=trace.id)
-               if tools is not None else None)
+    session = (
+        ToolSession(tools, whitelist, engine=engine, run_id=trace.run_id, call_id=trace.id)
+        if tools is not None
+        else None
+    )
     if session and session.offered and not provider.capabilities.supports_tools:
-        raise ProviderConfigError(f"提供方 {provider.name} 不支持工具调用，无法执行 {role}/{task}。")
+        raise ProviderConfigError(
+            f"提供方 {provider.name} 不支持工具调用，无法执行 {role}/{task}。"
+        )
     mode, json_schema = output_mode_for(provider.capabilities, output_model, provider.name)
     trace.output_mode = mode
 
@@ -146,19 +180,26 @@ def _run(engine: Engine, trace: CallTrace, *, task: str, output_model: type[Base
     trace.messages = ensure_json_word(prompt.messages, provider.capabilities, mode)
     trace.messages_sha256 = hash_value(trace.messages)
     trace.prompt_templates = {**prompt.templates, "sha256": prompt.templates_sha256}
-    trace.request_params.update({
-        "outputMode": mode,
-        "outputModel": output_model.__name__,
-        "jsonSchema": json_schema,
-        "toolsOffered": list(session.offered) if session else [],
-        "timeoutS": timeout_s,
-    })
+    trace.request_params.update(
+        {
+            "outputMode": mode,
+            "outputModel": output_model.__name__,
+            "jsonSchema": json_schema,
+            "toolsOffered": list(session.offered) if session else [],
+            "timeoutS": timeout_s,
+        }
+    )
     return run_structured(
-        provider, model=trace.model_requested, output_model=output_model,
-        meta=CallMeta(role, task, trace.task_input, output_model), mode=mode,
-        json_schema=json_schema, tools=session if session and session.offered else None,
-        retry=retry, timeout_s=timeout_s, cancel=cancel,
+        provider,
+        model=trace.model_requested,
+        output_model=output_model,
+        meta=CallMeta(role, task, trace.task_input, output_model),
+        mode=mode,
+        json_schema=json_schema,
+        tools=session if session and session.offered else None,
+        retry=retry,
+        timeout_s=timeout_s,
+        cancel=cancel,
         verify_model=lambda reported: check_reported_model(policy, trace.model_requested, reported),
         trace=trace,
     )
-

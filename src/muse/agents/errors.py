@@ -43,8 +43,9 @@ class AgentCallError(ProviderError):
     status = "internal_error"
     retryable = False
 
-    def __init__(self, message: str, *, hint: str | None = None,
-                 retry_after_s: float | None = None) -> None:
+    def __init__(
+        self, message: str, *, hint: str | None = None, retry_after_s: float | None = None
+    ) -> None:
         super().__init__(message, hint=hint)
         self.retry_after_s = retry_after_s
 

@@ -21,25 +21,42 @@ from muse.agents.errors import ForbiddenInput
 
 @dataclass(frozen=True)
 class _Rule:
-    label: str                               # Chinese, shown to the caller
-    words: frozenset[str] = frozenset()      # any camel/snake word of the key
-    fragments: tuple[str, ...] = ()          # substring of the normalised key
-    exact: frozenset[str] = frozenset()      # the whole normalised key
+    label: str  # Chinese, shown to the caller
+    words: frozenset[str] = frozenset()  # any camel/snake word of the key
+    fragments: tuple[str, ...] = ()  # substring of the normalised key
+    exact: frozenset[str] = frozenset()  # the whole normalised key
 
 
 _RULES: dict[str, _Rule] = {
     "arm_identity": _Rule(
         "实验臂身份或注卡策略",
         words=frozenset({"arm", "arms"}),
-        fragments=("injectionstrategy", "cardstrategy", "promptdiff", "promptvariant", "实验臂",
-                   "注卡策略", "提示词差异"),
+        fragments=(
+            "injectionstrategy",
+            "cardstrategy",
+            "promptdiff",
+            "promptvariant",
+            "实验臂",
+            "注卡策略",
+            "提示词差异",
+        ),
         exact=frozenset({"variant", "treatment", "condition"}),
     ),
     "oracle": _Rule(
         "标准答案或参考答案（oracle）",
         words=frozenset({"oracle", "gold", "groundtruth"}),
-        fragments=("referenceanswer", "standardanswer", "answerkey", "groundtruth", "goldanswer",
-                   "expectedoutput", "targetchaptertext", "标准答案", "参考答案", "真值"),
+        fragments=(
+            "referenceanswer",
+            "standardanswer",
+            "answerkey",
+            "groundtruth",
+            "goldanswer",
+            "expectedoutput",
+            "targetchaptertext",
+            "标准答案",
+            "参考答案",
+            "真值",
+        ),
         exact=frozenset({"reference", "answer", "expected", "solution", "truth"}),
     ),
     "candidate_hash": _Rule(
@@ -54,14 +71,33 @@ _RULES: dict[str, _Rule] = {
     ),
     "other_judge_result": _Rule(
         "其他评委的结果",
-        fragments=("otherjudge", "judgeresult", "judgescore", "judgeverdict", "judgereport",
-                   "peerreview", "previousscore", "priorscore", "judgement", "judgment",
-                   "评委结果", "其他评委"),
+        fragments=(
+            "otherjudge",
+            "judgeresult",
+            "judgescore",
+            "judgeverdict",
+            "judgereport",
+            "peerreview",
+            "previousscore",
+            "priorscore",
+            "judgement",
+            "judgment",
+            "评委结果",
+            "其他评委",
+        ),
     ),
     "run_identity": _Rule(
         "运行或会话身份、历史会话",
-        fragments=("runid", "sessionid", "conversationid", "callid", "receiptid", "chathistory",
-                   "运行id", "会话"),
+        fragments=(
+            "runid",
+            "sessionid",
+            "conversationid",
+            "callid",
+            "receiptid",
+            "chathistory",
+            "运行id",
+            "会话",
+        ),
         exact=frozenset({"run", "attempt", "history", "messages", "conversation"}),
     ),
 }

@@ -48,10 +48,18 @@ def record_tool_read(
     """Write one ledger row; returns the result hash (``None`` unless ``status`` is ok)."""
     digest = hash_value(result) if status == "ok" else None
     with engine.begin() as conn:
-        conn.execute(insert(tool_reads).values(
-            run_id=run_id, call_id=call_id, tool=tool, arguments=arguments, status=status,
-            result_sha256=digest, error=error, created_at=utc_now(),
-        ))
+        conn.execute(
+            insert(tool_reads).values(
+                run_id=run_id,
+                call_id=call_id,
+                tool=tool,
+                arguments=arguments,
+                status=status,
+                result_sha256=digest,
+                error=error,
+                created_at=utc_now(),
+            )
+        )
     return digest
 
 

@@ -121,8 +121,15 @@ class ExtractionDraft(StrictModel):
 # -- detector/check (spec 000 §9: only locatable, verifiable problems block) -----------------------
 
 IssueCategory = Literal[
-    "outline_hard_constraint", "fact_conflict", "evidence_missing", "timeline_location",
-    "knowledge_scope", "ability_cost", "item_boundary", "future_leak", "output_contract",
+    "outline_hard_constraint",
+    "fact_conflict",
+    "evidence_missing",
+    "timeline_location",
+    "knowledge_scope",
+    "ability_cost",
+    "item_boundary",
+    "future_leak",
+    "output_contract",
     "style_advice",
 ]
 

@@ -40,8 +40,12 @@ def frozen_policy(catalog: RoleCatalog, role: str, version: str | None = None) -
     contract = catalog.role(role)
     version = version or contract.modelPolicyVersion
     if version not in catalog.policies:
-        raise ModelNotAllowed(f"模型策略版本 {version} 不存在。", hint="请检查冻结任务记录的策略版本。")
-    return FrozenPolicy(contract.modelPolicy, version, catalog.allowance(version, contract.modelPolicy))
+        raise ModelNotAllowed(
+            f"模型策略版本 {version} 不存在。", hint="请检查冻结任务记录的策略版本。"
+        )
+    return FrozenPolicy(
+        contract.modelPolicy, version, catalog.allowance(version, contract.modelPolicy)
+    )
 
 
 def is_allowed(policy: FrozenPolicy, model: str) -> bool:
@@ -92,12 +96,13 @@ def check_reported_model(policy: FrozenPolicy, requested: str, reported: str) ->
 def policy_fingerprint(catalog: RoleCatalog, version: str) -> str:
     """SHA-256 of one policy version's content; a published version must never change."""
     return hash_value(
-        {name: allowance.model_dump(mode="json") for name, allowance in catalog.policies[version].items()}
+        {
+            name: allowance.model_dump(mode="json")
+            for name, allowance in catalog.policies[version].items()
+        }
     )
 
 
 def roles_allowing(catalog: RoleCatalog, model: str) -> list[str]:
     """Roles whose *current* policy allows ``model`` (for `muse models check`)."""
-    return [
-        role for role in catalog.roles if is_allowed(frozen_policy(catalog, role), model)
-    ]
+    return [role for role in catalog.roles if is_allowed(frozen_policy(catalog, role), model)]

@@ -22,6 +22,7 @@ from muse.agents.providers import endpoint, key_source, known_provider_names, re
 from muse.agents.providers.base import CallMeta, ChatRequest
 from muse.agents.providers.presets import find_preset
 from muse.agents.structured import ensure_json_word, output_mode_for
+from muse.core.errors import MuseError
 
 
 @dataclass(frozen=True)
@@ -31,30 +32,50 @@ class ProviderStatus:
     kind: str
     base_url: str | None
     key_env: str | None
-    key_source: str            # env | config | missing | not_needed | error
-    output_mode: str | None    # json_schema | json_object
+    key_source: str  # env | config | missing | not_needed | error
+    output_mode: str | None  # json_schema | json_object
     aliases: tuple[str, ...]
     problem: str | None = None
 
 
 def provider_statuses(config: MuseConfig | None = None) -> list[ProviderStatus]:
     config = config or load_config()
-    found = [ProviderStatus("offline", "离线（确定性，无网络）", "offline", None, None, "not_needed",
-                            "json_schema", ())]
+    found = [
+        ProviderStatus(
+            "offline",
+            "离线（确定性，无网络）",
+            "offline",
+            None,
+            None,
+            "not_needed",
+            "json_schema",
+            (),
+        )
+    ]
     for name in known_provider_names(config)[1:]:
         preset = find_preset(name)
         try:
             point = endpoint(name, config)
-        except Exception as err:  # noqa: BLE001 - a broken entry is shown, not fatal
-            found.append(ProviderStatus(name, name, "openai-compatible", None, None, "error", None,
-                                        (), problem=str(err)))
+        except MuseError as err:  # a broken entry is shown, not fatal
+            found.append(
+                ProviderStatus(
+                    name, name, "openai-compatible", None, None, "error", None, (), problem=str(err)
+                )
+            )
             continue
         caps = point.capabilities
-        found.append(ProviderStatus(
-            name, point.label, "openai-compatible", point.base_url, point.key_env, key_source(point),
-            "json_schema" if caps.supports_json_schema else "json_object",
-            preset.aliases if preset else (),
-        ))
+        found.append(
+            ProviderStatus(
+                name,
+                point.label,
+                "openai-compatible",
+                point.base_url,
+                point.key_env,
+                key_source(point),
+                "json_schema" if caps.supports_json_schema else "json_object",
+                preset.aliases if preset else (),
+            )
+        )
     return found
 
 
@@ -79,16 +100,32 @@ class CheckResult:
 PROBE_PROMPT = '这是一次连通性检查。请只回复 JSON：{"ok": true}'
 
 
-def check_model(provider: str, model: str, *, timeout_s: float = 60.0,
-                config: MuseConfig | None = None, http_client: Any = None) -> CheckResult:
+def check_model(
+    provider: str,
+    model: str,
+    *,
+    timeout_s: float = 60.0,
+    config: MuseConfig | None = None,
+    http_client: Any = None,
+) -> CheckResult:
     """One tiny request; raises the provider's error (missing key, 401, timeout …) as is."""
     chosen = resolve_provider(provider, config=config, http_client=http_client)
     mode, schema = output_mode_for(chosen.capabilities, ProbeReply, chosen.name)
-    messages = ensure_json_word([{"role": "user", "content": PROBE_PROMPT}], chosen.capabilities, mode)
+    messages = ensure_json_word(
+        [{"role": "user", "content": PROBE_PROMPT}], chosen.capabilities, mode
+    )
     started = time.monotonic()
-    reply = chosen.complete(ChatRequest(
-        model, messages, mode, schema, None, timeout_s, CallMeta("probe", "check", {}, ProbeReply)
-    ))
+    reply = chosen.complete(
+        ChatRequest(
+            model,
+            messages,
+            mode,
+            schema,
+            None,
+            timeout_s,
+            CallMeta("probe", "check", {}, ProbeReply),
+        )
+    )
     return CheckResult(
         provider=provider,
         model_requested=model,

@@ -41,8 +41,8 @@ class ToolBrief:
 @dataclass(frozen=True)
 class RenderedPrompt:
     messages: list[dict[str, Any]]
-    templates: dict[str, str]        # part → "<id> v<N>"
-    templates_sha256: str            # over the sources of every template used
+    templates: dict[str, str]  # part → "<id> v<N>"
+    templates_sha256: str  # over the sources of every template used
 
 
 @lru_cache(maxsize=1)

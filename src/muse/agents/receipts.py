@@ -5,7 +5,8 @@ id the server reported); ``write_receipt`` turns it into one ``model_calls`` row
 transaction, so a failed call is recorded even when the caller's transaction is rolled back.
 
 Secrets: every string written is scrubbed of the provider's secret values (the API key) first.
-Keys never enter prompts or replies on purpose; the scrub is the guarantee, not the hope.
+Keys never enter prompts or replies on purpose; the scrub is the guarantee, not the hope. The
+hashes in the receipt are computed on the values as they were, before scrubbing.
 """
 
 from __future__ import annotations
@@ -65,8 +66,9 @@ class CallTrace:
         self.raw_outputs.append({"attempt": self.attempts, "kind": kind, "body": reply.raw})
 
     def record_failure(self, kind: str, error: Exception) -> None:
-        self.raw_outputs.append({"attempt": self.attempts, "kind": kind,
-                                 "error": f"{type(error).__name__}: {error}"})
+        self.raw_outputs.append(
+            {"attempt": self.attempts, "kind": kind, "error": f"{type(error).__name__}: {error}"}
+        )
 
     def _add_usage(self, usage: Usage) -> None:
         self.tokens_in += usage.prompt_tokens
@@ -79,7 +81,9 @@ class CallTrace:
         if self.price is None:
             return None, None
         cached = self.tokens_cached or 0
-        cached_rate = self.price.cached_input if self.price.cached_input is not None else self.price.input
+        cached_rate = (
+            self.price.cached_input if self.price.cached_input is not None else self.price.input
+        )
         total = (
             Decimal(self.tokens_in - cached) * self.price.input
             + Decimal(cached) * cached_rate
@@ -89,14 +93,13 @@ class CallTrace:
 
 
 def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
-    """``value`` with every occurrence of a secret replaced, recursively."""
+    """``value`` with every secret replaced, recursively, and NUL characters made storable
+    (PostgreSQL text and JSONB refuse U+0000; hashes are computed before this)."""
     secrets = tuple(s for s in secrets if s)
-    if not secrets:
-        return value
     if isinstance(value, str):
         for secret in secrets:
             value = value.replace(secret, REDACTED)
-        return value
+        return value.replace("\x00", "\ufffd")
     if isinstance(value, dict):
         return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -152,7 +155,10 @@ def get_receipt(engine: Engine, call_id: str) -> dict[str, Any] | None:
 
 def run_receipts(engine: Engine, run_id: str) -> list[dict[str, Any]]:
     """Receipts of a run, oldest first."""
-    query = (select(model_calls).where(model_calls.c.run_id == run_id)
-             .order_by(model_calls.c.started_at, model_calls.c.id))
+    query = (
+        select(model_calls)
+        .where(model_calls.c.run_id == run_id)
+        .order_by(model_calls.c.started_at, model_calls.c.id)
+    )
     with engine.connect() as conn:
         return [dict(row._mapping) for row in conn.execute(query)]

@@ -53,9 +53,9 @@ from muse.agents.tools import ToolSession
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    max_transient_retries: int = 3     # 429 / 5xx / connection errors
-    base_delay_s: float = 1.0          # doubled per retry …
-    max_delay_s: float = 20.0          # … up to this; a Retry-After header is honoured up to it
+    max_transient_retries: int = 3  # 429 / 5xx / connection errors
+    base_delay_s: float = 1.0  # doubled per retry …
+    max_delay_s: float = 20.0  # … up to this; a Retry-After header is honoured up to it
     max_blank_retries: int = 1
     max_tool_rounds: int = 8
 
@@ -72,13 +72,18 @@ class _ParseFailure(Exception):
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
-def output_mode_for(caps: Capabilities, output_model: type[BaseModel], provider: str
-                    ) -> tuple[OutputMode, dict[str, Any] | None]:
+def output_mode_for(
+    caps: Capabilities, output_model: type[BaseModel], provider: str
+) -> tuple[OutputMode, dict[str, Any] | None]:
     """The response format this provider gets for this output model."""
     if caps.supports_json_schema:
         schema = output_model.model_json_schema()
         name = re.sub(r"[^A-Za-z0-9_-]", "_", output_model.__name__)[:64]
-        return "json_schema", {"name": name, "schema": schema, "strict": is_strict_compatible(schema)}
+        return "json_schema", {
+            "name": name,
+            "schema": schema,
+            "strict": is_strict_compatible(schema),
+        }
     if caps.supports_json_mode:
         return "json_object", None
     raise ProviderConfigError(
@@ -92,7 +97,9 @@ def is_strict_compatible(schema: Any) -> bool:
     if isinstance(schema, dict):
         if schema.get("type") == "object" or "properties" in schema:
             props = schema.get("properties", {})
-            if schema.get("additionalProperties") is not False or set(schema.get("required", [])) != set(props):
+            if schema.get("additionalProperties") is not False or set(
+                schema.get("required", [])
+            ) != set(props):
                 return False
         return all(is_strict_compatible(v) for v in schema.values())
     if isinstance(schema, list):
@@ -100,7 +107,9 @@ def is_strict_compatible(schema: Any) -> bool:
     return True
 
 
-def ensure_json_word(messages: list[dict[str, Any]], caps: Capabilities, mode: OutputMode) -> list[dict[str, Any]]:
+def ensure_json_word(
+    messages: list[dict[str, Any]], caps: Capabilities, mode: OutputMode
+) -> list[dict[str, Any]]:
     """JSON mode on some providers rejects a prompt that never says "JSON"."""
     if mode != "json_object" or not caps.json_mode_requires_word_json:
         return messages
@@ -116,7 +125,7 @@ def extract_json_text(text: str) -> str:
     if fenced:
         text = fenced.group(1).strip()
     if not text.startswith("{") and "{" in text and "}" in text:
-        text = text[text.index("{"): text.rindex("}") + 1]
+        text = text[text.index("{") : text.rindex("}") + 1]
     return text
 
 
@@ -125,7 +134,9 @@ def parse_output(text: str, output_model: type[BaseModel]) -> BaseModel:
     try:
         data = json.loads(candidate)
     except json.JSONDecodeError as err:
-        raise _ParseFailure(f"不是合法的 JSON：{err.msg}（第 {err.lineno} 行第 {err.colno} 列）") from err
+        raise _ParseFailure(
+            f"不是合法的 JSON：{err.msg}（第 {err.lineno} 行第 {err.colno} 列）"
+        ) from err
     if not isinstance(data, dict):
         raise _ParseFailure(f"JSON 顶层必须是对象，收到的是 {type(data).__name__}。")
     try:
@@ -195,8 +206,15 @@ def run_structured(
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise ProviderTimeout(f"调用超时：{timeout_s:.1f} 秒内没有得到合格输出。")
-        request = ChatRequest(model, list(trace.messages), mode, json_schema,
-                              tools.schemas() if tools else None, remaining, meta)
+        request = ChatRequest(
+            model,
+            list(trace.messages),
+            mode,
+            json_schema,
+            tools.schemas() if tools else None,
+            remaining,
+            meta,
+        )
         trace.attempts += 1
         try:
             reply = provider.complete(request)
@@ -219,13 +237,20 @@ def run_structured(
                 raise ToolRoundsExceeded(f"工具调用超过 {retry.max_tool_rounds} 轮仍未给出结果。")
             trace.messages.append(_assistant_tool_message(reply))
             for call in reply.tool_calls:
-                trace.messages.append({"role": "tool", "tool_call_id": call.id,
-                                       "content": tools.answer(call.name, call.arguments)})
+                trace.messages.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": call.id,
+                        "content": tools.answer(call.name, call.arguments),
+                    }
+                )
             kind = "tool_round"
             continue
         if reply.finish_reason == "length":
-            raise TruncatedOutput("模型输出被截断（达到长度上限），JSON 不完整。",
-                                  hint="请缩短输入或调高该模型的输出上限。")
+            raise TruncatedOutput(
+                "模型输出被截断（达到长度上限），JSON 不完整。",
+                hint="请缩短输入或调高该模型的输出上限。",
+            )
         if not reply.text.strip():
             if blank >= retry.max_blank_retries:
                 raise EmptyReply(f"模型连续 {blank + 1} 次返回空白回复。")

@@ -58,25 +58,50 @@ class ToolSpec:
     def openai_schema(self) -> dict[str, Any]:
         parameters = self.arguments.model_json_schema()
         parameters.pop("title", None)
-        return {"type": "function",
-                "function": {"name": self.name, "description": self.description,
-                             "parameters": parameters}}
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": parameters,
+            },
+        }
 
 
 TOOL_SPECS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
-        ToolSpec("read_chapter", "读取冻结点及之前某一章的正式正文全文。", ReadChapterArgs,
-                 lambda r, a: r.read_chapter(a.number)),
-        ToolSpec("search_prose", "在冻结点及之前的正式正文中检索字串，返回章号、位置和上下文片段。",
-                 SearchProseArgs, lambda r, a: r.search_prose(a.query, a.limit)),
-        ToolSpec("get_card", "按名字或别名查知识卡在冻结点时的状态与来源章节。", GetCardArgs,
-                 lambda r, a: r.get_card(a.name)),
-        ToolSpec("get_outline", "读取已确认的大纲、卷纲与本章细纲。", NoArgs,
-                 lambda r, a: r.get_outline()),
+        ToolSpec(
+            "read_chapter",
+            "读取冻结点及之前某一章的正式正文全文。",
+            ReadChapterArgs,
+            lambda r, a: r.read_chapter(a.number),
+        ),
+        ToolSpec(
+            "search_prose",
+            "在冻结点及之前的正式正文中检索字串，返回章号、位置和上下文片段。",
+            SearchProseArgs,
+            lambda r, a: r.search_prose(a.query, a.limit),
+        ),
+        ToolSpec(
+            "get_card",
+            "按名字或别名查知识卡在冻结点时的状态与来源章节。",
+            GetCardArgs,
+            lambda r, a: r.get_card(a.name),
+        ),
+        ToolSpec(
+            "get_outline",
+            "读取已确认的大纲、卷纲与本章细纲。",
+            NoArgs,
+            lambda r, a: r.get_outline(),
+        ),
         ToolSpec("get_style", "读取作品的文风档案。", NoArgs, lambda r, a: r.get_style()),
-        ToolSpec("get_patterns", "读取本作品装配的范式卡（只作结构方法参考）。", NoArgs,
-                 lambda r, a: r.get_patterns()),
+        ToolSpec(
+            "get_patterns",
+            "读取本作品装配的范式卡（只作结构方法参考）。",
+            NoArgs,
+            lambda r, a: r.get_patterns(),
+        ),
     )
 }
 
@@ -111,8 +136,16 @@ class ToolSet:
         permitted = self.offered(TOOL_SPECS if whitelist is None else whitelist)
 
         def log(status: ReadStatus, *, result: Any = None, error: str | None = None) -> None:
-            record_tool_read(engine, run_id=run_id, call_id=call_id, tool=name[:32],
-                             arguments=arguments, status=status, result=result, error=error)
+            record_tool_read(
+                engine,
+                run_id=run_id,
+                call_id=call_id,
+                tool=name[:32],
+                arguments=arguments,
+                status=status,
+                result=result,
+                error=error,
+            )
 
         if name not in permitted:
             message = f"工具 {name} 不在本任务的授权白名单内（可用：{'、'.join(permitted) or '无'}），已拒绝。"
@@ -139,8 +172,15 @@ class ToolSet:
 class ToolSession:
     """The tools of one model call: what is offered, and how a tool call becomes a tool message."""
 
-    def __init__(self, toolset: ToolSet, whitelist: Iterable[str], *, engine: Engine,
-                 run_id: str | None, call_id: str) -> None:
+    def __init__(
+        self,
+        toolset: ToolSet,
+        whitelist: Iterable[str],
+        *,
+        engine: Engine,
+        run_id: str | None,
+        call_id: str,
+    ) -> None:
         self.toolset = toolset
         self.offered = toolset.offered(whitelist)
         self.engine, self.run_id, self.call_id = engine, run_id, call_id
@@ -157,8 +197,14 @@ class ToolSession:
         except ValueError:
             arguments = {"_unparsed": arguments_json[:2000]}
         try:
-            result = self.toolset.call(name, arguments, engine=self.engine, run_id=self.run_id,
-                                       call_id=self.call_id, whitelist=self.offered)
+            result = self.toolset.call(
+                name,
+                arguments,
+                engine=self.engine,
+                run_id=self.run_id,
+                call_id=self.call_id,
+                whitelist=self.offered,
+            )
         except (ToolNotAllowed, AsOfViolation, InvalidInput) as err:
             return json.dumps({"error": err.message}, ensure_ascii=False)
         return json.dumps({"result": result}, ensure_ascii=False)

@@ -21,7 +21,9 @@ def path() -> None:
     location = config_path()
     console.print(str(location), highlight=False, soft_wrap=True)
     if not location.exists():
-        console.print(f"（文件尚不存在；可运行 muse config init 生成模板。设置 {CONFIG_ENV} 可改用别的位置。）")
+        console.print(
+            f"（文件尚不存在；可运行 muse config init 生成模板。设置 {CONFIG_ENV} 可改用别的位置。）"
+        )
 
 
 @config_app.command("init")
@@ -36,7 +38,9 @@ def init() -> None:
 
 
 def _render_show(data: dict) -> None:
-    console.print(f"配置文件：{data['path']}{'' if data['exists'] else '（不存在）'}", highlight=False)
+    console.print(
+        f"配置文件：{data['path']}{'' if data['exists'] else '（不存在）'}", highlight=False
+    )
     if not data["providers"]:
         console.print("没有提供方配置。")
     for name, entry in data["providers"].items():
@@ -59,5 +63,8 @@ def show(as_json: bool = typer.Option(False, "--json", help="以 JSON 输出")) 
         if entry.api_key is not None:
             values["api_key"] = "（已设置）"
         providers[name] = values
-    emit({"path": str(location), "exists": location.exists(), "providers": providers}, as_json,
-         _render_show)
+    emit(
+        {"path": str(location), "exists": location.exists(), "providers": providers},
+        as_json,
+        _render_show,
+    )

@@ -17,7 +17,9 @@ from muse.agents.probe import CheckResult, ProviderStatus, check_model, provider
 from muse.cli.output import console, emit, fail
 from muse.core.errors import MuseError
 
-models_app = typer.Typer(help="模型提供方：列出可用提供方与模型策略，检查连通性。", no_args_is_help=True)
+models_app = typer.Typer(
+    help="模型提供方：列出可用提供方与模型策略，检查连通性。", no_args_is_help=True
+)
 
 _KEY_SOURCE = {
     "env": "已配置（环境变量）",
@@ -34,9 +36,17 @@ def _policies() -> list[dict[str, Any]]:
     for name, role in catalog.roles.items():
         allowance = catalog.allowance(role.modelPolicyVersion, role.modelPolicy)
         aliases = [a for a, target in catalog.aliases.items() if target == name]
-        rows.append({"role": name, "displayName": role.displayName, "aliases": aliases,
-                     "policy": role.modelPolicy, "policyVersion": role.modelPolicyVersion,
-                     "models": list(allowance.models), "patterns": list(allowance.patterns)})
+        rows.append(
+            {
+                "role": name,
+                "displayName": role.displayName,
+                "aliases": aliases,
+                "policy": role.modelPolicy,
+                "policyVersion": role.modelPolicyVersion,
+                "models": list(allowance.models),
+                "patterns": list(allowance.patterns),
+            }
+        )
     return rows
 
 
@@ -62,7 +72,9 @@ def _render_list(data: dict[str, Any]) -> None:
         name = r["role"] + (f"（≡{'、'.join(r['aliases'])}）" if r["aliases"] else "")
         roles.add_row(f"{name} {r['displayName']}", f"{r['policy']}@{r['policyVersion']}", allowed)
     console.print(roles)
-    console.print("每次调用都须显式指定 --provider 与 --model；不联网试用：--provider offline --model offline-1")
+    console.print(
+        "每次调用都须显式指定 --provider 与 --model；不联网试用：--provider offline --model offline-1"
+    )
 
 
 @models_app.command("list")
@@ -82,9 +94,13 @@ def _render_check(result: dict[str, Any]) -> None:
     if result["matches"]:
         console.print("[green]模型一致。[/]")
     else:
-        console.print("[yellow]服务端报告的模型与请求的不一致：正式调用会因此被拒绝，"
-                      "除非新的策略版本登记了这个别名。[/]")
-    console.print(f"耗时 {result['latency_ms']} 毫秒，输入 {result['tokens_in']} / 输出 {result['tokens_out']} tokens")
+        console.print(
+            "[yellow]服务端报告的模型与请求的不一致：正式调用会因此被拒绝，"
+            "除非新的策略版本登记了这个别名。[/]"
+        )
+    console.print(
+        f"耗时 {result['latency_ms']} 毫秒，输入 {result['tokens_in']} / 输出 {result['tokens_out']} tokens"
+    )
     roles = result["allowed_roles"]
     if roles:
         console.print(f"当前策略允许该模型用于：{'、'.join(roles)}")

@@ -82,7 +82,7 @@ def milestone_problem(m: Milestone) -> Exclusion | None:
     if m.refs and all(r.stale for r in m.refs):
         return _x("milestone", label, m.chapter, R.unproven_chapter, "出处均已失效，章号无法证明。")
     late = max((r.chapter for r in m.refs), default=0)
-    if False:
+    if late > m.chapter:
         return _x("milestone", label, late, R.misplaced,
                   f"错位：出处指向第 {late} 章，晚于里程碑自身的第 {m.chapter} 章。")
     return None
@@ -156,7 +156,7 @@ def _live_refs(refs: Sequence[SourceRef], as_of: int, owner: str, out: list[Excl
         if r.chapter > as_of:
             out.append(_x("ref", f"{owner}的出处（第 {r.chapter} 章）", r.chapter, R.future,
                           f"出处在第 {r.chapter} 章，晚于冻结点第 {as_of} 章。"))
-        elif r.stale:
+        elif False:
             out.append(_x("ref", f"{owner}的出处（第 {r.chapter} 章）", r.chapter, R.stale_ref,
                           f"出处已失效：{r.stale_reason or '原文已修改'}"))
         else:

@@ -65,8 +65,12 @@ def _derived_key_env(name: str) -> str:
 def _apply_flags(caps: Capabilities, settings: ProviderSettings) -> Capabilities:
     flags = {
         key: getattr(settings, key)
-        for key in ("supports_json_schema", "supports_json_mode", "json_mode_requires_word_json",
-                    "supports_tools")
+        for key in (
+            "supports_json_schema",
+            "supports_json_mode",
+            "json_mode_requires_word_json",
+            "supports_tools",
+        )
         if getattr(settings, key) is not None
     }
     return replace(caps, **flags)
@@ -100,7 +104,9 @@ def endpoint(name: str, config: MuseConfig | None = None) -> Endpoint:
         name=name,
         label=preset.label if preset else f"自定义（{name}）",
         base_url=base_url,
-        key_env=settings.api_key_env or (preset.key_env if preset else None) or _derived_key_env(name),
+        key_env=settings.api_key_env
+        or (preset.key_env if preset else None)
+        or _derived_key_env(name),
         key_required=preset.key_required if preset else True,
         capabilities=_apply_flags(preset.capabilities if preset else CUSTOM_CAPABILITIES, settings),
         settings=settings,
@@ -131,7 +137,9 @@ def api_key(point: Endpoint) -> str | None:
     return None
 
 
-def resolve_provider(name: str, *, config: MuseConfig | None = None, http_client: Any = None) -> Provider:
+def resolve_provider(
+    name: str, *, config: MuseConfig | None = None, http_client: Any = None
+) -> Provider:
     """The provider a call names. ``http_client`` is handed to the openai SDK (tests, proxies)."""
     if name in _factories:
         return _factories[name]()

@@ -32,8 +32,8 @@ class Price:
 
 @dataclass(frozen=True)
 class Capabilities:
-    supports_json_schema: bool = False      # strict response_format json_schema
-    supports_json_mode: bool = True         # response_format json_object
+    supports_json_schema: bool = False  # strict response_format json_schema
+    supports_json_mode: bool = True  # response_format json_object
     json_mode_requires_word_json: bool = False  # the prompt must contain the word "JSON"
     supports_tools: bool = True
     prices: dict[str, Price] = field(default_factory=dict)  # model id → price
@@ -57,8 +57,8 @@ class ChatRequest:
     model: str
     messages: list[dict[str, Any]]
     output_mode: OutputMode
-    json_schema: dict[str, Any] | None     # {"name", "schema", "strict"} for json_schema mode
-    tools: list[dict[str, Any]] | None     # OpenAI tool definitions; None: no tools key at all
+    json_schema: dict[str, Any] | None  # {"name", "schema", "strict"} for json_schema mode
+    tools: list[dict[str, Any]] | None  # OpenAI tool definitions; None: no tools key at all
     timeout_s: float
     meta: CallMeta
 
@@ -67,24 +67,24 @@ class ChatRequest:
 class ToolCall:
     id: str
     name: str
-    arguments: str                         # JSON text, as the model wrote it
+    arguments: str  # JSON text, as the model wrote it
 
 
 @dataclass(frozen=True)
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cached_tokens: int | None = None       # None: the provider did not report it
+    cached_tokens: int | None = None  # None: the provider did not report it
 
 
 @dataclass(frozen=True)
 class ChatReply:
     text: str
-    model: str                             # the model id the server reports
+    model: str  # the model id the server reports
     tool_calls: tuple[ToolCall, ...] = ()
     finish_reason: str | None = None
     usage: Usage = Usage()
-    raw: Any = None                        # the raw response body (JSON), stored in the receipt
+    raw: Any = None  # the raw response body (JSON), stored in the receipt
 
 
 class Provider(Protocol):

@@ -59,9 +59,16 @@ def builtin_generator(role: str, task: str) -> Callable[[OfflineGenerator], Offl
     return wrap
 
 
-def offline_seed(role: str, task: str, task_input: dict[str, Any], output_model: type[BaseModel]) -> str:
+def offline_seed(
+    role: str, task: str, task_input: dict[str, Any], output_model: type[BaseModel]
+) -> str:
     return hash_value(
-        {"role": role, "task": task, "input": task_input, "schema": output_model.model_json_schema()}
+        {
+            "role": role,
+            "task": task,
+            "input": task_input,
+            "schema": output_model.model_json_schema(),
+        }
     )
 
 
@@ -83,7 +90,9 @@ def generate_offline(
 def fallback_instance(
     role: str, task: str, task_input: dict[str, Any], output_model: type[BaseModel]
 ) -> dict[str, Any]:
-    data = sample_instance(output_model.model_json_schema(), offline_seed(role, task, task_input, output_model))
+    data = sample_instance(
+        output_model.model_json_schema(), offline_seed(role, task, task_input, output_model)
+    )
     try:
         output_model.model_validate(data)
     except ValidationError as err:
@@ -109,7 +118,8 @@ class OfflineProvider:
     kind = "offline"
     base_url = None
     capabilities = Capabilities(
-        supports_json_schema=True, supports_tools=True,
+        supports_json_schema=True,
+        supports_tools=True,
         prices={"*": Price(Decimal("0"), Decimal("0"))},
     )
 
@@ -131,10 +141,17 @@ class OfflineProvider:
             "id": f"offline-{hash_value(data)[:16]}",
             "object": "chat.completion",
             "model": request.model,
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": usage.prompt_tokens,
-                      "completion_tokens": usage.completion_tokens,
-                      "total_tokens": usage.prompt_tokens + usage.completion_tokens},
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": text},
+                }
+            ],
+            "usage": {
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+            },
         }
         return ChatReply(text=text, model=request.model, finish_reason="stop", usage=usage, raw=raw)

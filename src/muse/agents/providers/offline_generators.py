@@ -50,14 +50,28 @@ def explore(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any
     if model is not outputs.ExploreList:
         return None
     reads: list[dict[str, Any]] = [
-        {"tool": "get_outline", "number": None, "query": None, "name": None, "purpose": "读本章细纲"},
+        {
+            "tool": "get_outline",
+            "number": None,
+            "query": None,
+            "name": None,
+            "purpose": "读本章细纲",
+        },
     ]
     as_of = _as_of(task_input)
     if as_of is not None and as_of >= 1:
-        reads.append({"tool": "read_chapter", "number": as_of, "query": None, "name": None,
-                      "purpose": "读紧接本章之前的一章，确认即时局面"})
-    reads.append({"tool": "get_style", "number": None, "query": None, "name": None,
-                  "purpose": "读文风档案"})
+        reads.append(
+            {
+                "tool": "read_chapter",
+                "number": as_of,
+                "query": None,
+                "name": None,
+                "purpose": "读紧接本章之前的一章，确认即时局面",
+            }
+        )
+    reads.append(
+        {"tool": "get_style", "number": None, "query": None, "name": None, "purpose": "读文风档案"}
+    )
     return {"reads": reads, "notes": OFFLINE_NOTE}
 
 
@@ -80,24 +94,37 @@ def plan(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] |
         {"label": f"要点{i}", "content": leaf, "hard": i == 1}
         for i, leaf in enumerate(_text_leaves(task_input), start=1)
     ]
-    return {"title": title, "summary": OFFLINE_NOTE, "items": items,
-            "designIssues": ["离线模式不做规划判断，请改用真实模型生成规划。"]}
+    return {
+        "title": title,
+        "summary": OFFLINE_NOTE,
+        "items": items,
+        "designIssues": ["离线模式不做规划判断，请改用真实模型生成规划。"],
+    }
 
 
 @builtin_generator("extractor", "extract")
 def extract(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] | None:
     if model is not outputs.ExtractionDraft:
         return None
-    return {"entities": [], "relations": [], "events": [], "conflicts": [],
-            "designFindings": [f"{OFFLINE_NOTE}离线模式不做知识抽取。"]}
+    return {
+        "entities": [],
+        "relations": [],
+        "events": [],
+        "conflicts": [],
+        "designFindings": [f"{OFFLINE_NOTE}离线模式不做知识抽取。"],
+    }
 
 
 @builtin_generator("detector", "check")
 def check(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] | None:
     if model is not outputs.DetectorReport:
         return None
-    return {"verdict": "passed", "issues": [], "evidenceGaps": [],
-            "summary": f"{OFFLINE_NOTE}离线模式不做语义核查，仅返回结构合法的报告。"}
+    return {
+        "verdict": "passed",
+        "issues": [],
+        "evidenceGaps": [],
+        "summary": f"{OFFLINE_NOTE}离线模式不做语义核查，仅返回结构合法的报告。",
+    }
 
 
 def _candidates(task_input: dict[str, Any]) -> list[tuple[str, str]]:
@@ -120,12 +147,17 @@ def score(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] 
     candidates = []
     for label, text in _candidates(task_input):
         quote = text.strip()[:20]
-        candidates.append({
-            "candidateLabel": label,
-            "dimensions": {
-                name: {"score": rng.choice([3.0, 3.5, 4.0]), "reason": OFFLINE_NOTE,
-                       "quotes": [quote] if quote else []}
-                for name in dimensions
-            },
-        })
+        candidates.append(
+            {
+                "candidateLabel": label,
+                "dimensions": {
+                    name: {
+                        "score": rng.choice([3.0, 3.5, 4.0]),
+                        "reason": OFFLINE_NOTE,
+                        "quotes": [quote] if quote else [],
+                    }
+                    for name in dimensions
+                },
+            }
+        )
     return {"candidates": candidates}

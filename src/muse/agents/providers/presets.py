@@ -18,9 +18,9 @@ from muse.agents.providers.base import Capabilities, Price
 @dataclass(frozen=True)
 class Preset:
     name: str
-    label: str                       # what the author reads
+    label: str  # what the author reads
     base_url: str
-    key_env: str | None              # environment variable holding the key
+    key_env: str | None  # environment variable holding the key
     key_required: bool
     capabilities: Capabilities
     aliases: tuple[str, ...] = ()
@@ -30,9 +30,14 @@ PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
         Preset(
-            "deepseek", "DeepSeek 深度求索", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", True,
+            "deepseek",
+            "DeepSeek 深度求索",
+            "https://api.deepseek.com/v1",
+            "DEEPSEEK_API_KEY",
+            True,
             Capabilities(
-                supports_json_schema=False, json_mode_requires_word_json=True,
+                supports_json_schema=False,
+                json_mode_requires_word_json=True,
                 prices={
                     "deepseek-chat": Price(D("2"), D("3"), D("0.2")),
                     "deepseek-reasoner": Price(D("2"), D("3"), D("0.2")),
@@ -40,10 +45,14 @@ PRESETS: dict[str, Preset] = {
             ),
         ),
         Preset(
-            "qwen", "通义千问（阿里云百炼 DashScope）",
-            "https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY", True,
+            "qwen",
+            "通义千问（阿里云百炼 DashScope）",
+            "https://dashscope.aliyuncs.com/compatible-mode/v1",
+            "DASHSCOPE_API_KEY",
+            True,
             Capabilities(
-                supports_json_schema=False, json_mode_requires_word_json=True,
+                supports_json_schema=False,
+                json_mode_requires_word_json=True,
                 prices={
                     "qwen-max": Price(D("2.4"), D("9.6")),
                     "qwen3-max": Price(D("6"), D("24")),
@@ -54,9 +63,14 @@ PRESETS: dict[str, Preset] = {
             aliases=("dashscope",),
         ),
         Preset(
-            "kimi", "Kimi（月之暗面 Moonshot）", "https://api.moonshot.cn/v1", "MOONSHOT_API_KEY", True,
+            "kimi",
+            "Kimi（月之暗面 Moonshot）",
+            "https://api.moonshot.cn/v1",
+            "MOONSHOT_API_KEY",
+            True,
             Capabilities(
-                supports_json_schema=False, json_mode_requires_word_json=True,
+                supports_json_schema=False,
+                json_mode_requires_word_json=True,
                 prices={
                     "kimi-k2-0905-preview": Price(D("4"), D("16"), D("1")),
                     "kimi-k2-turbo-preview": Price(D("8"), D("58"), D("1")),
@@ -66,10 +80,14 @@ PRESETS: dict[str, Preset] = {
             aliases=("moonshot",),
         ),
         Preset(
-            "zhipu", "智谱 GLM（BigModel）", "https://open.bigmodel.cn/api/paas/v4", "ZHIPUAI_API_KEY",
+            "zhipu",
+            "智谱 GLM（BigModel）",
+            "https://open.bigmodel.cn/api/paas/v4",
+            "ZHIPUAI_API_KEY",
             True,
             Capabilities(
-                supports_json_schema=False, json_mode_requires_word_json=True,
+                supports_json_schema=False,
+                json_mode_requires_word_json=True,
                 prices={
                     "glm-4.6": Price(D("2"), D("8"), D("0.4")),
                     "glm-4-plus": Price(D("5"), D("5")),
@@ -79,9 +97,14 @@ PRESETS: dict[str, Preset] = {
             aliases=("glm", "bigmodel"),
         ),
         Preset(
-            "openai", "OpenAI", "https://api.openai.com/v1", "OPENAI_API_KEY", True,
+            "openai",
+            "OpenAI",
+            "https://api.openai.com/v1",
+            "OPENAI_API_KEY",
+            True,
             Capabilities(
-                supports_json_schema=True, json_mode_requires_word_json=True,
+                supports_json_schema=True,
+                json_mode_requires_word_json=True,
                 prices={
                     "gpt-4o": Price(D("2.5"), D("10"), D("1.25"), "USD"),
                     "gpt-4o-mini": Price(D("0.15"), D("0.6"), D("0.075"), "USD"),
@@ -93,11 +116,19 @@ PRESETS: dict[str, Preset] = {
             ),
         ),
         Preset(
-            "vllm", "vLLM（自建服务）", "http://127.0.0.1:8000/v1", "VLLM_API_KEY", False,
+            "vllm",
+            "vLLM（自建服务）",
+            "http://127.0.0.1:8000/v1",
+            "VLLM_API_KEY",
+            False,
             Capabilities(supports_json_schema=True, prices={"*": Price(D("0"), D("0"))}),
         ),
         Preset(
-            "ollama", "Ollama（本机）", "http://127.0.0.1:11434/v1", None, False,
+            "ollama",
+            "Ollama（本机）",
+            "http://127.0.0.1:11434/v1",
+            None,
+            False,
             Capabilities(supports_json_schema=True, prices={"*": Price(D("0"), D("0"))}),
         ),
     )

@@ -32,7 +32,10 @@ class _Sampler:
     def resolve(self, node: dict[str, Any]) -> dict[str, Any]:
         while "$ref" in node:
             name = node["$ref"].rsplit("/", 1)[-1]
-            node = {**self.root.get("$defs", {})[name], **{k: v for k, v in node.items() if k != "$ref"}}
+            node = {
+                **self.root.get("$defs", {})[name],
+                **{k: v for k, v in node.items() if k != "$ref"},
+            }
         return node
 
     def value(self, node: dict[str, Any], name: str, depth: int = 0) -> Any:

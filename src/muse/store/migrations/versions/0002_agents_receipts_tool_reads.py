@@ -2,7 +2,19 @@
 
 Revision ID: 0002
 Revises: 0001
-Create Date: 2026-11-29 19:41:24.228388
+Create Date: 2026-11-29
+
+The agents branch (spec 003, ARCHITECTURE.md §8):
+
+- ``model_calls``: one receipt per model call, written once when the call ends (ok or a named
+  failure), with the prompts sent, the raw replies, the validated output, tokens, latency,
+  estimated cost and the hashes of input, messages and output. Never an API key.
+- ``tool_reads``: the ledger of read-only tool reads; a run's ``ok`` rows in id order are its
+  dependency list. ``call_id`` is deliberately not a foreign key: the reads of a call are
+  written while it runs, its receipt only when it ends.
+
+The CHECK on ``model_calls.status`` lists ``muse.agents.errors.RECEIPT_STATUSES``; a new status
+needs a new migration on this branch. Column comments say what each column and its NULL mean.
 """
 
 from alembic import op
@@ -72,7 +84,6 @@ def upgrade() -> None:
     with op.batch_alter_table('tool_reads', schema=None) as batch_op:
         batch_op.create_index('ix_tool_reads_call_id', ['call_id'], unique=False)
         batch_op.create_index('ix_tool_reads_run_id', ['run_id'], unique=False)
-
 
 
 def downgrade() -> None:

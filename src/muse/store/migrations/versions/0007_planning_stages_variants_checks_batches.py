@@ -22,6 +22,33 @@ depends_on = None
 
 
 def upgrade() -> None:
+    with op.batch_alter_table('plan_sections', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('stage', sa.SmallInteger(), nullable=True, comment="0 定盘 … 4 细纲; NULL: a section outside the five stages (type 'state')"))
+        batch_op.add_column(sa.Column('origin', sa.String(length=16), nullable=True, comment='import | edit | planner | batch | ledger; NULL: saved before origins were kept'))
+        batch_op.add_column(sa.Column('origin_detail', sa.JSON().with_variant(postgresql.JSONB(), 'postgresql'), nullable=True, comment='file, model call receipt, batch …; NULL when there is nothing to add'))
+        batch_op.add_column(sa.Column('variant_group', sa.String(length=40), nullable=True, comment='drafts generated together to be compared; NULL: not one of several variants'))
+        batch_op.add_column(sa.Column('variant_index', sa.Integer(), nullable=True, comment='1-based index in its group; NULL alone'))
+        batch_op.add_column(sa.Column('basis', sa.JSON().with_variant(postgresql.JSONB(), 'postgresql'), nullable=True, comment='confirmed upstream sections (id, sha256) checked at confirmation; NULL: none'))
+        batch_op.add_column(sa.Column('check_report', sa.JSON().with_variant(postgresql.JSONB(), 'postgresql'), nullable=True, comment='findings of the latest check (save or refused confirmation); NULL: never checked'))
+        batch_op.add_column(sa.Column('checked_at', muse.store.metadata.UtcDateTime(timezone=True), nullable=True, comment='when check_report was written'))
+        batch_op.add_column(sa.Column('closed_at', muse.store.metadata.UtcDateTime(timezone=True), nullable=True, comment='when it was superseded or discarded; NULL while shadow or confirmed'))
+        batch_op.create_index('ix_plan_sections_stage', ['work_id', 'stage', 'state'], unique=False)
+
+    # Existing rows: every fine_outline is stage 4; 'outline' is stage 1, 'assembly' stage 3;
+    # 'setting' rows predate stage 2 sign-offs, so they are stage 0 (定盘).
+    op.execute("UPDATE plan_sections SET stage = CASE section_type WHEN 'fine_outline' THEN 4 "
+               "WHEN 'outline' THEN 1 WHEN 'assembly' THEN 3 WHEN 'setting' THEN 0 END "
+               "WHERE stage IS NULL")
+    with op.batch_alter_table('plan_sections', schema=None, recreate='auto') as batch_op:
+        batch_op.drop_constraint(op.f('ck_plan_sections_state'), type_='check')
+        batch_op.create_check_constraint(
+            op.f('ck_plan_sections_state'), "state IN ('shadow','confirmed','superseded','discarded')")
+        batch_op.create_check_constraint(
+            op.f('ck_plan_sections_stage_type'),
+            "stage IS NULL OR (stage = 0 AND section_type = 'setting')"
+            " OR (stage = 1 AND section_type = 'outline') OR (stage = 2 AND section_type = 'setting')"
+            " OR (stage = 3 AND section_type = 'assembly') OR (stage = 4 AND section_type = 'fine_outline')")
+
     op.create_table('plan_batches',
     sa.Column('id', sa.String(length=40), nullable=False),
     sa.Column('work_id', sa.Integer(), nullable=False),
@@ -58,38 +85,17 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('id', name=op.f('pk_plan_batch_items')),
     sa.UniqueConstraint('batch_id', 'position', name=op.f('uq_plan_batch_items_batch_id_position'))
     )
-    with op.batch_alter_table('plan_sections', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('stage', sa.SmallInteger(), nullable=True, comment="0 定盘 … 4 细纲; NULL: a section outside the five stages (type 'state')"))
-        batch_op.add_column(sa.Column('origin', sa.String(length=16), nullable=True, comment='import | edit | planner | batch | ledger; NULL: saved before origins were kept'))
-        batch_op.add_column(sa.Column('origin_detail', sa.JSON().with_variant(postgresql.JSONB(), 'postgresql'), nullable=True, comment='file, model call receipt, batch …; NULL when there is nothing to add'))
-        batch_op.add_column(sa.Column('variant_group', sa.String(length=40), nullable=True, comment='drafts generated together to be compared; NULL: not one of several variants'))
-        batch_op.add_column(sa.Column('variant_index', sa.Integer(), nullable=True, comment='1-based index in its group; NULL alone'))
-        batch_op.add_column(sa.Column('basis', sa.JSON().with_variant(postgresql.JSONB(), 'postgresql'), nullable=True, comment='confirmed upstream sections (id, sha256) checked at confirmation; NULL: none'))
-        batch_op.add_column(sa.Column('check_report', sa.JSON().with_variant(postgresql.JSONB(), 'postgresql'), nullable=True, comment='findings of the latest check (save or refused confirmation); NULL: never checked'))
-        batch_op.add_column(sa.Column('checked_at', muse.store.metadata.UtcDateTime(timezone=True), nullable=True, comment='when check_report was written'))
-        batch_op.add_column(sa.Column('closed_at', muse.store.metadata.UtcDateTime(timezone=True), nullable=True, comment='when it was superseded or discarded; NULL while shadow or confirmed'))
-        batch_op.create_index('ix_plan_sections_stage', ['work_id', 'stage', 'state'], unique=False)
-
-    # Existing rows: every fine_outline is stage 4; 'outline' is stage 1, 'assembly' stage 3;
-    # 'setting' rows predate stage 2 sign-offs, so they are stage 0 (定盘).
-    op.execute("UPDATE plan_sections SET stage = CASE section_type WHEN 'fine_outline' THEN 4 "
-               "WHEN 'outline' THEN 1 WHEN 'assembly' THEN 3 WHEN 'setting' THEN 0 END "
-               "WHERE stage IS NULL")
-    with op.batch_alter_table('plan_sections', schema=None, recreate='always') as batch_op:
-        batch_op.drop_constraint(op.f('ck_plan_sections_state'), type_='check')
-        batch_op.create_check_constraint(
-            op.f('ck_plan_sections_state'), "state IN ('shadow','confirmed','superseded','discarded')")
-        batch_op.create_check_constraint(
-            op.f('ck_plan_sections_stage_type'),
-            "stage IS NULL OR (stage = 0 AND section_type = 'setting')"
-            " OR (stage = 1 AND section_type = 'outline') OR (stage = 2 AND section_type = 'setting')"
-            " OR (stage = 3 AND section_type = 'assembly') OR (stage = 4 AND section_type = 'fine_outline')")
 
 
 
 def downgrade() -> None:
+    op.drop_table('plan_batch_items')
+    with op.batch_alter_table('plan_batches', schema=None) as batch_op:
+        batch_op.drop_index('ix_plan_batches_work')
+    op.drop_table('plan_batches')
+
     op.execute("UPDATE plan_sections SET state = 'superseded' WHERE state = 'discarded'")
-    with op.batch_alter_table('plan_sections', schema=None, recreate='always') as batch_op:
+    with op.batch_alter_table('plan_sections', schema=None, recreate='auto') as batch_op:
         batch_op.drop_constraint(op.f('ck_plan_sections_stage_type'), type_='check')
         batch_op.drop_constraint(op.f('ck_plan_sections_state'), type_='check')
         batch_op.create_check_constraint(
@@ -105,9 +111,3 @@ def downgrade() -> None:
         batch_op.drop_column('origin_detail')
         batch_op.drop_column('origin')
         batch_op.drop_column('stage')
-
-    op.drop_table('plan_batch_items')
-    with op.batch_alter_table('plan_batches', schema=None) as batch_op:
-        batch_op.drop_index('ix_plan_batches_work')
-
-    op.drop_table('plan_batches')
