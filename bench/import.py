@@ -41,14 +41,18 @@ def books() -> list[tuple[str, bytes]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--database-url", default=None, help="default: a fresh temporary SQLite file")
+    parser.add_argument(
+        "--database-url", default=None, help="default: a fresh temporary SQLite file"
+    )
     args = parser.parse_args()
     url = args.database_url or f"sqlite:///{tempfile.mkdtemp()}/bench.db"
     engine = make_engine(url)
     upgrade(engine)
     print(f"database: {engine.dialect.name}")
-    print(f"{'book':<16}{'chapters':>9}{'han':>11}{'parse s':>9}{'import s':>10}"
-          f"{'ch/s':>9}{'han/s':>12}  target")
+    print(
+        f"{'book':<16}{'chapters':>9}{'han':>11}{'parse s':>9}{'import s':>10}"
+        f"{'ch/s':>9}{'han/s':>12}  target"
+    )
     for name, data in books():
         started = time.perf_counter()
         book = parse_book(decode_book(data).text)
@@ -57,9 +61,13 @@ def main() -> None:
         report = import_book(engine, data, title=name, source_kind="public_domain")
         total = time.perf_counter() - started
         target = TARGETS.get(name)
-        verdict = "" if target is None else ("ok" if total < target else "SLOW") + f" (<{target:g} s)"
-        print(f"{name:<16}{len(book.chapters):>9}{report.han_count:>11}{parse_s:>9.2f}{total:>10.2f}"
-              f"{len(report.chapters) / total:>9.0f}{report.han_count / total:>12.0f}  {verdict}")
+        verdict = (
+            "" if target is None else ("ok" if total < target else "SLOW") + f" (<{target:g} s)"
+        )
+        print(
+            f"{name:<16}{len(book.chapters):>9}{report.han_count:>11}{parse_s:>9.2f}{total:>10.2f}"
+            f"{len(report.chapters) / total:>9.0f}{report.han_count / total:>12.0f}  {verdict}"
+        )
 
 
 if __name__ == "__main__":

@@ -33,7 +33,10 @@ def test_dry_run_lists_chapters_and_writes_nothing(muse, book_file):
     data = muse.json("import", str(book_file), "--title", "测试之书", "--dry-run")
     assert data["dryRun"] is True and data["workId"] is None
     assert [(c["number"], c["title"], c["volume"]) for c in data["chapters"]] == [
-        (1, "开端", "初入江湖"), (2, "下山", "初入江湖"), (3, "风起", "风起")]
+        (1, "开端", "初入江湖"),
+        (2, "下山", "初入江湖"),
+        (3, "风起", "风起"),
+    ]
     assert muse.json("works") == []
 
 
@@ -61,7 +64,8 @@ def test_exported_text_reimports_to_the_same_chapters(muse, book_file, tmp_path)
     again = muse.json("import", str(out), "--title", "再导入", "--dry-run")
     original = muse.json("chapters")
     assert [(c["number"], c["title"], c["hanCount"]) for c in again["chapters"]] == [
-        (c["number"], c["title"], c["han_count"]) for c in original]
+        (c["number"], c["title"], c["han_count"]) for c in original
+    ]
 
 
 def test_bad_file_fails_with_clear_error_and_stores_nothing(muse, tmp_path):

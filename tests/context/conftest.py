@@ -3,8 +3,8 @@
 import pytest
 
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
-from muse.works.catalog import create_work
 from muse.works.canonical import add_chapter
+from muse.works.catalog import create_work
 
 CHAPTERS = 8
 
@@ -25,7 +25,9 @@ def fine_outline(chapter: int) -> dict:
         "hard_constraints": {
             "hard_events": [{"id": "H1", "text": "林远与苏晴在山门前分别"}],
             "result_direction": {"id": "R1", "text": "林远独自上山"},
-            "foreshadowing": [{"id": "F1", "action": "推", "thread": "玉佩", "text": "玉佩微微发热"}],
+            "foreshadowing": [
+                {"id": "F1", "action": "推", "thread": "玉佩", "text": "玉佩微微发热"}
+            ],
             "chapter_end_hook": {"id": "K1", "text": "山门后传来一声钟响"},
             "required_entities": [{"id": "E1", "name": "林远"}, {"id": "E2", "name": "苏晴"}],
         },

@@ -20,9 +20,16 @@ def _freeze(engine, work_id, target, run_id="run_00000000000000000001", as_of=No
     with engine.begin() as conn:
         section_id, outline = load_confirmed(conn, work_id, target)
         auth = take_snapshot(conn, work_id, "production")
-        return freeze_context(conn, work_id=work_id, outline=outline, outline_section_id=section_id,
-                              run_id=run_id, attempt=1,
-                              as_of=target - 1 if as_of is None else as_of, authorization=auth)
+        return freeze_context(
+            conn,
+            work_id=work_id,
+            outline=outline,
+            outline_section_id=section_id,
+            run_id=run_id,
+            attempt=1,
+            as_of=target - 1 if as_of is None else as_of,
+            authorization=auth,
+        )
 
 
 def test_baseline_is_the_four_previous_full_chapters(engine, marked_book):
@@ -33,8 +40,9 @@ def test_baseline_is_the_four_previous_full_chapters(engine, marked_book):
     assert frozen.context.output_contract.narrative_baseline.chapters == (3, 4, 5, 6)
 
 
-@settings(max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture],
-          deadline=None)
+@settings(
+    max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None
+)
 @given(as_of=st.integers(min_value=1, max_value=CHAPTERS))
 def test_nothing_after_as_of_reaches_the_context(engine, marked_book, as_of):
     frozen = _freeze(engine, marked_book, as_of + 1)

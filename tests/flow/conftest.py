@@ -4,10 +4,10 @@ import pytest
 
 from muse.agents import offline_writer
 from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
-from tests.context.conftest import CHAPTERS, chapter_text, fine_outline  # noqa: F401
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
-from muse.works.catalog import create_work
 from muse.works.canonical import add_chapter
+from muse.works.catalog import create_work
+from tests.context.conftest import CHAPTERS, chapter_text, fine_outline  # noqa: F401
 
 NEXT = CHAPTERS + 1
 

@@ -32,9 +32,18 @@ def test_write_produces_a_checked_shadow_candidate(engine, book):
     assert summary.state == "shadow_ready", summary
     assert summary.findings == []
     with engine.connect() as conn:
-        cand = conn.execute(select(candidates).where(candidates.c.id == summary.candidate_id)).mappings().one()
-        nodes = dict(conn.execute(select(run_events.c.node, run_events.c.status)
-                                  .where(run_events.c.run_id == summary.run_id)).all())
+        cand = (
+            conn.execute(select(candidates).where(candidates.c.id == summary.candidate_id))
+            .mappings()
+            .one()
+        )
+        nodes = dict(
+            conn.execute(
+                select(run_events.c.node, run_events.c.status).where(
+                    run_events.c.run_id == summary.run_id
+                )
+            ).all()
+        )
     assert cand["state"] == "PASSED"
     assert cand["report"]["candidateSha256"] == cand["sha256"]
     assert cand["report"]["semantic"]["status"] == "not_built"
@@ -50,8 +59,11 @@ def test_accept_commits_prose_decision_and_job_together(engine, book):
     assert outcome.state == "extraction_queued" and outcome.revision == 1
     with engine.connect() as conn:
         chapter = catalog.get_chapter_text(conn, book, NEXT)
-        block = conn.execute(select(prose_blocks.c.attribution, prose_blocks.c.origin)
-                             .where(prose_blocks.c.content_sha256 == chapter.content_sha256)).one()
+        block = conn.execute(
+            select(prose_blocks.c.attribution, prose_blocks.c.origin).where(
+                prose_blocks.c.content_sha256 == chapter.content_sha256
+            )
+        ).one()
         run_state = conn.execute(select(runs.c.state).where(runs.c.id == summary.run_id)).scalar()
     assert chapter.title == f"第{NEXT}章"
     assert block.origin == "accept" and block.attribution["candidateId"] == summary.candidate_id
@@ -76,7 +88,10 @@ def test_second_candidate_for_same_chapter_ends_in_revision_conflict(engine, boo
     outcome = accept_candidate(engine, second.candidate_id)
     assert outcome.state == "revision_conflict"
     with engine.connect() as conn:
-        assert conn.execute(select(runs.c.state).where(runs.c.id == second.run_id)).scalar() == "revision_conflict"
+        assert (
+            conn.execute(select(runs.c.state).where(runs.c.id == second.run_id)).scalar()
+            == "revision_conflict"
+        )
         assert catalog.get_chapter_text(conn, book, NEXT).revision == 1
 
 
@@ -106,7 +121,9 @@ def test_racing_accepts_one_wins_one_conflicts(db_url, engine, book):
 def test_context_source_edited_after_writing_is_source_stale(engine, book):
     summary = _write(engine, book)
     with engine.begin() as conn:
-        write_revision(conn, book, NEXT - 1, "作者改写了上一章。", expected_revision=1, origin="edit")
+        write_revision(
+            conn, book, NEXT - 1, "作者改写了上一章。", expected_revision=1, origin="edit"
+        )
     outcome = accept_candidate(engine, summary.candidate_id)
     assert outcome.state == "source_stale" and str(NEXT - 1) in outcome.message
     with engine.connect() as conn:
@@ -123,22 +140,30 @@ def test_suspended_source_is_source_stale(engine, book):
 def test_withdrawn_purpose_is_authorization_stale(engine, book):
     summary = _write(engine, book)
     with engine.begin() as conn:
-        conn.execute(works.update().where(works.c.id == book).values(allowed_purposes=["evaluation"]))
+        conn.execute(
+            works.update().where(works.c.id == book).values(allowed_purposes=["evaluation"])
+        )
     assert accept_candidate(engine, summary.candidate_id).state == "authorization_stale"
 
 
 def test_report_not_bound_to_candidate_is_quality_stale(engine, book):
     summary = _write(engine, book)
     with engine.begin() as conn:
-        report = conn.execute(select(candidates.c.report).where(
-            candidates.c.id == summary.candidate_id)).scalar()
-        conn.execute(candidates.update().where(candidates.c.id == summary.candidate_id)
-                     .values(report={**report, "candidateSha256": "0" * 64}))
+        report = conn.execute(
+            select(candidates.c.report).where(candidates.c.id == summary.candidate_id)
+        ).scalar()
+        conn.execute(
+            candidates.update()
+            .where(candidates.c.id == summary.candidate_id)
+            .values(report={**report, "candidateSha256": "0" * 64})
+        )
     assert accept_candidate(engine, summary.candidate_id).state == "quality_stale"
 
 
 def test_rejected_candidate_cannot_be_accepted(engine, book, scripted_writer):
-    scripted_writer(lambda d: {**d, "claims": [c for c in d["claims"] if c["constraintId"] != "H1"]})
+    scripted_writer(
+        lambda d: {**d, "claims": [c for c in d["claims"] if c["constraintId"] != "H1"]}
+    )
     summary = _write(engine, book)
     assert summary.state == "blocked_user_action"
     assert [f["kind"] for f in summary.findings] == ["hard_constraint_missing"]
@@ -147,7 +172,9 @@ def test_rejected_candidate_cannot_be_accepted(engine, book, scripted_writer):
 
 
 def test_missing_required_entity_is_flagged(engine, book, scripted_writer):
-    scripted_writer(lambda d: {**d, "paragraphs": [p.replace("苏晴", "某人") for p in d["paragraphs"]]})
+    scripted_writer(
+        lambda d: {**d, "paragraphs": [p.replace("苏晴", "某人") for p in d["paragraphs"]]}
+    )
     summary = _write(engine, book)
     assert "required_entity_missing" in {f["kind"] for f in summary.findings}
 
@@ -188,9 +215,8 @@ def test_only_the_next_chapter_can_be_written(engine, book):
 
 
 def test_no_confirmed_outline_no_run(engine):
-    from tests.context.conftest import chapter_text
-
     from muse.works.canonical import add_chapter
+    from tests.context.conftest import chapter_text
 
     with engine.begin() as conn:
         work_id = catalog.create_work(conn, "无细纲之书")

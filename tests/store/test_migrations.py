@@ -22,4 +22,11 @@ def test_database_is_at_head(engine):
 
 def test_expected_core_tables_exist(engine):
     names = set(inspect(engine).get_table_names())
-    assert {"works", "chapters", "prose_blocks", "volumes", "authorization_snapshots", "jobs"} <= names
+    assert {
+        "works",
+        "chapters",
+        "prose_blocks",
+        "volumes",
+        "authorization_snapshots",
+        "jobs",
+    } <= names

@@ -20,13 +20,18 @@ def test_snapshot_records_purpose_status_and_version(engine):
         again = authorization.get_snapshot(conn, snap.id)
     assert again == snap
     assert (snap.purpose, snap.source_status, snap.source_version) == (
-        Purpose.production, "active", "sha256:abc")
+        Purpose.production,
+        "active",
+        "sha256:abc",
+    )
 
 
 def test_licensed_reference_book_is_evaluation_only(engine):
     work_id = _work(engine, SourceKind.licensed)
     with engine.begin() as conn:
-        assert authorization.take_snapshot(conn, work_id, "evaluation").purpose == Purpose.evaluation
+        assert (
+            authorization.take_snapshot(conn, work_id, "evaluation").purpose == Purpose.evaluation
+        )
         with pytest.raises(AuthorizationError, match="正式创作"):
             authorization.take_snapshot(conn, work_id, "production")
 
@@ -47,7 +52,9 @@ def test_source_version_change_invalidates_snapshot(engine):
     work_id = _work(engine)
     with engine.begin() as conn:
         snap = authorization.take_snapshot(conn, work_id, "production")
-        conn.execute(works.update().where(works.c.id == work_id).values(source_version="sha256:new"))
+        conn.execute(
+            works.update().where(works.c.id == work_id).values(source_version="sha256:new")
+        )
         with pytest.raises(AuthorizationError, match="来源版本"):
             authorization.revalidate(conn, snap.id)
 

@@ -64,7 +64,9 @@ def test_two_writers_race_exactly_one_wins(db_url, work):
         barrier.wait()
         try:
             with engine.begin() as conn:
-                write_revision(conn, work, 1, f"写手{index}的版本", expected_revision=1, origin="edit")
+                write_revision(
+                    conn, work, 1, f"写手{index}的版本", expected_revision=1, origin="edit"
+                )
             outcomes.append("won")
         except RevisionConflict:
             outcomes.append("conflict")

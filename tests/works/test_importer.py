@@ -20,12 +20,16 @@ def _book(*numbers: int, volume: bool = False) -> bytes:
 
 def _counts(engine) -> tuple[int, int, int, int]:
     with engine.connect() as conn:
-        return tuple(conn.execute(select(func.count()).select_from(t)).scalar()
-                     for t in (works, chapters, prose_blocks, volumes))
+        return tuple(
+            conn.execute(select(func.count()).select_from(t)).scalar()
+            for t in (works, chapters, prose_blocks, volumes)
+        )
 
 
 def test_import_writes_work_chapters_revisions_and_volumes(engine):
-    report = import_book(engine, _book(1, 2, 3, volume=True), title="书", source_kind="public_domain")
+    report = import_book(
+        engine, _book(1, 2, 3, volume=True), title="书", source_kind="public_domain"
+    )
     assert report.work_id is not None and not report.dry_run
     assert _counts(engine) == (1, 3, 3, 1)
     with engine.connect() as conn:
@@ -34,7 +38,10 @@ def test_import_writes_work_chapters_revisions_and_volumes(engine):
         front = conn.execute(select(works.c.front_matter)).scalar()
     assert info.source_kind == "public_domain" and info.source_version.startswith("sha256:")
     assert [(c.number, c.title, c.volume, c.revision) for c in listed] == [
-        (1, "标题1", "开篇", 1), (2, "标题2", "开篇", 1), (3, "标题3", "开篇", 1)]
+        (1, "标题1", "开篇", 1),
+        (2, "标题2", "开篇", 1),
+        (3, "标题3", "开篇", 1),
+    ]
     assert front == "前言：这是卷首的话。"
 
 
@@ -73,8 +80,12 @@ def test_failure_midway_leaves_nothing_behind(engine):
 
 def test_progress_reports_every_batch_up_to_the_total(engine):
     seen = []
-    import_book(engine, _book(*range(1, 451)), title="书",
-                progress=lambda done, total: seen.append((done, total)))
+    import_book(
+        engine,
+        _book(*range(1, 451)),
+        title="书",
+        progress=lambda done, total: seen.append((done, total)),
+    )
     assert seen == [(200, 450), (400, 450), (450, 450)]
 
 

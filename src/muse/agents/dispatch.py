@@ -15,7 +15,10 @@ in this order, each step able to end the call with a named error:
    model id checked against the frozen id.
 
 Whatever happens, one receipt is written in its own transaction before ``dispatch`` returns or
-raises, so the dashboard shows failed calls as well as good ones.
+raises (an ``AgentCallError`` subclass naming the failure), so the dashboard shows failed calls
+as well as good ones. The one exception: a ``task_input`` that is not a JSON object (a non-dict,
+a set, an integer beyond 2^53) is a caller bug that cannot be stored, and raises ``InvalidInput``
+without a receipt.
 """
 
 from __future__ import annotations

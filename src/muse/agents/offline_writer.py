@@ -58,7 +58,9 @@ def write_chapter(task_input: dict[str, Any], _schema: object = None) -> dict[st
         core.append(sentence)
         claims.append({"constraintId": constraint_id, "quote": sentence})
 
-    opening = f"却说{names[0]}" + ("、".join([""] + names[1:]) if len(names) > 1 else "") + "各怀心事，"
+    opening = (
+        f"却说{names[0]}" + ("、".join([""] + names[1:]) if len(names) > 1 else "") + "各怀心事，"
+    )
     core.append(opening + "一夜无话。")
     for event in hc["hard_events"]:
         claim(event["id"], _sentence(event["text"]))
@@ -74,8 +76,10 @@ def write_chapter(task_input: dict[str, Any], _schema: object = None) -> dict[st
         "claims": claims,
         "evidenceRequests": [],
         "newSettingDeclarations": [],
-        "selfCheck": {"coveredConstraintIds": [c["constraintId"] for c in claims],
-                      "notes": "离线写手：逐条兑现硬约束，其余为中性质感句。"},
+        "selfCheck": {
+            "coveredConstraintIds": [c["constraintId"] for c in claims],
+            "notes": "离线写手：逐条兑现硬约束，其余为中性质感句。",
+        },
     }
 
 
@@ -103,5 +107,5 @@ def _fill(core: list[str], names: list[str], seed: int, want: int, limit: int) -
     per_gap = -(-len(texture) // max(1, len(core)))  # ceil: spread texture after each core line
     for index, sentence in enumerate(core):
         paragraphs.append(sentence)
-        paragraphs.extend(texture[index * per_gap:(index + 1) * per_gap])
+        paragraphs.extend(texture[index * per_gap : (index + 1) * per_gap])
     return paragraphs

@@ -21,8 +21,11 @@ from muse.works.importer import ImportReport, analyse, import_book
 chapter_app = typer.Typer(help="单章操作。", no_args_is_help=True)
 work_app = typer.Typer(help="作品设置。", no_args_is_help=True)
 
-SOURCE_CHOICES = {"own": SourceKind.own, "public-domain": SourceKind.public_domain,
-                  "licensed": SourceKind.licensed}
+SOURCE_CHOICES = {
+    "own": SourceKind.own,
+    "public-domain": SourceKind.public_domain,
+    "licensed": SourceKind.licensed,
+}
 
 
 def init(json_out: bool = JsonOption) -> None:
@@ -43,10 +46,14 @@ def _safe_url(url: str) -> str:
 
 
 def import_(
-    file: Path = typer.Argument(..., exists=True, dir_okay=False, help="小说文本文件（UTF-8 或 GB18030）"),
+    file: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, help="小说文本文件（UTF-8 或 GB18030）"
+    ),
     title: str = typer.Option(..., "--title", "-t", help="书名"),
     source: str = typer.Option("own", "--source", help="文本来源：own | public-domain | licensed"),
-    purpose: list[str] = typer.Option(None, "--purpose", help="允许用途：production / evaluation，可重复"),
+    purpose: list[str] = typer.Option(
+        None, "--purpose", help="允许用途：production / evaluation，可重复"
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="只列出识别到的章节，不写入"),
     json_out: bool = JsonOption,
 ) -> None:
@@ -66,11 +73,16 @@ def _import_with_progress(data, title, source_kind, purposes, quiet: bool) -> Im
     engine = get_engine()
     if quiet:
         return import_book(engine, data, title=title, source_kind=source_kind, purposes=purposes)
-    with Progress(TextColumn("写入章节"), BarColumn(), MofNCompleteColumn(), console=console,
-                  transient=True) as bar:
+    with Progress(
+        TextColumn("写入章节"), BarColumn(), MofNCompleteColumn(), console=console, transient=True
+    ) as bar:
         task = bar.add_task("import", total=None)
         return import_book(
-            engine, data, title=title, source_kind=source_kind, purposes=purposes,
+            engine,
+            data,
+            title=title,
+            source_kind=source_kind,
+            purposes=purposes,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
 
@@ -80,12 +92,16 @@ def _render_import(report: ImportReport) -> None:
     for c in report.chapters:
         table.add_row(str(c.number), c.title, c.volume or "", str(c.han_count))
     console.print(table)
-    console.print(f"编码：{report.encoding}；共 {len(report.chapters)} 章、{report.han_count} 个汉字；"
-                  f"卷 {len(report.volumes)} 个；卷首文字 {report.front_matter_han} 字。")
+    console.print(
+        f"编码：{report.encoding}；共 {len(report.chapters)} 章、{report.han_count} 个汉字；"
+        f"卷 {len(report.volumes)} 个；卷首文字 {report.front_matter_han} 字。"
+    )
     for warning in report.warnings:
         console.print(f"[yellow]注意：[/]{warning}")
     if report.duplicates:
-        console.print(f"[red]章号重复：{'、'.join(map(str, report.duplicates))}（正式导入会被拒绝）[/]")
+        console.print(
+            f"[red]章号重复：{'、'.join(map(str, report.duplicates))}（正式导入会被拒绝）[/]"
+        )
     if report.dry_run:
         console.print("这是试运行（--dry-run），没有写入任何内容。")
     else:
@@ -120,9 +136,15 @@ def _render_works(rows: list[dict]) -> None:
         return
     table = Table("ID", "书名", "来源", "用途", "状态", "章数", "汉字数")
     for r in rows:
-        table.add_row(str(r["id"]), r["title"], SOURCE_KIND_LABELS[r["source_kind"]],
-                      "、".join(authorization.PURPOSE_LABELS[p] for p in r["allowed_purposes"]),
-                      STATUS_LABELS[r["source_status"]], str(r["chapter_count"]), str(r["han_count"]))
+        table.add_row(
+            str(r["id"]),
+            r["title"],
+            SOURCE_KIND_LABELS[r["source_kind"]],
+            "、".join(authorization.PURPOSE_LABELS[p] for p in r["allowed_purposes"]),
+            STATUS_LABELS[r["source_status"]],
+            str(r["chapter_count"]),
+            str(r["han_count"]),
+        )
     console.print(table)
 
 
@@ -136,8 +158,14 @@ def list_chapters(work: str = WorkOption, json_out: bool = JsonOption) -> None:
 def _render_chapters(rows: list[dict]) -> None:
     table = Table("章号", "标题", "卷", "汉字数", "修订版", "内容哈希")
     for r in rows:
-        table.add_row(str(r["number"]), r["title"], r["volume"] or "", str(r["han_count"]),
-                      str(r["revision"]), r["content_sha256"][:12])
+        table.add_row(
+            str(r["number"]),
+            r["title"],
+            r["volume"] or "",
+            str(r["han_count"]),
+            str(r["revision"]),
+            r["content_sha256"][:12],
+        )
     console.print(table)
 
 
@@ -151,14 +179,19 @@ def chapter_show(
     """显示一章正式正文。"""
     with get_engine().connect() as conn:
         work_id = work_id_for(work)
-        chapter = (catalog.get_revision_text(conn, work_id, number, revision) if revision
-                   else catalog.get_chapter_text(conn, work_id, number))
+        chapter = (
+            catalog.get_revision_text(conn, work_id, number, revision)
+            if revision
+            else catalog.get_chapter_text(conn, work_id, number)
+        )
     emit(chapter.model_dump(mode="json"), json_out, _render_chapter)
 
 
 def _render_chapter(c: dict) -> None:
-    console.print(f"[bold]第{c['number']}章 {c['title']}[/]  修订版 {c['revision']} · "
-                  f"{c['han_count']} 汉字 · {c['content_sha256'][:12]}")
+    console.print(
+        f"[bold]第{c['number']}章 {c['title']}[/]  修订版 {c['revision']} · "
+        f"{c['han_count']} 汉字 · {c['content_sha256'][:12]}"
+    )
     console.print(c["text"], highlight=False, markup=False)
 
 
@@ -174,8 +207,11 @@ def work_status(
         work_id = catalog.resolve_work(conn, work)
         authorization.set_source_status(conn, work_id, status)
         info = catalog.work_info(conn, work_id)
-    emit(info.model_dump(mode="json"), json_out,
-         lambda d: console.print(f"《{d['title']}》来源状态：{STATUS_LABELS[d['source_status']]}"))
+    emit(
+        info.model_dump(mode="json"),
+        json_out,
+        lambda d: console.print(f"《{d['title']}》来源状态：{STATUS_LABELS[d['source_status']]}"),
+    )
 
 
 def register(app: typer.Typer) -> None:

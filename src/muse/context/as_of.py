@@ -24,7 +24,8 @@ class AsOfView:
     def _guard(self, number: int) -> None:
         if number > self.as_of:
             raise ContractViolation(
-                f"冻结点是第 {self.as_of} 章，不能读取第 {number} 章（未来章节不得进入模型输入）。")
+                f"冻结点是第 {self.as_of} 章，不能读取第 {number} 章（未来章节不得进入模型输入）。"
+            )
 
     def chapter(self, number: int) -> ChapterText:
         self._guard(number)
@@ -37,8 +38,10 @@ class AsOfView:
 
     def chapter_lengths(self) -> list[tuple[int, int]]:
         """(number, Han count) of every canonical chapter up to as_of."""
-        return [(c.number, c.han_count)
-                for c in catalog.list_chapters(self.conn, self.work_id, upto=self.as_of)]
+        return [
+            (c.number, c.han_count)
+            for c in catalog.list_chapters(self.conn, self.work_id, upto=self.as_of)
+        ]
 
     def previous_chapters(self, before: int, count: int) -> list[int]:
         """Numbers of the ``count`` chapters right before ``before`` that exist and are ≤ as_of."""

@@ -12,7 +12,9 @@ from muse.works.contracts import ChapterText
 
 _DIALOGUE = re.compile(r"[“「『\"]([^”」』\"]*)[”」』\"]")
 _SCENE_BREAK = re.compile(r"\n\s*(?:\*\s*\*\s*\*|＊{3,}|—{3,}|-{3,}|◇+|☆+)\s*\n")
-_TIME_SHIFT = re.compile(r"(?:^|\n)(?:次日|第二天|翌日|当夜|是夜|却说|且说|话分两头|与此同时|数日后)")
+_TIME_SHIFT = re.compile(
+    r"(?:^|\n)(?:次日|第二天|翌日|当夜|是夜|却说|且说|话分两头|与此同时|数日后)"
+)
 
 
 def hook_type(text: str) -> str:
@@ -31,8 +33,9 @@ def hook_type(text: str) -> str:
 
 def measure(chapters: list[ChapterText]) -> NarrativeBaseline:
     if not chapters:
-        return NarrativeBaseline(chapters=(), scene_count=0, dialogue_share=0,
-                                 mean_paragraph_chars=0, hook_types=())
+        return NarrativeBaseline(
+            chapters=(), scene_count=0, dialogue_share=0, mean_paragraph_chars=0, hook_types=()
+        )
     scenes, shares, paragraphs = [], [], []
     for c in chapters:
         scenes.append(1 + len(_SCENE_BREAK.findall(c.text)) + len(_TIME_SHIFT.findall(c.text)))

@@ -15,7 +15,9 @@ PLAN_VERSION = "retrieval-plan-v1"
 MANIFEST_VERSION = "retrieval-manifest-v1"
 WRITER_CONTEXT_VERSION = "writer-context-v1"
 TIE_BREAK = ("score DESC", "sourceVersion ASC", "sourceId ASC", "offset ASC")
-CoverageState = Literal["supported", "declared_new", "card_gap", "style_gap", "unsupported", "conflict"]
+CoverageState = Literal[
+    "supported", "declared_new", "card_gap", "style_gap", "unsupported", "conflict"
+]
 
 
 class PlanQuery(Contract):
@@ -86,8 +88,9 @@ class RetrievalManifest(Contract):
 
 class FactEvidence(Contract):
     id: str
-    source_type: Literal["confirmed_setting", "confirmed_card", "fact_ledger", "canonical_prose",
-                         "declared_new"]
+    source_type: Literal[
+        "confirmed_setting", "confirmed_card", "fact_ledger", "canonical_prose", "declared_new"
+    ]
     source_ref: dict[str, Any]
     sha256: str
     text: str

@@ -9,8 +9,16 @@ from __future__ import annotations
 from muse.context.contracts import ManifestSource, OmittedSource, RetrievalManifest
 from muse.core.canonical import hash_value
 
-_IDENTITY = ("kind", "sourceId", "sourceVersion", "chapter", "start", "end", "contentSha256",
-             "trimmed")
+_IDENTITY = (
+    "kind",
+    "sourceId",
+    "sourceVersion",
+    "chapter",
+    "start",
+    "end",
+    "contentSha256",
+    "trimmed",
+)
 
 
 def manifest_id(sources: list[ManifestSource]) -> str:
@@ -23,6 +31,8 @@ def build_manifest(
     plan_id: str, sources: list[ManifestSource], omitted: list[OmittedSource]
 ) -> RetrievalManifest:
     return RetrievalManifest(
-        manifest_id=manifest_id(sources), plan_id=plan_id, sources=tuple(sources),
+        manifest_id=manifest_id(sources),
+        plan_id=plan_id,
+        sources=tuple(sources),
         omitted_sources=tuple(omitted),
     )

@@ -19,24 +19,66 @@ DEFAULT_BUDGET = TokenBudget(
 
 
 def build_plan(
-    outline: FineOutline, *, run_id: str, work_id: int, as_of: int,
+    outline: FineOutline,
+    *,
+    run_id: str,
+    work_id: int,
+    as_of: int,
     budget: TokenBudget = DEFAULT_BUDGET,
 ) -> RetrievalPlan:
     hc = outline.hard_constraints
-    queries = [PlanQuery(query_id="baseline", text=f"第{as_of}章及之前连续{BASELINE_CHAPTERS}章全文",
-                         entity_type="prose", purpose="consecutive_prose", top_k=BASELINE_CHAPTERS)]
-    queries += [PlanQuery(query_id=f"entity:{e.id}", text=e.name, entity_type="character",
-                          purpose="entity_state", top_k=3) for e in hc.required_entities]
-    queries += [PlanQuery(query_id=f"foreshadowing:{f.id}", text=f.thread,
-                          entity_type="foreshadowing", purpose="callback", top_k=2)
-                for f in hc.foreshadowing]
-    queries += [PlanQuery(query_id=f"scene:{e.id}", text=e.text, entity_type="event",
-                          purpose="similar_scene", top_k=1) for e in hc.hard_events]
+    queries = [
+        PlanQuery(
+            query_id="baseline",
+            text=f"第{as_of}章及之前连续{BASELINE_CHAPTERS}章全文",
+            entity_type="prose",
+            purpose="consecutive_prose",
+            top_k=BASELINE_CHAPTERS,
+        )
+    ]
+    queries += [
+        PlanQuery(
+            query_id=f"entity:{e.id}",
+            text=e.name,
+            entity_type="character",
+            purpose="entity_state",
+            top_k=3,
+        )
+        for e in hc.required_entities
+    ]
+    queries += [
+        PlanQuery(
+            query_id=f"foreshadowing:{f.id}",
+            text=f.thread,
+            entity_type="foreshadowing",
+            purpose="callback",
+            top_k=2,
+        )
+        for f in hc.foreshadowing
+    ]
+    queries += [
+        PlanQuery(
+            query_id=f"scene:{e.id}",
+            text=e.text,
+            entity_type="event",
+            purpose="similar_scene",
+            top_k=1,
+        )
+        for e in hc.hard_events
+    ]
     return RetrievalPlan(
-        run_id=run_id, as_of=as_of, target_chapter=outline.target_chapter, queries=tuple(queries),
-        card_index_version=CARD_INDEX_VERSION, prose_index_version=PROSE_INDEX_VERSION,
-        filters=PlanFilters(work_id=work_id, authorization_purpose="production",
-                            max_chapter=as_of, source_status="active"),
+        run_id=run_id,
+        as_of=as_of,
+        target_chapter=outline.target_chapter,
+        queries=tuple(queries),
+        card_index_version=CARD_INDEX_VERSION,
+        prose_index_version=PROSE_INDEX_VERSION,
+        filters=PlanFilters(
+            work_id=work_id,
+            authorization_purpose="production",
+            max_chapter=as_of,
+            source_status="active",
+        ),
         token_budget=budget,
     )
 

@@ -15,10 +15,18 @@ context_snapshots = Table(
     Column("as_of", Integer, nullable=False, comment="last chapter the context may read"),
     Column("plan_id", String(64), nullable=False),
     Column("manifest_id", String(64), nullable=False),
-    Column("sha256", String(64), nullable=False,
-           comment="contextSnapshotSha256, computed in Python before storing"),
-    Column("chapter_revisions", JsonDoc, nullable=False,
-           comment='{"<chapter>": revision} of every chapter read; accept preflight re-checks it'),
+    Column(
+        "sha256",
+        String(64),
+        nullable=False,
+        comment="contextSnapshotSha256, computed in Python before storing",
+    ),
+    Column(
+        "chapter_revisions",
+        JsonDoc,
+        nullable=False,
+        comment='{"<chapter>": revision} of every chapter read; accept preflight re-checks it',
+    ),
     Column("payload", JsonDoc, nullable=False, comment="the whole WriterContext v1"),
     Column("created_at", UtcDateTime, nullable=False),
 )

@@ -54,28 +54,55 @@ class FrozenContext:
     blocking: tuple[EvidenceCoverage, ...]
 
 
-def _baseline_sources(chapters: list[ChapterText]) -> tuple[list[ManifestSource], list[ProseEvidence]]:
+def _baseline_sources(
+    chapters: list[ChapterText],
+) -> tuple[list[ManifestSource], list[ProseEvidence]]:
     sources, prose = [], []
     for c in chapters:
-        sources.append(ManifestSource(
-            kind="chapter", source_id=f"chapter:{c.work_id}:{c.number}",
-            source_version=f"r{c.revision}", chapter=c.number, start=0, end=len(c.text),
-            content_sha256=c.content_sha256, reason="目标章之前连续四章全文基线（spec 000 §5.3）",
-            tokens=estimate_tokens(c.text)))
-        prose.append(ProseEvidence(
-            id=f"pe-baseline-{c.number}", chapter=c.number, start=0, end=len(c.text),
-            sha256=c.content_sha256, purpose="baseline", excerpt=c.text))
+        sources.append(
+            ManifestSource(
+                kind="chapter",
+                source_id=f"chapter:{c.work_id}:{c.number}",
+                source_version=f"r{c.revision}",
+                chapter=c.number,
+                start=0,
+                end=len(c.text),
+                content_sha256=c.content_sha256,
+                reason="目标章之前连续四章全文基线（spec 000 §5.3）",
+                tokens=estimate_tokens(c.text),
+            )
+        )
+        prose.append(
+            ProseEvidence(
+                id=f"pe-baseline-{c.number}",
+                chapter=c.number,
+                start=0,
+                end=len(c.text),
+                sha256=c.content_sha256,
+                purpose="baseline",
+                excerpt=c.text,
+            )
+        )
     return sources, prose
 
 
 def _length(view: AsOfView, outline: FineOutline, work_default: int):
     hc = outline.hard_constraints
-    density = Density(hard_event_count=len(hc.hard_events),
-                      foreshadowing_action_count=len(hc.foreshadowing),
-                      required_scene_count=len(hc.required_scenes))
-    lengths = [ChapterLength(number=n, han_count=h, empty=h == 0) for n, h in view.chapter_lengths()]
-    return compute_length_target(lengths, outline.target_chapter, work_default=work_default,
-                                 density=density, explicit_target_chars=outline.target_chars)
+    density = Density(
+        hard_event_count=len(hc.hard_events),
+        foreshadowing_action_count=len(hc.foreshadowing),
+        required_scene_count=len(hc.required_scenes),
+    )
+    lengths = [
+        ChapterLength(number=n, han_count=h, empty=h == 0) for n, h in view.chapter_lengths()
+    ]
+    return compute_length_target(
+        lengths,
+        outline.target_chapter,
+        work_default=work_default,
+        density=density,
+        explicit_target_chars=outline.target_chars,
+    )
 
 
 def snapshot_sha256(context_wire: dict) -> str:
@@ -89,8 +116,15 @@ def snapshot_sha256(context_wire: dict) -> str:
 
 
 def freeze_context(
-    conn: Connection, *, work_id: int, outline: FineOutline, outline_section_id: str,
-    run_id: str, attempt: int, as_of: int, authorization: AuthorizationSnapshot,
+    conn: Connection,
+    *,
+    work_id: int,
+    outline: FineOutline,
+    outline_section_id: str,
+    run_id: str,
+    attempt: int,
+    as_of: int,
+    authorization: AuthorizationSnapshot,
     mode: str = "production",
 ) -> FrozenContext:
     """Build, validate, hash and store the WriterContext for ``outline.target_chapter``."""
@@ -103,51 +137,81 @@ def freeze_context(
     pid = plan_id(plan)
     chapters = view.chapters(view.previous_chapters(target, BASELINE_CHAPTERS))
     sources, prose = _baseline_sources(chapters)
-    omitted = [OmittedSource(kind=q.purpose, source_id=q.query_id, reason=NOT_YET_INDEXED)
-               for q in plan.queries if q.purpose != "consecutive_prose"]
+    omitted = [
+        OmittedSource(kind=q.purpose, source_id=q.query_id, reason=NOT_YET_INDEXED)
+        for q in plan.queries
+        if q.purpose != "consecutive_prose"
+    ]
     facts = evidence.declared_facts(outline, outline_section_id)
     prose_facts, coverage_rows = evidence.coverage(outline, facts, chapters)
     length = _length(view, outline, work["default_chapter_chars"])
     tail = chapters[-1].text[-TAIL_CHARS:] if chapters else ""
     draft = WriterContext(
-        run_id=run_id, attempt=attempt, mode=mode, quality_policy_version=QUALITY_POLICY_VERSION,
-        work_id=work_id, target_chapter=target, as_of=as_of,
+        run_id=run_id,
+        attempt=attempt,
+        mode=mode,
+        quality_policy_version=QUALITY_POLICY_VERSION,
+        work_id=work_id,
+        target_chapter=target,
+        as_of=as_of,
         context_snapshot=ContextSnapshotRef(manifest_id="", sha256="", generated_at=""),
         source_version=work["source_version"],
         authorization_snapshot=AuthorizationRef(
-            id=authorization.id, purpose=authorization.purpose.value,
-            revalidated_at=authorization.created_at),
+            id=authorization.id,
+            purpose=authorization.purpose.value,
+            revalidated_at=authorization.created_at,
+        ),
         source_status=work["source_status"],
-        retrieval_plan=plan, manifest=build_manifest(pid, sources, omitted),
+        retrieval_plan=plan,
+        manifest=build_manifest(pid, sources, omitted),
         fine_outline=outline.model_dump(mode="json"),
         narrative_state=NarrativeState(
-            as_of_chapter=as_of, previous_chapter_tail=tail,
-            provenance="仅取上一章结尾原文；时间、地点、人物位置待章后抽取建成后填入。"),
-        fact_evidence=tuple(facts + prose_facts), prose_evidence=tuple(prose),
+            as_of_chapter=as_of,
+            previous_chapter_tail=tail,
+            provenance="仅取上一章结尾原文；时间、地点、人物位置待章后抽取建成后填入。",
+        ),
+        fact_evidence=tuple(facts + prose_facts),
+        prose_evidence=tuple(prose),
         evidence_coverage=tuple(coverage_rows),
         output_contract=OutputContract(
             length_target=length.to_dict(),
             generation_band=(length.generation_band.low, length.generation_band.high),
             acceptance_band=(length.acceptance_band.low, length.acceptance_band.high),
-            declaration_rule=DECLARATION_RULE, narrative_baseline=measure(chapters)),
-        token_budget=plan.token_budget, omitted_sources=tuple(omitted),
+            declaration_rule=DECLARATION_RULE,
+            narrative_baseline=measure(chapters),
+        ),
+        token_budget=plan.token_budget,
+        omitted_sources=tuple(omitted),
     )
     return _store(conn, draft, chapters)
 
 
 def _store(conn: Connection, draft: WriterContext, chapters: list[ChapterText]) -> FrozenContext:
     wire = draft.wire()
-    wire["contextSnapshot"] = {"manifestId": draft.manifest.manifest_id, "sha256": "",
-                               "generatedAt": iso(utc_now())}
+    wire["contextSnapshot"] = {
+        "manifestId": draft.manifest.manifest_id,
+        "sha256": "",
+        "generatedAt": iso(utc_now()),
+    }
     wire["contextSnapshot"]["sha256"] = snapshot_sha256(wire)
     context = WriterContext.model_validate(wire)
     snapshot_id = new_id("ctx")
-    conn.execute(context_snapshots.insert().values(
-        id=snapshot_id, run_id=context.run_id, attempt=context.attempt, work_id=context.work_id,
-        target_chapter=context.target_chapter, as_of=context.as_of,
-        plan_id=context.manifest.plan_id, manifest_id=context.manifest.manifest_id,
-        sha256=context.context_snapshot.sha256,
-        chapter_revisions={str(c.number): c.revision for c in chapters},
-        payload=context.wire(), created_at=utc_now(),
-    ))
-    return FrozenContext(snapshot_id, context, tuple(evidence.blocking(list(context.evidence_coverage))))
+    conn.execute(
+        context_snapshots.insert().values(
+            id=snapshot_id,
+            run_id=context.run_id,
+            attempt=context.attempt,
+            work_id=context.work_id,
+            target_chapter=context.target_chapter,
+            as_of=context.as_of,
+            plan_id=context.manifest.plan_id,
+            manifest_id=context.manifest.manifest_id,
+            sha256=context.context_snapshot.sha256,
+            chapter_revisions={str(c.number): c.revision for c in chapters},
+            payload=context.wire(),
+            created_at=utc_now(),
+        )
+    )
+    return FrozenContext(
+        snapshot_id, context, tuple(evidence.blocking(list(context.evidence_coverage)))
+    )

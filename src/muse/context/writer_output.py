@@ -41,17 +41,32 @@ def build_output(
             unlocated.append(UnlocatedClaim(claim, "引文在候选正文中找不到（须逐字摘录）"))
             continue
         fact_type, state = _fact_type(context, claim.constraint_id)
-        ledger.append(ClaimLedgerEntry(
-            claim_id=f"c{index}:{claim.constraint_id}", candidate_sha256=digest,
-            start_code_point=at, end_code_point=at + len(quote), fact_type=fact_type,
-            fact_evidence_id=claim.fact_evidence_id, prose_evidence_id=claim.prose_evidence_id,
-            coverage_state=state))
+        ledger.append(
+            ClaimLedgerEntry(
+                claim_id=f"c{index}:{claim.constraint_id}",
+                candidate_sha256=digest,
+                start_code_point=at,
+                end_code_point=at + len(quote),
+                fact_type=fact_type,
+                fact_evidence_id=claim.fact_evidence_id,
+                prose_evidence_id=claim.prose_evidence_id,
+                coverage_state=state,
+            )
+        )
     output = WriterOutput(
-        run_id=context.run_id, attempt=context.attempt, mode=context.mode,
-        quality_policy_version=context.quality_policy_version, context_snapshot_id=snapshot_id,
+        run_id=context.run_id,
+        attempt=context.attempt,
+        mode=context.mode,
+        quality_policy_version=context.quality_policy_version,
+        context_snapshot_id=snapshot_id,
         context_snapshot_sha256=context.context_snapshot.sha256,
-        candidate_version=candidate_version, candidate_sha256=digest,
-        acceptance_eligible=context.mode == "production", candidate_body=body,
-        claim_ledger=tuple(ledger), evidence_requests=draft.evidence_requests,
-        new_setting_declarations=draft.new_setting_declarations, self_check=draft.self_check)
+        candidate_version=candidate_version,
+        candidate_sha256=digest,
+        acceptance_eligible=context.mode == "production",
+        candidate_body=body,
+        claim_ledger=tuple(ledger),
+        evidence_requests=draft.evidence_requests,
+        new_setting_declarations=draft.new_setting_declarations,
+        self_check=draft.self_check,
+    )
     return output, unlocated

@@ -44,10 +44,13 @@ def main(workspace: Path) -> int:
     console.rule("[bold]Muse 演示：从导入到第 5 回入正式正文")
     console.print(f"数据库（全新 SQLite）：{db}")
 
-    report = import_book(engine, _data("xiyouji_1-4.txt"), title="西游记（前四回）",
-                         source_kind="public_domain")
-    console.print(f"① 导入：{len(report.chapters)} 回、{report.han_count} 个汉字，编码 {report.encoding}，"
-                  f"作品 ID {report.work_id}")
+    report = import_book(
+        engine, _data("xiyouji_1-4.txt"), title="西游记（前四回）", source_kind="public_domain"
+    )
+    console.print(
+        f"① 导入：{len(report.chapters)} 回、{report.han_count} 个汉字，编码 {report.encoding}，"
+        f"作品 ID {report.work_id}"
+    )
     work_id = report.work_id
     assert work_id is not None
     with engine.begin() as conn:
@@ -61,8 +64,10 @@ def main(workspace: Path) -> int:
 
     console.print(f"③ 写作：muse write 5 --provider {PROVIDER} --model {MODEL}")
     summary = write_chapter(engine, work_id, 5, provider=PROVIDER, model=MODEL, progress=progress)
-    console.print(f"   运行 {summary.run_id} → {summary.state}；候选 {summary.candidate_id}，"
-                  f"{summary.han_count} 汉字，机械门发现 {len(summary.findings)} 个问题")
+    console.print(
+        f"   运行 {summary.run_id} → {summary.state}；候选 {summary.candidate_id}，"
+        f"{summary.han_count} 汉字，机械门发现 {len(summary.findings)} 个问题"
+    )
     if summary.state != "shadow_ready":
         console.print(f"[red]演示中止：{summary.reason}[/]")
         for f in summary.findings:
@@ -74,14 +79,29 @@ def main(workspace: Path) -> int:
     console.print(f"④ 采纳：{outcome.message}")
     with engine.connect() as conn:
         chapters = list_chapters(conn, work_id)
-        counts = {t: conn.execute(select(func.count()).select_from(table)).scalar()
-                  for t, table in load_all_tables().tables.items()}
+        counts = {
+            t: conn.execute(select(func.count()).select_from(table)).scalar()
+            for t, table in load_all_tables().tables.items()
+        }
     latest = chapters[-1]
-    console.print(f"   正式正文现有 {len(chapters)} 回；第 {latest.number} 回「{latest.title}」"
-                  f"修订版 {latest.revision}，{latest.han_count} 汉字，哈希 {latest.content_sha256[:12]}")
+    console.print(
+        f"   正式正文现有 {len(chapters)} 回；第 {latest.number} 回「{latest.title}」"
+        f"修订版 {latest.revision}，{latest.han_count} 汉字，哈希 {latest.content_sha256[:12]}"
+    )
     console.rule("存放位置")
-    for name in ("works", "chapters", "prose_blocks", "plan_sections", "runs", "run_events",
-                 "context_snapshots", "candidates", "decisions", "jobs", "model_calls"):
+    for name in (
+        "works",
+        "chapters",
+        "prose_blocks",
+        "plan_sections",
+        "runs",
+        "run_events",
+        "context_snapshots",
+        "candidates",
+        "decisions",
+        "jobs",
+        "model_calls",
+    ):
         if name in counts:
             console.print(f"  {name:<20} {counts[name]} 行")
     console.print(f"\n用命令行查看：MUSE_DATABASE_URL={url} .venv/bin/muse chapters")

@@ -49,8 +49,9 @@ class PreflightFailed(Exception):
         self.state, self.message = state, message
 
 
-def accept_candidate(engine: Engine, candidate_id: str, *, command_id: str | None = None,
-                     actor: str = "author") -> AcceptOutcome:
+def accept_candidate(
+    engine: Engine, candidate_id: str, *, command_id: str | None = None, actor: str = "author"
+) -> AcceptOutcome:
     command_id = command_id or f"accept:{candidate_id}"
     with engine.connect() as conn:
         previous = _previous(conn, command_id)
@@ -65,24 +66,41 @@ def accept_candidate(engine: Engine, candidate_id: str, *, command_id: str | Non
     except PreflightFailed as failed:
         return _record_failure(engine, cand, run, command_id, actor, failed)
     except RevisionConflict as err:
-        return _record_failure(engine, cand, run, command_id, actor,
-                               PreflightFailed("revision_conflict", str(err)))
+        return _record_failure(
+            engine, cand, run, command_id, actor, PreflightFailed("revision_conflict", str(err))
+        )
     except IntegrityError:
         previous = _previous_after_race(engine, command_id)
         if previous:
             return previous
-        return _record_failure(engine, cand, run, command_id, actor, PreflightFailed(
-            "revision_conflict", f"第 {cand['chapter']} 章刚被另一个候选写入。"))
+        return _record_failure(
+            engine,
+            cand,
+            run,
+            command_id,
+            actor,
+            PreflightFailed("revision_conflict", f"第 {cand['chapter']} 章刚被另一个候选写入。"),
+        )
 
 
 def _previous(conn: Connection, command_id: str) -> AcceptOutcome | None:
-    row = conn.execute(select(decisions).where(decisions.c.command_id == command_id)).mappings().first()
+    row = (
+        conn.execute(select(decisions).where(decisions.c.command_id == command_id))
+        .mappings()
+        .first()
+    )
     if row is None:
         return None
     d = row["detail"]
-    return AcceptOutcome(state=row["outcome"], message=d.get("message", ""),
-                         candidate_id=row["candidate_id"], chapter=d.get("chapter", 0),
-                         revision=d.get("revision"), job_id=d.get("jobId"), repeated=True)
+    return AcceptOutcome(
+        state=row["outcome"],
+        message=d.get("message", ""),
+        candidate_id=row["candidate_id"],
+        chapter=d.get("chapter", 0),
+        revision=d.get("revision"),
+        job_id=d.get("jobId"),
+        repeated=True,
+    )
 
 
 def _previous_after_race(engine: Engine, command_id: str) -> AcceptOutcome | None:
@@ -91,7 +109,9 @@ def _previous_after_race(engine: Engine, command_id: str) -> AcceptOutcome | Non
 
 
 def _load(conn: Connection, candidate_id: str):
-    cand = conn.execute(select(candidates).where(candidates.c.id == candidate_id)).mappings().first()
+    cand = (
+        conn.execute(select(candidates).where(candidates.c.id == candidate_id)).mappings().first()
+    )
     if cand is None:
         raise NotFound(f"候选 {candidate_id} 不存在。", hint="用 muse candidates 查看候选。")
     run = conn.execute(select(runs).where(runs.c.id == cand["run_id"])).mappings().one()
@@ -100,7 +120,11 @@ def _load(conn: Connection, candidate_id: str):
 
 def _refuse_ineligible(cand, run) -> None:
     """Refusals that are not run outcomes: the author asked for something impossible."""
-    if run["run_type"] != "production" or run["mode"] != "production" or not cand["acceptance_eligible"]:
+    if (
+        run["run_type"] != "production"
+        or run["mode"] != "production"
+        or not cand["acceptance_eligible"]
+    ):
         raise InvalidInput("评测或诊断候选永远不能成为正式正文。")
     if cand["state"] != "PASSED":
         raise InvalidInput(f"候选状态是 {cand['state']}，只有通过检测（PASSED）的候选可以采纳。")
@@ -111,36 +135,58 @@ def _refuse_ineligible(cand, run) -> None:
 def _preflight(conn: Connection, cand, run) -> None:
     chapter = cand["chapter"]
     report = cand["report"] or {}
-    if (report.get("candidateSha256") != cand["sha256"]
-            or report.get("candidateVersion") != cand["version"]
-            or report.get("qualityPolicyVersion") != run["quality_policy_version"]
-            or run["quality_policy_version"] != QUALITY_POLICY_VERSION):
-        raise PreflightFailed("quality_stale", "检测报告与当前候选或质量策略版本不一致，"
-                              + NEXT_STEP.format(chapter=chapter))
+    if (
+        report.get("candidateSha256") != cand["sha256"]
+        or report.get("candidateVersion") != cand["version"]
+        or report.get("qualityPolicyVersion") != run["quality_policy_version"]
+        or run["quality_policy_version"] != QUALITY_POLICY_VERSION
+    ):
+        raise PreflightFailed(
+            "quality_stale",
+            "检测报告与当前候选或质量策略版本不一致，" + NEXT_STEP.format(chapter=chapter),
+        )
     work = conn.execute(select(works).where(works.c.id == cand["work_id"])).mappings().one()
     if work["source_status"] != "active":
-        raise PreflightFailed("source_stale", f"作品来源状态已变为 {work['source_status']}，不能采纳。")
+        raise PreflightFailed(
+            "source_stale", f"作品来源状态已变为 {work['source_status']}，不能采纳。"
+        )
     try:
         authorization.revalidate(conn, run["authorization_snapshot_id"])
     except AuthorizationError as err:
         raise PreflightFailed("authorization_stale", str(err)) from None
     _check_context_sources(conn, cand)
-    current = conn.execute(select(chapters.c.current_revision).where(
-        chapters.c.work_id == cand["work_id"], chapters.c.number == chapter)).scalar() or 0
+    current = (
+        conn.execute(
+            select(chapters.c.current_revision).where(
+                chapters.c.work_id == cand["work_id"], chapters.c.number == chapter
+            )
+        ).scalar()
+        or 0
+    )
     if current != run["base_revision"]:
-        raise PreflightFailed("revision_conflict", f"第 {chapter} 章在本次运行开始后已被改动"
-                              f"（修订版 {run['base_revision']} → {current}）。"
-                              + NEXT_STEP.format(chapter=chapter))
+        raise PreflightFailed(
+            "revision_conflict",
+            f"第 {chapter} 章在本次运行开始后已被改动"
+            f"（修订版 {run['base_revision']} → {current}）。" + NEXT_STEP.format(chapter=chapter),
+        )
 
 
 def _check_context_sources(conn: Connection, cand) -> None:
-    read = conn.execute(select(context_snapshots.c.chapter_revisions).where(
-        context_snapshots.c.id == cand["context_snapshot_id"])).scalar_one()
+    read = conn.execute(
+        select(context_snapshots.c.chapter_revisions).where(
+            context_snapshots.c.id == cand["context_snapshot_id"]
+        )
+    ).scalar_one()
     now = {str(c.number): c.revision for c in catalog.list_chapters(conn, cand["work_id"])}
     changed = sorted(int(n) for n, rev in read.items() if now.get(n) != rev)
     if changed:
-        raise PreflightFailed("source_stale", "写作时读取的第 " + "、".join(map(str, changed))
-                              + " 章已被修改，上下文失效。" + NEXT_STEP.format(chapter=cand["chapter"]))
+        raise PreflightFailed(
+            "source_stale",
+            "写作时读取的第 "
+            + "、".join(map(str, changed))
+            + " 章已被修改，上下文失效。"
+            + NEXT_STEP.format(chapter=cand["chapter"]),
+        )
 
 
 def _commit(conn: Connection, cand, run, command_id: str, actor: str) -> AcceptOutcome:
@@ -149,37 +195,73 @@ def _commit(conn: Connection, cand, run, command_id: str, actor: str) -> AcceptO
     attribution = {"runId": run["id"], "candidateId": cand["id"], "decisionId": decision_id}
     move_run(conn, run["id"], "accept_preflight")
     if run["base_revision"] == 0:
-        add_chapter(conn, work_id, chapter, _title(conn, cand), cand["body"], origin="accept",
-                    attribution=attribution)
+        add_chapter(
+            conn,
+            work_id,
+            chapter,
+            _title(conn, cand),
+            cand["body"],
+            origin="accept",
+            attribution=attribution,
+        )
         revision = 1
     else:
-        revision = write_revision(conn, work_id, chapter, cand["body"],
-                                  expected_revision=run["base_revision"], origin="accept",
-                                  attribution=attribution)
+        revision = write_revision(
+            conn,
+            work_id,
+            chapter,
+            cand["body"],
+            expected_revision=run["base_revision"],
+            origin="accept",
+            attribution=attribution,
+        )
     move_run(conn, run["id"], "accepted")
     move_candidate(conn, cand["id"], "ACCEPTED")
     move_run(conn, run["id"], "canonical_committed")
-    job_id = enqueue(conn, "extract_chapter", {"workId": work_id, "chapter": chapter,
-                                               "revision": revision, "runId": run["id"]},
-                     work_id=work_id, dedupe_key=f"extract:{work_id}:{chapter}:{revision}")
+    job_id = enqueue(
+        conn,
+        "extract_chapter",
+        {"workId": work_id, "chapter": chapter, "revision": revision, "runId": run["id"]},
+        work_id=work_id,
+        dedupe_key=f"extract:{work_id}:{chapter}:{revision}",
+    )
     move_run(conn, run["id"], "extraction_queued", reason="已采纳；章后抽取已排队。")
     message = f"第 {chapter} 章已成为正式正文（修订版 {revision}），章后抽取已排队。"
-    _insert_decision(conn, decision_id, command_id, cand, actor, "extraction_queued",
-                     {"message": message, "chapter": chapter, "revision": revision, "jobId": job_id})
+    _insert_decision(
+        conn,
+        decision_id,
+        command_id,
+        cand,
+        actor,
+        "extraction_queued",
+        {"message": message, "chapter": chapter, "revision": revision, "jobId": job_id},
+    )
     return AcceptOutcome("extraction_queued", message, cand["id"], chapter, revision, job_id)
 
 
 def _title(conn: Connection, cand) -> str:
     """The chapter title from the fine outline the candidate was written from."""
-    payload = conn.execute(select(context_snapshots.c.payload).where(
-        context_snapshots.c.id == cand["context_snapshot_id"])).scalar_one()
+    payload = conn.execute(
+        select(context_snapshots.c.payload).where(
+            context_snapshots.c.id == cand["context_snapshot_id"]
+        )
+    ).scalar_one()
     return payload["fineOutline"].get("title", "")
 
 
 def _insert_decision(conn, decision_id, command_id, cand, actor, outcome, detail) -> None:
-    conn.execute(decisions.insert().values(
-        id=decision_id, command_id=command_id, candidate_id=cand["id"], kind="accept",
-        actor=actor, outcome=outcome, detail=detail, created_at=utc_now()))
+    conn.execute(
+        decisions.insert().values(
+            id=decision_id,
+            command_id=command_id,
+            candidate_id=cand["id"],
+            kind="accept",
+            actor=actor,
+            outcome=outcome,
+            detail=detail,
+            created_at=utc_now(),
+        )
+    )
 
 
 def _record_failure(engine, cand, run, command_id, actor, failed: PreflightFailed) -> AcceptOutcome:
@@ -189,6 +271,13 @@ def _record_failure(engine, cand, run, command_id, actor, failed: PreflightFaile
             move_run(conn, run["id"], "accept_preflight")
         if current in ("shadow_ready", "accept_preflight"):
             move_run(conn, run["id"], failed.state, reason=failed.message)
-        _insert_decision(conn, new_id("dec"), command_id, cand, actor, failed.state,
-                         {"message": failed.message, "chapter": cand["chapter"]})
+        _insert_decision(
+            conn,
+            new_id("dec"),
+            command_id,
+            cand,
+            actor,
+            failed.state,
+            {"message": failed.message, "chapter": cand["chapter"]},
+        )
     return AcceptOutcome(failed.state, failed.message, cand["id"], cand["chapter"])

@@ -49,8 +49,15 @@ class _Stopped(Exception):
         self.state, self.reason = state, reason
 
 
-def write_chapter(engine: Engine, work_id: int, chapter: int, *, provider: str, model: str,
-                  progress: Progress | None = None) -> RunSummary:
+def write_chapter(
+    engine: Engine,
+    work_id: int,
+    chapter: int,
+    *,
+    provider: str,
+    model: str,
+    progress: Progress | None = None,
+) -> RunSummary:
     """Run the production chain for ``chapter``; the run always ends in a named state."""
     notify = progress or (lambda node, status: None)
     with engine.begin() as conn:
@@ -61,8 +68,13 @@ def write_chapter(engine: Engine, work_id: int, chapter: int, *, provider: str, 
         run_id = _insert_run(conn, work_id, chapter, latest, provider, model)
     summary = RunSummary(run_id=run_id, state="validating_context")
     try:
-        auth = _node(engine, run_id, "validating_context", notify,
-                     lambda conn: authorization.take_snapshot(conn, work_id, "production"))
+        auth = _node(
+            engine,
+            run_id,
+            "validating_context",
+            notify,
+            lambda conn: authorization.take_snapshot(conn, work_id, "production"),
+        )
         frozen = _retrieve(engine, run_id, work_id, outline, section_id, latest, auth, notify)
         summary.context_snapshot_id = frozen.snapshot_id
         draft, receipt = _write(engine, run_id, frozen, provider, model, notify)
@@ -73,22 +85,49 @@ def write_chapter(engine: Engine, work_id: int, chapter: int, *, provider: str, 
 
 
 def _insert_run(conn, work_id: int, chapter: int, as_of: int, provider: str, model: str) -> str:
-    base = conn.execute(select(chapters.c.current_revision).where(
-        chapters.c.work_id == work_id, chapters.c.number == chapter)).scalar() or 0
+    base = (
+        conn.execute(
+            select(chapters.c.current_revision).where(
+                chapters.c.work_id == work_id, chapters.c.number == chapter
+            )
+        ).scalar()
+        or 0
+    )
     run_id, now = new_id("run"), utc_now()
-    conn.execute(runs.insert().values(
-        id=run_id, work_id=work_id, target_chapter=chapter, run_type="production",
-        mode="production", quality_policy_version=QUALITY_POLICY_VERSION,
-        state="validating_context", attempt=1, revision=0, provider=provider, model=model,
-        as_of=as_of, base_revision=base, created_at=now, updated_at=now))
+    conn.execute(
+        runs.insert().values(
+            id=run_id,
+            work_id=work_id,
+            target_chapter=chapter,
+            run_type="production",
+            mode="production",
+            quality_policy_version=QUALITY_POLICY_VERSION,
+            state="validating_context",
+            attempt=1,
+            revision=0,
+            provider=provider,
+            model=model,
+            as_of=as_of,
+            base_revision=base,
+            created_at=now,
+            updated_at=now,
+        )
+    )
     return run_id
 
 
 def _stop(engine: Engine, run_id: str, state: str, reason: str, node: str, ms: int) -> _Stopped:
     with engine.begin() as conn:
         move_run(conn, run_id, state, reason=reason)
-        record_event(conn, run_id, 1, node, "failed" if state != "blocked_user_action" else "blocked",
-                     ms, {"reason": reason})
+        record_event(
+            conn,
+            run_id,
+            1,
+            node,
+            "failed" if state != "blocked_user_action" else "blocked",
+            ms,
+            {"reason": reason},
+        )
     return _Stopped(state, reason)
 
 
@@ -100,8 +139,15 @@ def _node(engine: Engine, run_id: str, node: str, notify: Progress, work):
         with engine.begin() as conn:
             snapshot = work(conn)
             move_run(conn, run_id, "retrieving", authorization_snapshot_id=snapshot.id)
-            record_event(conn, run_id, 1, node, "ok", _ms(started),
-                         {"authorizationSnapshotId": snapshot.id, "purpose": "production"})
+            record_event(
+                conn,
+                run_id,
+                1,
+                node,
+                "ok",
+                _ms(started),
+                {"authorizationSnapshotId": snapshot.id, "purpose": "production"},
+            )
     except AuthorizationError as err:
         notify(node, "failed")
         raise _stop(engine, run_id, "authorization_stale", str(err), node, _ms(started)) from None
@@ -113,13 +159,25 @@ def _retrieve(engine, run_id, work_id, outline, section_id, as_of, auth, notify)
     notify("retrieving", "running")
     started = time.perf_counter()
     with engine.begin() as conn:
-        frozen = freeze_context(conn, work_id=work_id, outline=outline,
-                                outline_section_id=section_id, run_id=run_id, attempt=1,
-                                as_of=as_of, authorization=auth)
+        frozen = freeze_context(
+            conn,
+            work_id=work_id,
+            outline=outline,
+            outline_section_id=section_id,
+            run_id=run_id,
+            attempt=1,
+            as_of=as_of,
+            authorization=auth,
+        )
         ctx = frozen.context
-        detail = {"contextSnapshotId": frozen.snapshot_id, "planId": ctx.manifest.plan_id,
-                  "manifestId": ctx.manifest.manifest_id, "sha256": ctx.context_snapshot.sha256,
-                  "sources": len(ctx.manifest.sources), "omitted": len(ctx.omitted_sources)}
+        detail = {
+            "contextSnapshotId": frozen.snapshot_id,
+            "planId": ctx.manifest.plan_id,
+            "manifestId": ctx.manifest.manifest_id,
+            "sha256": ctx.context_snapshot.sha256,
+            "sources": len(ctx.manifest.sources),
+            "omitted": len(ctx.omitted_sources),
+        }
         if not frozen.blocking:
             move_run(conn, run_id, "writing")
             record_event(conn, run_id, 1, "retrieving", "ok", _ms(started), detail)
@@ -135,17 +193,36 @@ def _write(engine, run_id, frozen: FrozenContext, provider, model, notify):
     notify("writing", "running")
     started = time.perf_counter()
     try:
-        result = dispatch(engine, role="writer", task="generate", provider=provider, model=model,
-                          task_input=frozen.context.wire(), output_model=WriterDraft,
-                          run_id=run_id)
+        result = dispatch(
+            engine,
+            role="writer",
+            task="generate",
+            provider=provider,
+            model=model,
+            task_input=frozen.context.wire(),
+            output_model=WriterDraft,
+            run_id=run_id,
+        )
     except MuseError as err:
         notify("writing", "failed")
-        raise _stop(engine, run_id, "failed", f"写手调用失败：{err}", "writing", _ms(started)) from None
+        raise _stop(
+            engine, run_id, "failed", f"写手调用失败：{err}", "writing", _ms(started)
+        ) from None
     with engine.begin() as conn:
         move_run(conn, run_id, "detecting")
-        record_event(conn, run_id, 1, "writing", "ok", _ms(started),
-                     {"receiptId": result.receipt_id, "modelReturned": result.model_returned,
-                      "toolsSent": False})
+        record_event(
+            conn,
+            run_id,
+            1,
+            "writing",
+            "ok",
+            _ms(started),
+            {
+                "receiptId": result.receipt_id,
+                "modelReturned": result.model_returned,
+                "toolsSent": False,
+            },
+        )
     notify("writing", "ok")
     return result.output, result.receipt_id
 
@@ -156,34 +233,83 @@ def _detect(engine, run_id, frozen: FrozenContext, draft, receipt, summary: RunS
     output, unlocated = build_output(frozen.context, frozen.snapshot_id, draft, candidate_version=1)
     findings = mechanical.check(frozen.context, output, unlocated)
     blocking = [f for f in findings if f.severity == "high"]
-    report = {"candidateSha256": output.candidate_sha256, "candidateVersion": 1,
-              "qualityPolicyVersion": frozen.context.quality_policy_version,
-              "mechanical": {"status": "failed" if blocking else "passed",
-                             "findings": [f.to_dict() for f in findings]},
-              "semantic": {"status": "not_built",
-                           "note": "语义检测员尚未建成（生产链议题）；本报告只含机械门结果。"}}
+    report = {
+        "candidateSha256": output.candidate_sha256,
+        "candidateVersion": 1,
+        "qualityPolicyVersion": frozen.context.quality_policy_version,
+        "mechanical": {
+            "status": "failed" if blocking else "passed",
+            "findings": [f.to_dict() for f in findings],
+        },
+        "semantic": {
+            "status": "not_built",
+            "note": "语义检测员尚未建成（生产链议题）；本报告只含机械门结果。",
+        },
+    }
     candidate_id = new_id("cand")
     with engine.begin() as conn:
         now = utc_now()
-        conn.execute(candidates.insert().values(
-            id=candidate_id, run_id=run_id, work_id=frozen.context.work_id,
-            chapter=frozen.context.target_chapter, version=1, state="DRAFT", revision=0,
-            acceptance_eligible=output.acceptance_eligible, body=output.candidate_body,
-            sha256=output.candidate_sha256, han_count=count_han(output.candidate_body),
-            context_snapshot_id=frozen.snapshot_id, writer_output=output.wire(), report=None,
-            created_at=now, updated_at=now))
+        conn.execute(
+            candidates.insert().values(
+                id=candidate_id,
+                run_id=run_id,
+                work_id=frozen.context.work_id,
+                chapter=frozen.context.target_chapter,
+                version=1,
+                state="DRAFT",
+                revision=0,
+                acceptance_eligible=output.acceptance_eligible,
+                body=output.candidate_body,
+                sha256=output.candidate_sha256,
+                han_count=count_han(output.candidate_body),
+                context_snapshot_id=frozen.snapshot_id,
+                writer_output=output.wire(),
+                report=None,
+                created_at=now,
+                updated_at=now,
+            )
+        )
         move_candidate(conn, candidate_id, "CHECKING")
         move_candidate(conn, candidate_id, "REJECTED" if blocking else "PASSED", report=report)
-        record_event(conn, run_id, 1, "mechanical_gate", "failed" if blocking else "ok",
-                     _ms(started), {"candidateId": candidate_id, "findings": len(findings),
-                                    "blocking": len(blocking), "writerReceiptId": receipt})
-        record_event(conn, run_id, 1, "semantic_detector", "not_built", 0,
-                     {"note": report["semantic"]["note"]})
+        record_event(
+            conn,
+            run_id,
+            1,
+            "mechanical_gate",
+            "failed" if blocking else "ok",
+            _ms(started),
+            {
+                "candidateId": candidate_id,
+                "findings": len(findings),
+                "blocking": len(blocking),
+                "writerReceiptId": receipt,
+            },
+        )
+        record_event(
+            conn,
+            run_id,
+            1,
+            "semantic_detector",
+            "not_built",
+            0,
+            {"note": report["semantic"]["note"]},
+        )
         if blocking:
-            record_event(conn, run_id, 1, "rewriting", "not_built", 0,
-                         {"note": "自动返修尚未建成（生产链议题）；候选交作者决定。"})
-            move_run(conn, run_id, "blocked_user_action",
-                     reason=f"机械门发现 {len(blocking)} 个阻断问题。")
+            record_event(
+                conn,
+                run_id,
+                1,
+                "rewriting",
+                "not_built",
+                0,
+                {"note": "自动返修尚未建成（生产链议题）；候选交作者决定。"},
+            )
+            move_run(
+                conn,
+                run_id,
+                "blocked_user_action",
+                reason=f"机械门发现 {len(blocking)} 个阻断问题。",
+            )
         else:
             move_run(conn, run_id, "shadow_ready")
     notify("detecting", "failed" if blocking else "ok")

@@ -11,51 +11,102 @@ from muse.flow.tables import candidates, run_events, runs
 
 
 def list_runs(conn: Connection, work_id: int, limit: int = 50) -> list[dict]:
-    rows = conn.execute(select(runs).where(runs.c.work_id == work_id)
-                        .order_by(runs.c.created_at.desc()).limit(limit)).mappings()
+    rows = conn.execute(
+        select(runs)
+        .where(runs.c.work_id == work_id)
+        .order_by(runs.c.created_at.desc())
+        .limit(limit)
+    ).mappings()
     return [_run(r) for r in rows]
 
 
 def _run(r) -> dict:
-    return {"id": r["id"], "chapter": r["target_chapter"], "runType": r["run_type"],
-            "state": r["state"], "stateLabel": RUN_STATE_LABELS.get(r["state"], r["state"]),
-            "attempt": r["attempt"], "provider": r["provider"], "model": r["model"],
-            "asOf": r["as_of"], "reason": r["reason"], "createdAt": iso(r["created_at"])}
+    return {
+        "id": r["id"],
+        "chapter": r["target_chapter"],
+        "runType": r["run_type"],
+        "state": r["state"],
+        "stateLabel": RUN_STATE_LABELS.get(r["state"], r["state"]),
+        "attempt": r["attempt"],
+        "provider": r["provider"],
+        "model": r["model"],
+        "asOf": r["as_of"],
+        "reason": r["reason"],
+        "createdAt": iso(r["created_at"]),
+    }
 
 
 def show_run(conn: Connection, run_id: str) -> dict:
     row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
     if row is None:
         raise NotFound(f"运行 {run_id} 不存在。", hint="用 muse runs 查看运行记录。")
-    events = conn.execute(select(run_events).where(run_events.c.run_id == run_id)
-                          .order_by(run_events.c.id)).mappings()
+    events = conn.execute(
+        select(run_events).where(run_events.c.run_id == run_id).order_by(run_events.c.id)
+    ).mappings()
     data = _run(row)
-    data["events"] = [{"node": e["node"], "status": e["status"], "attempt": e["attempt"],
-                       "durationMs": e["duration_ms"], "detail": e["detail"],
-                       "at": iso(e["created_at"])} for e in events]
-    data["candidates"] = [c["id"] for c in conn.execute(
-        select(candidates.c.id).where(candidates.c.run_id == run_id)).mappings()]
+    data["events"] = [
+        {
+            "node": e["node"],
+            "status": e["status"],
+            "attempt": e["attempt"],
+            "durationMs": e["duration_ms"],
+            "detail": e["detail"],
+            "at": iso(e["created_at"]),
+        }
+        for e in events
+    ]
+    data["candidates"] = [
+        c["id"]
+        for c in conn.execute(
+            select(candidates.c.id).where(candidates.c.run_id == run_id)
+        ).mappings()
+    ]
     return data
 
 
 def list_candidates(conn: Connection, work_id: int, chapter: int | None = None) -> list[dict]:
-    query = select(candidates.c.id, candidates.c.run_id, candidates.c.chapter, candidates.c.version,
-                   candidates.c.state, candidates.c.han_count, candidates.c.sha256,
-                   candidates.c.created_at).where(candidates.c.work_id == work_id)
+    query = select(
+        candidates.c.id,
+        candidates.c.run_id,
+        candidates.c.chapter,
+        candidates.c.version,
+        candidates.c.state,
+        candidates.c.han_count,
+        candidates.c.sha256,
+        candidates.c.created_at,
+    ).where(candidates.c.work_id == work_id)
     if chapter is not None:
         query = query.where(candidates.c.chapter == chapter)
-    return [{"id": r.id, "runId": r.run_id, "chapter": r.chapter, "version": r.version,
-             "state": r.state, "hanCount": r.han_count, "sha256": r.sha256,
-             "createdAt": iso(r.created_at)}
-            for r in conn.execute(query.order_by(candidates.c.created_at.desc()))]
+    return [
+        {
+            "id": r.id,
+            "runId": r.run_id,
+            "chapter": r.chapter,
+            "version": r.version,
+            "state": r.state,
+            "hanCount": r.han_count,
+            "sha256": r.sha256,
+            "createdAt": iso(r.created_at),
+        }
+        for r in conn.execute(query.order_by(candidates.c.created_at.desc()))
+    ]
 
 
 def show_candidate(conn: Connection, candidate_id: str) -> dict:
     r = conn.execute(select(candidates).where(candidates.c.id == candidate_id)).mappings().first()
     if r is None:
         raise NotFound(f"候选 {candidate_id} 不存在。", hint="用 muse candidates 查看候选。")
-    return {"id": r["id"], "runId": r["run_id"], "chapter": r["chapter"], "version": r["version"],
-            "state": r["state"], "acceptanceEligible": r["acceptance_eligible"],
-            "hanCount": r["han_count"], "sha256": r["sha256"],
-            "contextSnapshotId": r["context_snapshot_id"], "report": r["report"],
-            "claimLedger": r["writer_output"].get("claimLedger", []), "body": r["body"]}
+    return {
+        "id": r["id"],
+        "runId": r["run_id"],
+        "chapter": r["chapter"],
+        "version": r["version"],
+        "state": r["state"],
+        "acceptanceEligible": r["acceptance_eligible"],
+        "hanCount": r["han_count"],
+        "sha256": r["sha256"],
+        "contextSnapshotId": r["context_snapshot_id"],
+        "report": r["report"],
+        "claimLedger": r["writer_output"].get("claimLedger", []),
+        "body": r["body"],
+    }

@@ -21,10 +21,18 @@ RUN_TRANSITIONS: dict[str, frozenset[str]] = {
     "accepted": frozenset({"canonical_committed"}),
     "canonical_committed": frozenset({"extraction_queued"}),
 }
-RUN_TERMINAL = frozenset({
-    "blocked_user_action", "failed", "discarded", "revision_conflict", "authorization_stale",
-    "source_stale", "quality_stale", "extraction_queued",
-})
+RUN_TERMINAL = frozenset(
+    {
+        "blocked_user_action",
+        "failed",
+        "discarded",
+        "revision_conflict",
+        "authorization_stale",
+        "source_stale",
+        "quality_stale",
+        "extraction_queued",
+    }
+)
 
 CANDIDATE_TRANSITIONS: dict[str, frozenset[str]] = {
     "DRAFT": frozenset({"CHECKING", "DISCARDED"}),
@@ -34,13 +42,24 @@ CANDIDATE_TRANSITIONS: dict[str, frozenset[str]] = {
 CANDIDATE_TERMINAL = frozenset({"REJECTED", "ACCEPTED", "ARCHIVED", "DISCARDED"})
 
 RUN_STATE_LABELS = {
-    "validating_context": "校验上下文", "retrieving": "检索取证", "writing": "写作中",
-    "detecting": "检测中", "rewriting": "返修中", "shadow_ready": "候选待审",
-    "edited_candidate": "已编辑待复检", "accept_preflight": "接受前置校验", "accepted": "已接受",
-    "canonical_committed": "已入正式正文", "extraction_queued": "已入正文，章后抽取已排队",
-    "blocked_user_action": "已停止，等待作者决定", "failed": "失败", "discarded": "已丢弃",
-    "revision_conflict": "版本冲突", "authorization_stale": "授权失效",
-    "source_stale": "来源已变化", "quality_stale": "质量校验失效",
+    "validating_context": "校验上下文",
+    "retrieving": "检索取证",
+    "writing": "写作中",
+    "detecting": "检测中",
+    "rewriting": "返修中",
+    "shadow_ready": "候选待审",
+    "edited_candidate": "已编辑待复检",
+    "accept_preflight": "接受前置校验",
+    "accepted": "已接受",
+    "canonical_committed": "已入正式正文",
+    "extraction_queued": "已入正文，章后抽取已排队",
+    "blocked_user_action": "已停止，等待作者决定",
+    "failed": "失败",
+    "discarded": "已丢弃",
+    "revision_conflict": "版本冲突",
+    "authorization_stale": "授权失效",
+    "source_stale": "来源已变化",
+    "quality_stale": "质量校验失效",
 }
 
 

@@ -156,7 +156,7 @@ def _live_refs(refs: Sequence[SourceRef], as_of: int, owner: str, out: list[Excl
         if r.chapter > as_of:
             out.append(_x("ref", f"{owner}的出处（第 {r.chapter} 章）", r.chapter, R.future,
                           f"出处在第 {r.chapter} 章，晚于冻结点第 {as_of} 章。"))
-        elif False:
+        elif r.stale:
             out.append(_x("ref", f"{owner}的出处（第 {r.chapter} 章）", r.chapter, R.stale_ref,
                           f"出处已失效：{r.stale_reason or '原文已修改'}"))
         else:

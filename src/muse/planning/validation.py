@@ -74,6 +74,9 @@ def field_label(model: type[BaseModel], loc: tuple) -> str:
             info = current.model_fields[part]
             labels.append(info.title or FALLBACK_LABELS.get(part, part))
             current = _inner_model(info.annotation)
+        elif current is not None:  # a key the schema does not have
+            labels.append(str(part))
+            current = None
     return " › ".join(labels) or "整体"
 
 
@@ -86,6 +89,9 @@ def _clean_loc(model: type[BaseModel], loc: tuple) -> tuple:
         elif current is not None and part in current.model_fields:
             out.append(part)
             current = _inner_model(current.model_fields[part].annotation)
+        elif current is not None:  # a key the schema does not have (extra_forbidden)
+            out.append(part)
+            current = None
     return tuple(out)
 
 

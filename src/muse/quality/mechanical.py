@@ -16,7 +16,9 @@ from muse.core.canonical import sha256_hex
 from muse.core.text import count_han
 from muse.planning.contracts import FineOutline
 
-_META = re.compile(r"^(?:---\s*\n|#\s|以下是|下面是|好的[，,]|第[0-9一二三四五六七八九十百千零〇两]+[章回])")
+_META = re.compile(
+    r"^(?:---\s*\n|#\s|以下是|下面是|好的[，,]|第[0-9一二三四五六七八九十百千零〇两]+[章回])"
+)
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,9 @@ class Finding:
         return asdict(self)
 
 
-def check(context: WriterContext, output: WriterOutput,
-          unlocated: list[UnlocatedClaim]) -> list[Finding]:
+def check(
+    context: WriterContext, output: WriterOutput, unlocated: list[UnlocatedClaim]
+) -> list[Finding]:
     outline = FineOutline.model_validate(context.fine_outline)
     findings = _output_contract(context, output)
     findings += _ledger(context, output, unlocated)
@@ -47,19 +50,33 @@ def _output_contract(context: WriterContext, output: WriterOutput) -> list[Findi
     low, high = context.output_contract.acceptance_band
     han = count_han(body)
     if not low <= han <= high:
-        findings.append(Finding("length_band", "high",
-                                f"正文 {han} 个汉字，不在接受区间 {low}–{high} 内。"))
+        findings.append(
+            Finding("length_band", "high", f"正文 {han} 个汉字，不在接受区间 {low}–{high} 内。")
+        )
     match = _META.match(body)
     if match:
-        findings.append(Finding("meta_text", "high", "正文开头是标题、frontmatter 或说明文字，不是正文。",
-                                0, match.end(), match.group(0)))
+        findings.append(
+            Finding(
+                "meta_text",
+                "high",
+                "正文开头是标题、frontmatter 或说明文字，不是正文。",
+                0,
+                match.end(),
+                match.group(0),
+            )
+        )
     return findings
 
 
-def _ledger(context: WriterContext, output: WriterOutput,
-            unlocated: list[UnlocatedClaim]) -> list[Finding]:
-    findings = [Finding("claim_unlocated", "high", f"{u.claim.constraint_id}：{u.reason}",
-                        quote=u.claim.quote) for u in unlocated]
+def _ledger(
+    context: WriterContext, output: WriterOutput, unlocated: list[UnlocatedClaim]
+) -> list[Finding]:
+    findings = [
+        Finding(
+            "claim_unlocated", "high", f"{u.claim.constraint_id}：{u.reason}", quote=u.claim.quote
+        )
+        for u in unlocated
+    ]
     if sha256_hex(output.candidate_body) != output.candidate_sha256:
         findings.append(Finding("candidate_hash", "high", "candidateSha256 与正文不符。"))
     known = {f.id for f in context.fact_evidence} | {p.id for p in context.prose_evidence}
@@ -68,9 +85,15 @@ def _ledger(context: WriterContext, output: WriterOutput,
             findings.append(Finding("claim_range", "high", f"{claim.claim_id} 的范围越出正文。"))
         for ref in (claim.fact_evidence_id, claim.prose_evidence_id):
             if ref is not None and ref not in known:
-                findings.append(Finding("claim_evidence", "high",
-                                        f"{claim.claim_id} 引用的证据 {ref} 不在本次上下文中。",
-                                        claim.start_code_point, claim.end_code_point))
+                findings.append(
+                    Finding(
+                        "claim_evidence",
+                        "high",
+                        f"{claim.claim_id} 引用的证据 {ref} 不在本次上下文中。",
+                        claim.start_code_point,
+                        claim.end_code_point,
+                    )
+                )
     return findings
 
 
@@ -79,10 +102,20 @@ def _coverage(outline: FineOutline, output: WriterOutput) -> list[Finding]:
     claimed = {c.claim_id.split(":", 1)[1] for c in output.claim_ledger}
     for constraint_id in outline.hard_constraints.constraint_ids():
         if constraint_id not in claimed:
-            findings.append(Finding("hard_constraint_missing", "high",
-                                    f"细纲硬约束 {constraint_id} 在正文中没有对应的声明（claim）。"))
+            findings.append(
+                Finding(
+                    "hard_constraint_missing",
+                    "high",
+                    f"细纲硬约束 {constraint_id} 在正文中没有对应的声明（claim）。",
+                )
+            )
     for entity in outline.hard_constraints.required_entities:
         if entity.name not in output.candidate_body:
-            findings.append(Finding("required_entity_missing", "high",
-                                    f"必须出场的「{entity.name}」没有在正文中出现。"))
+            findings.append(
+                Finding(
+                    "required_entity_missing",
+                    "high",
+                    f"必须出场的「{entity.name}」没有在正文中出现。",
+                )
+            )
     return findings

@@ -22,8 +22,10 @@ def make_immutable(table: str) -> None:
     """Refuse UPDATE and DELETE on ``table`` (call from a migration's upgrade)."""
     if op.get_bind().dialect.name == "postgresql":
         op.execute(_PG_FUNCTION)
-        op.execute(f"CREATE TRIGGER {table}_immutable BEFORE UPDATE OR DELETE ON {table} "
-                   f"FOR EACH ROW EXECUTE FUNCTION muse_refuse_change()")
+        op.execute(
+            f"CREATE TRIGGER {table}_immutable BEFORE UPDATE OR DELETE ON {table} "
+            f"FOR EACH ROW EXECUTE FUNCTION muse_refuse_change()"
+        )
         return
     for action in ("UPDATE", "DELETE"):
         op.execute(

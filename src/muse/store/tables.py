@@ -23,8 +23,13 @@ jobs = Table(
     Column("locked_by", String(64), nullable=True, comment="worker id; NULL when not running"),
     Column("locked_at", UtcDateTime, nullable=True),
     Column("last_error", Text, nullable=True),
-    Column("dedupe_key", String(200), nullable=True, unique=True,
-           comment="one live job per key; NULL: no de-duplication"),
+    Column(
+        "dedupe_key",
+        String(200),
+        nullable=True,
+        unique=True,
+        comment="one live job per key; NULL: no de-duplication",
+    ),
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
 )

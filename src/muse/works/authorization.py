@@ -46,28 +46,46 @@ def take_snapshot(conn: Connection, work_id: int, purpose: Purpose | str) -> Aut
     _check_allowed(row, purpose)
     now = utc_now()
     snapshot = AuthorizationSnapshot(
-        id=new_id("auth"), work_id=work_id, purpose=purpose, source_kind=row["source_kind"],
-        source_status=row["source_status"], source_version=row["source_version"],
+        id=new_id("auth"),
+        work_id=work_id,
+        purpose=purpose,
+        source_kind=row["source_kind"],
+        source_status=row["source_status"],
+        source_version=row["source_version"],
         created_at=iso(now) or "",
     )
-    conn.execute(authorization_snapshots.insert().values(
-        id=snapshot.id, work_id=work_id, purpose=purpose.value, source_kind=row["source_kind"],
-        source_status=row["source_status"], source_version=row["source_version"],
-        created_at=now,
-    ))
+    conn.execute(
+        authorization_snapshots.insert().values(
+            id=snapshot.id,
+            work_id=work_id,
+            purpose=purpose.value,
+            source_kind=row["source_kind"],
+            source_status=row["source_status"],
+            source_version=row["source_version"],
+            created_at=now,
+        )
+    )
     return snapshot
 
 
 def get_snapshot(conn: Connection, snapshot_id: str) -> AuthorizationSnapshot:
-    row = conn.execute(
-        select(authorization_snapshots).where(authorization_snapshots.c.id == snapshot_id)
-    ).mappings().first()
+    row = (
+        conn.execute(
+            select(authorization_snapshots).where(authorization_snapshots.c.id == snapshot_id)
+        )
+        .mappings()
+        .first()
+    )
     if row is None:
         raise NotFound(f"授权快照 {snapshot_id} 不存在。")
     return AuthorizationSnapshot(
-        id=row["id"], work_id=row["work_id"], purpose=row["purpose"],
-        source_kind=row["source_kind"], source_status=row["source_status"],
-        source_version=row["source_version"], created_at=iso(row["created_at"]) or "",
+        id=row["id"],
+        work_id=row["work_id"],
+        purpose=row["purpose"],
+        source_kind=row["source_kind"],
+        source_status=row["source_status"],
+        source_version=row["source_version"],
+        created_at=iso(row["created_at"]) or "",
     )
 
 
@@ -89,7 +107,12 @@ def set_source_status(conn: Connection, work_id: int, status: SourceStatus | str
     try:
         status = SourceStatus(status)
     except ValueError:
-        raise InvalidInput(f"未知的来源状态「{status}」，可选：active / suspended / withdrawn。") from None
+        raise InvalidInput(
+            f"未知的来源状态「{status}」，可选：active / suspended / withdrawn。"
+        ) from None
     get_work_row(conn, work_id)
-    conn.execute(works.update().where(works.c.id == work_id).values(
-        source_status=status.value, updated_at=utc_now()))
+    conn.execute(
+        works.update()
+        .where(works.c.id == work_id)
+        .values(source_status=status.value, updated_at=utc_now())
+    )

@@ -24,7 +24,11 @@ ORIGINS = ("import", "accept", "edit", "revert")
 
 
 def insert_prose_block(
-    conn: Connection, chapter_id: int, revision: int, text: str, origin: str,
+    conn: Connection,
+    chapter_id: int,
+    revision: int,
+    text: str,
+    origin: str,
     attribution: Mapping[str, Any],
 ) -> str:
     """Store one revision of a chapter's text; returns its sha256."""
@@ -32,33 +36,60 @@ def insert_prose_block(
         raise ValueError(f"unknown prose origin {origin!r}")
     text = normalize_text(text)
     digest = sha256_hex(text)
-    conn.execute(prose_blocks.insert().values(
-        chapter_id=chapter_id, revision=revision, text=text, content_sha256=digest,
-        han_count=count_han(text), origin=origin, attribution=dict(attribution),
-        created_at=utc_now(),
-    ))
+    conn.execute(
+        prose_blocks.insert().values(
+            chapter_id=chapter_id,
+            revision=revision,
+            text=text,
+            content_sha256=digest,
+            han_count=count_han(text),
+            origin=origin,
+            attribution=dict(attribution),
+            created_at=utc_now(),
+        )
+    )
     return digest
 
 
 def add_chapter(
-    conn: Connection, work_id: int, number: int, title: str, text: str, *,
-    volume_id: int | None = None, origin: str = "import",
+    conn: Connection,
+    work_id: int,
+    number: int,
+    title: str,
+    text: str,
+    *,
+    volume_id: int | None = None,
+    origin: str = "import",
     attribution: Mapping[str, Any] | None = None,
 ) -> int:
     """Create a chapter with its first canonical revision; returns the chapter id."""
     now = utc_now()
-    result = conn.execute(chapters.insert().values(
-        work_id=work_id, number=number, title=title, volume_id=volume_id,
-        current_revision=1, created_at=now, updated_at=now,
-    ))
+    result = conn.execute(
+        chapters.insert().values(
+            work_id=work_id,
+            number=number,
+            title=title,
+            volume_id=volume_id,
+            current_revision=1,
+            created_at=now,
+            updated_at=now,
+        )
+    )
     chapter_id = int(result.inserted_primary_key[0])
     insert_prose_block(conn, chapter_id, 1, text, origin, attribution or {})
     return chapter_id
 
 
 def write_revision(
-    conn: Connection, work_id: int, number: int, text: str, *, expected_revision: int,
-    origin: str, attribution: Mapping[str, Any] | None = None, title: str | None = None,
+    conn: Connection,
+    work_id: int,
+    number: int,
+    text: str,
+    *,
+    expected_revision: int,
+    origin: str,
+    attribution: Mapping[str, Any] | None = None,
+    title: str | None = None,
 ) -> int:
     """Make ``text`` the canonical text of chapter ``number``; returns the new revision.
 
@@ -68,8 +99,9 @@ def write_revision(
     if not normalize_text(text).strip():
         raise InvalidInput(f"第 {number} 章的正文不能为空。")
     row = conn.execute(
-        select(chapters.c.id, chapters.c.current_revision)
-        .where(chapters.c.work_id == work_id, chapters.c.number == number)
+        select(chapters.c.id, chapters.c.current_revision).where(
+            chapters.c.work_id == work_id, chapters.c.number == number
+        )
     ).first()
     if row is None:
         raise NotFound(f"作品 {work_id} 没有第 {number} 章。")
@@ -78,10 +110,15 @@ def write_revision(
     if title is not None:
         values["title"] = title
     compare_and_set(
-        conn, chapters, where={"id": row.id, "current_revision": expected_revision},
-        values=values, error=RevisionConflict,
-        message=(f"第 {number} 章已被改动（当前修订版 {row.current_revision}，"
-                 f"你基于的是 {expected_revision}），未写入。"),
+        conn,
+        chapters,
+        where={"id": row.id, "current_revision": expected_revision},
+        values=values,
+        error=RevisionConflict,
+        message=(
+            f"第 {number} 章已被改动（当前修订版 {row.current_revision}，"
+            f"你基于的是 {expected_revision}），未写入。"
+        ),
     )
     insert_prose_block(conn, row.id, new_revision, text, origin, attribution or {})
     return new_revision

@@ -74,8 +74,11 @@ def get_work_row(conn: Connection, work_id: int):
 def work_info(conn: Connection, work_id: int) -> WorkInfo:
     row = get_work_row(conn, work_id)
     stats = conn.execute(
-        select(func.count(), func.coalesce(func.sum(prose_blocks.c.han_count), 0),
-               func.max(chapters.c.number))
+        select(
+            func.count(),
+            func.coalesce(func.sum(prose_blocks.c.han_count), 0),
+            func.max(chapters.c.number),
+        )
         .select_from(chapters.join(prose_blocks, _current_block()))
         .where(chapters.c.work_id == work_id)
     ).one()
@@ -110,7 +113,11 @@ def resolve_work(conn: Connection, work: int | str | None) -> int:
         return int(get_work_row(conn, int(work))["id"])
     found = conn.execute(select(works.c.id).where(works.c.title == str(work))).scalars().all()
     if len(found) != 1:
-        raise NotFound(f"没有书名为「{work}」的作品。" if not found else f"有多部作品叫「{work}」，请用作品 ID。")
+        raise NotFound(
+            f"没有书名为「{work}」的作品。"
+            if not found
+            else f"有多部作品叫「{work}」，请用作品 ID。"
+        )
     return int(found[0])
 
 
@@ -124,42 +131,71 @@ def list_chapters(conn: Connection, work_id: int, *, upto: int | None = None) ->
     """Chapters of a work in number order, with their canonical revision's counts and hash."""
     get_work_row(conn, work_id)
     query = (
-        select(chapters.c.number, chapters.c.title, volumes.c.title.label("volume"),
-               prose_blocks.c.han_count, chapters.c.current_revision, prose_blocks.c.content_sha256)
-        .select_from(chapters.join(prose_blocks, _current_block()).outerjoin(
-            volumes, volumes.c.id == chapters.c.volume_id))
+        select(
+            chapters.c.number,
+            chapters.c.title,
+            volumes.c.title.label("volume"),
+            prose_blocks.c.han_count,
+            chapters.c.current_revision,
+            prose_blocks.c.content_sha256,
+        )
+        .select_from(
+            chapters.join(prose_blocks, _current_block()).outerjoin(
+                volumes, volumes.c.id == chapters.c.volume_id
+            )
+        )
         .where(chapters.c.work_id == work_id)
         .order_by(chapters.c.number)
     )
     if upto is not None:
         query = query.where(chapters.c.number <= upto)
     return [
-        ChapterInfo(number=r.number, title=r.title, volume=r.volume, han_count=r.han_count,
-                    revision=r.current_revision, content_sha256=r.content_sha256)
+        ChapterInfo(
+            number=r.number,
+            title=r.title,
+            volume=r.volume,
+            han_count=r.han_count,
+            revision=r.current_revision,
+            content_sha256=r.content_sha256,
+        )
         for r in conn.execute(query)
     ]
 
 
 def _text_query(work_id: int):
     return (
-        select(chapters.c.number, chapters.c.title, chapters.c.current_revision,
-               prose_blocks.c.text, prose_blocks.c.content_sha256, prose_blocks.c.han_count)
+        select(
+            chapters.c.number,
+            chapters.c.title,
+            chapters.c.current_revision,
+            prose_blocks.c.text,
+            prose_blocks.c.content_sha256,
+            prose_blocks.c.han_count,
+        )
         .select_from(chapters.join(prose_blocks, _current_block()))
         .where(chapters.c.work_id == work_id)
     )
 
 
 def _to_text(work_id: int, row) -> ChapterText:
-    return ChapterText(work_id=work_id, number=row.number, title=row.title,
-                       revision=row.current_revision, text=row.text,
-                       content_sha256=row.content_sha256, han_count=row.han_count)
+    return ChapterText(
+        work_id=work_id,
+        number=row.number,
+        title=row.title,
+        revision=row.current_revision,
+        text=row.text,
+        content_sha256=row.content_sha256,
+        han_count=row.han_count,
+    )
 
 
 def get_chapter_text(conn: Connection, work_id: int, number: int) -> ChapterText:
     """The canonical text of one chapter (its current revision)."""
     row = conn.execute(_text_query(work_id).where(chapters.c.number == number)).first()
     if row is None:
-        raise NotFound(f"作品 {work_id} 没有第 {number} 章。", hint="用 muse chapters 查看章节列表。")
+        raise NotFound(
+            f"作品 {work_id} 没有第 {number} 章。", hint="用 muse chapters 查看章节列表。"
+        )
     return _to_text(work_id, row)
 
 
@@ -179,11 +215,20 @@ def iter_chapter_texts(
 def get_revision_text(conn: Connection, work_id: int, number: int, revision: int) -> ChapterText:
     """Any stored revision of a chapter, canonical or earlier."""
     row = conn.execute(
-        select(chapters.c.number, chapters.c.title, prose_blocks.c.revision.label("current_revision"),
-               prose_blocks.c.text, prose_blocks.c.content_sha256, prose_blocks.c.han_count)
+        select(
+            chapters.c.number,
+            chapters.c.title,
+            prose_blocks.c.revision.label("current_revision"),
+            prose_blocks.c.text,
+            prose_blocks.c.content_sha256,
+            prose_blocks.c.han_count,
+        )
         .select_from(chapters.join(prose_blocks, prose_blocks.c.chapter_id == chapters.c.id))
-        .where(chapters.c.work_id == work_id, chapters.c.number == number,
-               prose_blocks.c.revision == revision)
+        .where(
+            chapters.c.work_id == work_id,
+            chapters.c.number == number,
+            prose_blocks.c.revision == revision,
+        )
     ).first()
     if row is None:
         raise NotFound(f"第 {number} 章没有修订版 {revision}。")

@@ -21,7 +21,8 @@ def export_book(conn: Connection, work_id: int, fmt: str = "txt") -> str:
         for row in conn.execute(
             select(chapters.c.number, volumes.c.number.label("volume_number"), volumes.c.title)
             .select_from(chapters.join(volumes, volumes.c.id == chapters.c.volume_id))
-            .where(chapters.c.work_id == work_id))
+            .where(chapters.c.work_id == work_id)
+        )
     }
     parts: list[str] = [f"# {work['title']}" if fmt == "md" else work["title"]]
     if work["front_matter"]:

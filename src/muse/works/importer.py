@@ -72,18 +72,28 @@ class ImportReport:
             "duplicates": list(self.duplicates),
             "warnings": list(self.warnings),
             "chapters": [
-                {"number": c.number, "title": c.title, "volume": c.volume,
-                 "hanCount": c.han_count, "line": c.line_no}
+                {
+                    "number": c.number,
+                    "title": c.title,
+                    "volume": c.volume,
+                    "hanCount": c.han_count,
+                    "line": c.line_no,
+                }
                 for c in self.chapters
             ],
         }
 
 
-def _report(book: ParsedBook, title: str, encoding: str, version: str, dry_run: bool) -> ImportReport:
+def _report(
+    book: ParsedBook, title: str, encoding: str, version: str, dry_run: bool
+) -> ImportReport:
     names = tuple(v.title or f"第{v.number}卷" for v in book.volumes)
     detected = tuple(
         DetectedChapter(
-            number=c.number, title=c.title, han_count=count_han(c.body), line_no=c.line_no,
+            number=c.number,
+            title=c.title,
+            han_count=count_han(c.body),
+            line_no=c.line_no,
             volume=names[c.volume_position - 1] if c.volume_position else None,
         )
         for c in book.chapters
@@ -93,11 +103,20 @@ def _report(book: ParsedBook, title: str, encoding: str, version: str, dry_run: 
         spans = "、".join(f"{a}" if a == b else f"{a}–{b}" for a, b in book.gaps)
         warnings.append(f"章号有缺口：缺第 {spans} 章（按原号导入，未重新编号）。")
     if book.out_of_order:
-        warnings.append("章号顺序倒退：" + "、".join(map(str, book.out_of_order)) + "（按原号导入）。")
+        warnings.append(
+            "章号顺序倒退：" + "、".join(map(str, book.out_of_order)) + "（按原号导入）。"
+        )
     return ImportReport(
-        title=title, encoding=encoding, source_version=version, chapters=detected, volumes=names,
-        front_matter_han=count_han(book.front_matter), gaps=book.gaps,
-        out_of_order=book.out_of_order, duplicates=book.duplicates, dry_run=dry_run,
+        title=title,
+        encoding=encoding,
+        source_version=version,
+        chapters=detected,
+        volumes=names,
+        front_matter_han=count_han(book.front_matter),
+        gaps=book.gaps,
+        out_of_order=book.out_of_order,
+        duplicates=book.duplicates,
+        dry_run=dry_run,
         warnings=tuple(warnings),
     )
 
@@ -147,10 +166,14 @@ def import_book(
     _refuse_duplicates(book)
     with engine.begin() as conn:
         work_id = create_work(
-            conn, title, source_kind=SourceKind(source_kind),
+            conn,
+            title,
+            source_kind=SourceKind(source_kind),
             allowed_purposes=[Purpose(p) for p in purposes] if purposes else None,
-            source_version=report.source_version, source_note=source_note,
-            default_chapter_chars=_default_chars(report), front_matter=book.front_matter,
+            source_version=report.source_version,
+            source_note=source_note,
+            default_chapter_chars=_default_chars(report),
+            front_matter=book.front_matter,
         )
         volume_ids = _insert_volumes(conn, work_id, book)
         _insert_chapters(conn, work_id, book, volume_ids, report.source_version, progress)
@@ -166,36 +189,64 @@ def _default_chars(report: ImportReport) -> int:
 def _insert_volumes(conn: Connection, work_id: int, book: ParsedBook) -> list[int]:
     ids = []
     for position, volume in enumerate(book.volumes, start=1):
-        result = conn.execute(volumes.insert().values(
-            work_id=work_id, number=volume.number, title=volume.title, position=position))
+        result = conn.execute(
+            volumes.insert().values(
+                work_id=work_id, number=volume.number, title=volume.title, position=position
+            )
+        )
         ids.append(int(result.inserted_primary_key[0]))
     return ids
 
 
 def _insert_chapters(
-    conn: Connection, work_id: int, book: ParsedBook, volume_ids: list[int], version: str,
+    conn: Connection,
+    work_id: int,
+    book: ParsedBook,
+    volume_ids: list[int],
+    version: str,
     progress: Progress | None,
 ) -> None:
     now = utc_now()
     total = len(book.chapters)
     for start in range(0, total, _BATCH):
         batch = book.chapters[start : start + _BATCH]
-        conn.execute(chapters.insert(), [
-            {"work_id": work_id, "number": c.number, "title": c.title,
-             "volume_id": volume_ids[c.volume_position - 1] if c.volume_position else None,
-             "current_revision": 1, "created_at": now, "updated_at": now}
-            for c in batch
-        ])
-        ids = dict(conn.execute(
-            select(chapters.c.number, chapters.c.id).where(
-                chapters.c.work_id == work_id, chapters.c.number.in_([c.number for c in batch]))
-        ).all())
-        conn.execute(prose_blocks.insert(), [
-            {"chapter_id": ids[c.number], "revision": 1, "text": c.body,
-             "content_sha256": sha256_hex(c.body), "han_count": count_han(c.body),
-             "origin": "import", "attribution": {"file": version, "line": c.line_no},
-             "created_at": now}
-            for c in batch
-        ])
+        conn.execute(
+            chapters.insert(),
+            [
+                {
+                    "work_id": work_id,
+                    "number": c.number,
+                    "title": c.title,
+                    "volume_id": volume_ids[c.volume_position - 1] if c.volume_position else None,
+                    "current_revision": 1,
+                    "created_at": now,
+                    "updated_at": now,
+                }
+                for c in batch
+            ],
+        )
+        ids = dict(
+            conn.execute(
+                select(chapters.c.number, chapters.c.id).where(
+                    chapters.c.work_id == work_id, chapters.c.number.in_([c.number for c in batch])
+                )
+            ).all()
+        )
+        conn.execute(
+            prose_blocks.insert(),
+            [
+                {
+                    "chapter_id": ids[c.number],
+                    "revision": 1,
+                    "text": c.body,
+                    "content_sha256": sha256_hex(c.body),
+                    "han_count": count_han(c.body),
+                    "origin": "import",
+                    "attribution": {"file": version, "line": c.line_no},
+                    "created_at": now,
+                }
+                for c in batch
+            ],
+        )
         if progress:
             progress(min(start + _BATCH, total), total)
