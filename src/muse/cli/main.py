@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from muse.cli import plan, works, writing
-from muse.cli.output import fail
+from muse.cli.output import print_error
 from muse.core.errors import MuseError
 
 app = typer.Typer(
@@ -25,4 +27,5 @@ def main() -> None:
     try:
         app()
     except MuseError as err:
-        fail(err)
+        print_error(err)
+        sys.exit(1)

@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from muse.core.errors import MuseError
 
@@ -29,7 +30,11 @@ def emit(data: Any, as_json: bool, render: Callable[[Any], None]) -> None:
         render(data)
 
 
+def print_error(error: MuseError | str) -> None:
+    err_console.print(f"[bold red]错误：[/]{escape(str(error))}", highlight=False)
+
+
 def fail(error: MuseError | str, code: int = 1) -> NoReturn:
-    """Print an error for the author and exit with ``code``."""
-    err_console.print(f"[bold red]错误：[/]{error}", highlight=False)
+    """Inside a command: print an error for the author and exit with ``code``."""
+    print_error(error)
     raise typer.Exit(code)
