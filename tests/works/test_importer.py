@@ -100,3 +100,14 @@ def test_existing_works_survive_a_failed_import(engine):
         import_book(engine, b"\xff\xfe\xfa\x00\x00garbage", title="坏")
     with engine.connect() as conn:
         assert [w.id for w in catalog.list_works(conn)] == [first.work_id]
+
+
+def test_explicit_renumber_numbers_by_position_and_says_so(engine):
+    data = "第一卷 上\n\n第1章 甲\n正文甲。\n\n第2章 乙\n正文乙。\n\n第二卷 下\n\n第1章 丙\n正文丙。\n".encode()
+    with pytest.raises(ImportFailed, match="--renumber"):
+        import_book(engine, data, title="书")
+    report = import_book(engine, data, title="书", renumber=True)
+    with engine.connect() as conn:
+        listed = catalog.list_chapters(conn, report.work_id)
+    assert [(c.number, c.title, c.volume) for c in listed] == [(1, "甲", "上"), (2, "乙", "上"), (3, "丙", "下")]
+    assert any("第1→3" in w for w in report.warnings)

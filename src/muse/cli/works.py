@@ -55,6 +55,7 @@ def import_(
         None, "--purpose", help="允许用途：production / evaluation，可重复"
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="只列出识别到的章节，不写入"),
+    renumber: bool = typer.Option(False, "--renumber", help="按出现顺序重新编号（每卷重新编号的书）"),
     json_out: bool = JsonOption,
 ) -> None:
     """导入已有小说（拆书）：识别编码与章节，一个事务写入。"""
@@ -63,16 +64,20 @@ def import_(
     purposes = [Purpose(p) for p in purpose] if purpose else None
     data = file.read_bytes()
     if dry_run:
-        report = analyse(data, title)[1]
+        report = analyse(data, title, renumber=renumber)[1]
     else:
-        report = _import_with_progress(data, title, SOURCE_CHOICES[source], purposes, json_out)
+        report = _import_with_progress(
+            data, title, SOURCE_CHOICES[source], purposes, renumber, json_out
+        )
     emit(report.to_dict(), json_out, lambda _: _render_import(report))
 
 
-def _import_with_progress(data, title, source_kind, purposes, quiet: bool) -> ImportReport:
+def _import_with_progress(data, title, source_kind, purposes, renumber, quiet) -> ImportReport:
     engine = get_engine()
     if quiet:
-        return import_book(engine, data, title=title, source_kind=source_kind, purposes=purposes)
+        return import_book(
+            engine, data, title=title, source_kind=source_kind, purposes=purposes, renumber=renumber
+        )
     with Progress(
         TextColumn("写入章节"), BarColumn(), MofNCompleteColumn(), console=console, transient=True
     ) as bar:
@@ -83,6 +88,7 @@ def _import_with_progress(data, title, source_kind, purposes, quiet: bool) -> Im
             title=title,
             source_kind=source_kind,
             purposes=purposes,
+            renumber=renumber,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
 

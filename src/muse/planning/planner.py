@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 
 from muse.agents.dispatch import dispatch
 from muse.core.errors import ContractViolation, InvalidInput
@@ -73,20 +73,21 @@ def call_planner(engine: Engine, stage: StageDef, data: dict, *, provider: str, 
                     task_input=data, output_model=output_model(stage), run_id=run_id)
 
 
-def save_draft(engine: Engine, work_id: int, stage: StageDef, result, *, variant: tuple[str, int] | None,
-               chapter: int | None, origin: str = "planner", extra: dict | None = None) -> Drafted:
+def store_output(conn: Connection, work_id: int, stage: StageDef, result, *,
+                 variant: tuple[str, int] | None, chapter: int | None, origin: str = "planner",
+                 extra: dict | None = None) -> Drafted:
+    """Save one planner answer: a shadow section (stage 2: knowledge card drafts)."""
     output = result.output.model_dump(mode="json")
     detail = {"receiptId": result.receipt_id, "modelReturned": result.model_returned, **(extra or {})}
     index = variant[1] if variant else 1
-    with engine.begin() as conn:
-        if stage.number == 2:
-            outcomes = submit_card_proposals(conn, work_id, output["cards"], detail)
-            return Drafted(index, result.receipt_id, result.model_returned, card_drafts=outcomes)
-        if stage.number == 4 and output.get("target_chapter") != chapter:
-            raise ContractViolation(f"规划员返回的细纲是第 {output.get('target_chapter')} 章，"
-                                    f"请求的是第 {chapter} 章；已拒收。")
-        saved = save_stage_section(conn, work_id, stage.number, output, origin=origin,
-                                   origin_detail=detail, variant=variant)
+    if stage.number == 2:
+        outcomes = submit_card_proposals(conn, work_id, output["cards"], detail)
+        return Drafted(index, result.receipt_id, result.model_returned, card_drafts=outcomes)
+    if stage.number == 4 and output.get("target_chapter") != chapter:
+        raise ContractViolation(f"规划员返回的细纲是第 {output.get('target_chapter')} 章，"
+                                f"请求的是第 {chapter} 章；已拒收。")
+    saved = save_stage_section(conn, work_id, stage.number, output, origin=origin,
+                               origin_detail=detail, variant=variant)
     return Drafted(index, result.receipt_id, result.model_returned, saved.section_id, saved.findings)
 
 
@@ -104,5 +105,6 @@ def draft_stage(engine: Engine, work_id: int, stage: int | str, *, provider: str
     for data in planner_inputs(engine, work_id, st, variants, chapter, note):
         result = call_planner(engine, st, data, provider=provider, model=model)
         variant = (group, data["variant"]) if group else None
-        drafted.append(save_draft(engine, work_id, st, result, variant=variant, chapter=chapter))
+        with engine.begin() as conn:
+            drafted.append(store_output(conn, work_id, st, result, variant=variant, chapter=chapter))
     return drafted

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import Connection, Engine, select
 
@@ -121,17 +121,40 @@ def _report(
     )
 
 
-def analyse(data: bytes, title: str) -> tuple[ParsedBook, ImportReport]:
-    """Decode and split a book file without writing anything (``--dry-run``)."""
+def analyse(data: bytes, title: str, *, renumber: bool = False) -> tuple[ParsedBook, ImportReport]:
+    """Decode and split a book file without writing anything (``--dry-run``).
+
+    ``renumber`` is the author's explicit request to number chapters by position (for books that
+    restart numbering in every volume); the report then lists every changed number.
+    """
     decoded = decode_book(data)
-    book = parse_book(decoded.text)
+    original = parse_book(decoded.text)
+    book = _renumbered(original) if renumber else original
     if not book.chapters:
         raise ImportFailed(
             "没有识别到任何章节标题（如「第1章 标题」「第一回」）。",
             hint="检查文件是否为小说正文，章节标题是否独占一行。",
         )
     version = "sha256:" + hashlib.sha256(data).hexdigest()[:16]
-    return book, _report(book, title, decoded.encoding, version, dry_run=True)
+    report = _report(book, title, decoded.encoding, version, dry_run=True)
+    if renumber:
+        report = replace(report, warnings=report.warnings + _renumber_warnings(original, book))
+    return book, report
+
+
+def _renumbered(book: ParsedBook) -> ParsedBook:
+    chapters = tuple(replace(c, number=i) for i, c in enumerate(book.chapters, start=1))
+    return replace(book, chapters=chapters, gaps=(), duplicates=(), out_of_order=())
+
+
+def _renumber_warnings(original: ParsedBook, renumbered: ParsedBook) -> tuple[str, ...]:
+    changed = [f"第{a.number}→{b.number}（第 {a.line_no} 行）"
+               for a, b in zip(original.chapters, renumbered.chapters, strict=True)
+               if a.number != b.number]
+    if not changed:
+        return ()
+    return (f"按作者要求（--renumber）按出现顺序重新编号 {len(changed)} 章："
+            + "、".join(changed[:20]) + ("……" if len(changed) > 20 else ""),)
 
 
 def _refuse_duplicates(book: ParsedBook) -> None:
@@ -144,7 +167,8 @@ def _refuse_duplicates(book: ParsedBook) -> None:
     detail = "；".join(f"第 {n} 章出现在第 {'、'.join(ls)} 行" for n, ls in lines.items())
     raise ImportFailed(
         f"章号重复，无法导入：{detail}。",
-        hint="请在原文件中修正重复的章号后再导入；Muse 不会自动重新编号。",
+        hint="请在原文件中修正重复的章号；若本书每卷重新编号，可加 --renumber 明确要求按出现顺序编号。"
+        "Muse 不会自动重新编号。",
     )
 
 
@@ -157,10 +181,11 @@ def import_book(
     purposes: Sequence[Purpose | str] | None = None,
     source_note: str | None = None,
     dry_run: bool = False,
+    renumber: bool = False,
     progress: Progress | None = None,
 ) -> ImportReport:
     """Import a book file as a new work, in one transaction. ``dry_run`` writes nothing."""
-    book, report = analyse(data, title)
+    book, report = analyse(data, title, renumber=renumber)
     if dry_run:
         return report
     _refuse_duplicates(book)
