@@ -36,10 +36,16 @@ def text_of(chapter: int) -> str:
 def spec(name: str = "孙悟空", type: str = "character", **parts) -> CardSpec:
     """A valid card: required fields filled in unless ``fields`` says otherwise."""
     defaults = {
-        "character": {"summary": {"value": "花果山石猴"}, "identity": {"value": "美猴王"},
-                      "personality": {"value": "桀骜不驯"}},
-        "artifact": {"summary": {"value": "东海镇海神针"}, "grade": {"value": "神器"},
-                     "powers": {"value": ["变化大小"]}},
+        "character": {
+            "summary": {"value": "花果山石猴"},
+            "identity": {"value": "美猴王"},
+            "personality": {"value": "桀骜不驯"},
+        },
+        "artifact": {
+            "summary": {"value": "东海镇海神针"},
+            "grade": {"value": "神器"},
+            "powers": {"value": ["变化大小"]},
+        },
         "world": {"summary": {"value": "四大部洲"}, "setting_era": {"value": "上古"}},
         "secret": {"summary": {"value": "谜"}, "truth": {"value": "真相"}},
         "location": {"summary": {"value": "仙山"}, "region": {"value": "东胜神洲"}},

@@ -14,17 +14,37 @@ from muse.knowledge.drafts import confirm_draft, list_drafts, reject_draft, subm
 from muse.knowledge.source_refs import ChapterTexts, locate_quote
 from tests.knowledge.conftest import spec
 
-BASE = {"summary": {"value": "石猴"}, "identity": {"value": "美猴王"}, "personality": {"value": "桀骜不驯"}}
+BASE = {
+    "summary": {"value": "石猴"},
+    "identity": {"value": "美猴王"},
+    "personality": {"value": "桀骜不驯"},
+}
 
 
 def _clash(conn, work, *, draft_identity="弼马温"):
     texts = ChapterTexts(conn, work)
-    card_id = insert_card(conn, work, spec(fields={
-        **BASE, "identity": {"value": "美猴王", "refs": [locate_quote(texts, 1, "美猴王")]}}),
-        CardStatus.confirmed)
-    outcome = submit_draft(conn, work, spec(
-        fields={**BASE, "identity": {"value": draft_identity, "refs": [locate_quote(texts, 4, "弼马温")]},
-                "goal": {"value": "长生"}}))
+    card_id = insert_card(
+        conn,
+        work,
+        spec(
+            fields={
+                **BASE,
+                "identity": {"value": "美猴王", "refs": [locate_quote(texts, 1, "美猴王")]},
+            }
+        ),
+        CardStatus.confirmed,
+    )
+    outcome = submit_draft(
+        conn,
+        work,
+        spec(
+            fields={
+                **BASE,
+                "identity": {"value": draft_identity, "refs": [locate_quote(texts, 4, "弼马温")]},
+                "goal": {"value": "长生"},
+            }
+        ),
+    )
     return card_id, outcome
 
 
@@ -32,7 +52,11 @@ def test_a_contradiction_is_queued_with_both_sides_and_nothing_is_overwritten(co
     card_id, outcome = _clash(conn, work)
     [conflict] = list_conflicts(conn, work)
     assert outcome.conflicts == [conflict.id]
-    assert (conflict.kind, conflict.subject, conflict.subject_label) == ("field", "field:identity", "字段「身份」")
+    assert (conflict.kind, conflict.subject, conflict.subject_label) == (
+        "field",
+        "field:identity",
+        "字段「身份」",
+    )
     assert conflict.confirmed_side["value"] == "美猴王"
     assert conflict.confirmed_side["refs"][0]["chapter"] == 1
     assert conflict.draft_side["value"] == "弼马温"
@@ -51,12 +75,16 @@ class Resolution:
     refs: set[int]
 
 
-@pytest.mark.parametrize("case", [
-    Resolution("keep", None, "美猴王", {1}),
-    Resolution("replace", None, "弼马温", {4}),
-    Resolution("merge", None, "美猴王；弼马温", {1, 4}),
-    Resolution("merge", "美猴王，后受封弼马温", "美猴王，后受封弼马温", {1, 4}),
-], ids=lambda c: f"{c.how}-{c.value}")
+@pytest.mark.parametrize(
+    "case",
+    [
+        Resolution("keep", None, "美猴王", {1}),
+        Resolution("replace", None, "弼马温", {4}),
+        Resolution("merge", None, "美猴王；弼马温", {1, 4}),
+        Resolution("merge", "美猴王，后受封弼马温", "美猴王，后受封弼马温", {1, 4}),
+    ],
+    ids=lambda c: f"{c.how}-{c.value}",
+)
 def test_the_author_resolves_then_confirms_the_rest(conn, work, case):
     card_id, outcome = _clash(conn, work)
     [conflict] = list_conflicts(conn, work)
@@ -101,28 +129,50 @@ class Clash:
 
 
 CLASHES = [
-    Clash("single-valued relation, other target",
-          {"relations": [{"kind": "所属", "target": "花果山"}]},
-          {"relations": [{"kind": "所属", "target": "天庭"}]}, "relation"),
-    Clash("relations that cannot both hold",
-          {"relations": [{"kind": "盟友", "target": "牛魔王"}]},
-          {"relations": [{"kind": "敌对", "target": "牛魔王"}]}, "relation"),
-    Clash("师父 and 徒弟 of the same card",
-          {"relations": [{"kind": "师父", "target": "菩提祖师"}]},
-          {"relations": [{"kind": "徒弟", "target": "菩提祖师"}]}, "relation"),
-    Clash("a second master is not a contradiction",
-          {"relations": [{"kind": "师父", "target": "菩提祖师"}]},
-          {"relations": [{"kind": "师父", "target": "唐僧"}]}, None),
-    Clash("debut at another chapter",
-          {"milestones": [{"chapter": 1, "cycle": "登场"}]},
-          {"milestones": [{"chapter": 3, "cycle": "登场"}]}, "debut"),
+    Clash(
+        "single-valued relation, other target",
+        {"relations": [{"kind": "所属", "target": "花果山"}]},
+        {"relations": [{"kind": "所属", "target": "天庭"}]},
+        "relation",
+    ),
+    Clash(
+        "relations that cannot both hold",
+        {"relations": [{"kind": "盟友", "target": "牛魔王"}]},
+        {"relations": [{"kind": "敌对", "target": "牛魔王"}]},
+        "relation",
+    ),
+    Clash(
+        "师父 and 徒弟 of the same card",
+        {"relations": [{"kind": "师父", "target": "菩提祖师"}]},
+        {"relations": [{"kind": "徒弟", "target": "菩提祖师"}]},
+        "relation",
+    ),
+    Clash(
+        "a second master is not a contradiction",
+        {"relations": [{"kind": "师父", "target": "菩提祖师"}]},
+        {"relations": [{"kind": "师父", "target": "唐僧"}]},
+        None,
+    ),
+    Clash(
+        "debut at another chapter",
+        {"milestones": [{"chapter": 1, "cycle": "登场"}]},
+        {"milestones": [{"chapter": 3, "cycle": "登场"}]},
+        "debut",
+    ),
     Clash("end state differs", {"end_state": "斗战胜佛"}, {"end_state": "齐天大圣"}, "plan"),
-    Clash("growth arc differs",
-          {"growth_arc": [{"chapter": 7, "cycle": "退场"}]},
-          {"growth_arc": [{"chapter": 9, "cycle": "退场"}]}, "plan"),
+    Clash(
+        "growth arc differs",
+        {"growth_arc": [{"chapter": 7, "cycle": "退场"}]},
+        {"growth_arc": [{"chapter": 9, "cycle": "退场"}]},
+        "plan",
+    ),
     Clash("end state added", {}, {"end_state": "斗战胜佛"}, None),
-    Clash("list field grows", {"fields": {**BASE, "abilities": {"value": ["筋斗云"]}}},
-          {"fields": {**BASE, "abilities": {"value": ["七十二变"]}}}, None),
+    Clash(
+        "list field grows",
+        {"fields": {**BASE, "abilities": {"value": ["筋斗云"]}}},
+        {"fields": {**BASE, "abilities": {"value": ["七十二变"]}}},
+        None,
+    ),
 ]
 
 
@@ -137,7 +187,10 @@ def test_what_counts_as_a_contradiction(conn, work, case):
         merged = get_card(conn, card_id)
         for key, value in case.draft.items():
             if key == "relations":
-                assert all(r.target in {x.target for x in merged.relations} for r in spec(**case.draft).relations)
+                assert all(
+                    r.target in {x.target for x in merged.relations}
+                    for r in spec(**case.draft).relations
+                )
             elif key == "end_state":
                 assert merged.end_state == value
         return
@@ -149,14 +202,18 @@ def test_what_counts_as_a_contradiction(conn, work, case):
 
 
 def test_replacing_a_contradicted_relation_removes_the_old_one(conn, work):
-    card_id = insert_card(conn, work, spec(relations=[{"kind": "盟友", "target": "牛魔王"}]), CardStatus.confirmed)
+    card_id = insert_card(
+        conn, work, spec(relations=[{"kind": "盟友", "target": "牛魔王"}]), CardStatus.confirmed
+    )
     submit_draft(conn, work, spec(relations=[{"kind": "敌对", "target": "牛魔王"}]))
     resolve_conflict(conn, list_conflicts(conn, work)[0].id, "replace")
     assert [(r.kind, r.target) for r in get_card(conn, card_id).relations] == [("敌对", "牛魔王")]
 
 
 def test_merging_a_debut_keeps_both_and_the_earliest_counts(conn, work):
-    card_id = insert_card(conn, work, spec(milestones=[{"chapter": 3, "cycle": "登场"}]), CardStatus.confirmed)
+    card_id = insert_card(
+        conn, work, spec(milestones=[{"chapter": 3, "cycle": "登场"}]), CardStatus.confirmed
+    )
     submit_draft(conn, work, spec(milestones=[{"chapter": 1, "cycle": "登场"}]))
     resolve_conflict(conn, list_conflicts(conn, work)[0].id, "merge")
     assert sorted(m.chapter for m in get_card(conn, card_id).milestones) == [1, 3]

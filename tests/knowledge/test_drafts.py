@@ -11,7 +11,13 @@ from muse.core.errors import InvalidInput, MuseError
 from muse.knowledge.aliases import tokenizer_terms
 from muse.knowledge.cards import find_card, get_card, insert_card, load_cards
 from muse.knowledge.contracts import CardStatus
-from muse.knowledge.drafts import confirm_all, confirm_draft, list_drafts, reject_draft, submit_draft
+from muse.knowledge.drafts import (
+    confirm_all,
+    confirm_draft,
+    list_drafts,
+    reject_draft,
+    submit_draft,
+)
 from muse.knowledge.source_refs import ChapterTexts, locate_quote
 from muse.knowledge.state_as_of import work_state_as_of
 from muse.store.engine import is_sqlite
@@ -25,7 +31,12 @@ def test_a_draft_is_not_a_card_until_confirmed(conn, work):
     assert work_state_as_of(conn, work, 10).visible() == []
     assert tokenizer_terms(conn, work) == []
     [draft] = list_drafts(conn, work)
-    assert (draft.name, draft.status, draft.target_card_id, draft.origin) == ("孙悟空", "pending", None, "extract")
+    assert (draft.name, draft.status, draft.target_card_id, draft.origin) == (
+        "孙悟空",
+        "pending",
+        None,
+        "extract",
+    )
     confirmed = confirm_draft(conn, outcome.draft_id)
     assert confirmed.status == "confirmed"
     assert find_card(conn, work, "美猴王").status is CardStatus.confirmed
@@ -35,14 +46,30 @@ def test_a_draft_is_not_a_card_until_confirmed(conn, work):
 
 def test_an_update_merges_additions_only_on_confirmation(conn, work):
     texts = ChapterTexts(conn, work)
-    card_id = insert_card(conn, work, spec(fields={
-        "summary": {"value": "石猴"}, "identity": {"value": "美猴王"}, "personality": {"doubt": "未交代"},
-        "abilities": {"value": ["筋斗云"]}}), CardStatus.confirmed)
-    proposal = spec(aliases=["美猴王"], fields={
-        "personality": {"value": "心高气傲"}, "abilities": {"value": ["七十二般变化", "筋斗云"]},
-        "goal": {"value": "长生不老", "refs": [locate_quote(texts, 1, "师父")]},
-        "summary": {"value": "石猴"}, "identity": {"value": "美猴王"}},
-        milestones=[{"chapter": 2, "cycle": "成长", "step": "拜师"}])
+    card_id = insert_card(
+        conn,
+        work,
+        spec(
+            fields={
+                "summary": {"value": "石猴"},
+                "identity": {"value": "美猴王"},
+                "personality": {"doubt": "未交代"},
+                "abilities": {"value": ["筋斗云"]},
+            }
+        ),
+        CardStatus.confirmed,
+    )
+    proposal = spec(
+        aliases=["美猴王"],
+        fields={
+            "personality": {"value": "心高气傲"},
+            "abilities": {"value": ["七十二般变化", "筋斗云"]},
+            "goal": {"value": "长生不老", "refs": [locate_quote(texts, 1, "师父")]},
+            "summary": {"value": "石猴"},
+            "identity": {"value": "美猴王"},
+        },
+        milestones=[{"chapter": 2, "cycle": "成长", "step": "拜师"}],
+    )
     outcome = submit_draft(conn, work, proposal)
     assert (outcome.status, outcome.target_card_id, outcome.conflicts) == ("update", card_id, [])
     assert "goal" not in get_card(conn, card_id).fields, "nothing merges before confirmation"
@@ -68,10 +95,19 @@ def test_a_proposal_that_adds_nothing_is_not_stored_and_a_repeat_is_stored_once(
 
 def test_a_target_is_found_through_an_alias(conn, work):
     card_id = insert_card(conn, work, spec(aliases=["美猴王"]), CardStatus.confirmed)
-    outcome = submit_draft(conn, work, spec("美猴王", fields={"summary": {"value": "石猴"},
-                                                          "identity": {"value": "美猴王"},
-                                                          "personality": {"value": "桀骜不驯"},
-                                                          "goal": {"value": "长生"}}))
+    outcome = submit_draft(
+        conn,
+        work,
+        spec(
+            "美猴王",
+            fields={
+                "summary": {"value": "石猴"},
+                "identity": {"value": "美猴王"},
+                "personality": {"value": "桀骜不驯"},
+                "goal": {"value": "长生"},
+            },
+        ),
+    )
     assert outcome.target_card_id == card_id
 
 
@@ -87,8 +123,17 @@ def test_reject_retires_the_draft_and_leaves_cards_alone(conn, work):
 
 def test_confirm_all_skips_drafts_with_open_conflicts(conn, work):
     insert_card(conn, work, spec(), CardStatus.confirmed)
-    clash = submit_draft(conn, work, spec(fields={"summary": {"value": "石猴"}, "identity": {"value": "弼马温"},
-                                                  "personality": {"value": "桀骜不驯"}}))
+    clash = submit_draft(
+        conn,
+        work,
+        spec(
+            fields={
+                "summary": {"value": "石猴"},
+                "identity": {"value": "弼马温"},
+                "personality": {"value": "桀骜不驯"},
+            }
+        ),
+    )
     fresh = submit_draft(conn, work, spec("唐僧"))
     outcomes = confirm_all(conn, work)
     assert [o.draft_id for o in outcomes] == [fresh.draft_id]
@@ -98,6 +143,7 @@ def test_confirm_all_skips_drafts_with_open_conflicts(conn, work):
 def test_two_confirmations_race_and_exactly_one_wins(engine: Engine, db_url):
     with engine.begin() as conn:
         from muse.works.catalog import create_work
+
         work = create_work(conn, "书")
         draft_id = submit_draft(conn, work, spec("唐僧")).draft_id
     options = {"sqlite_begin": "IMMEDIATE"} if is_sqlite(engine) else {}

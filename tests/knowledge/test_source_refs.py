@@ -31,11 +31,14 @@ def test_reference_records_offsets_hash_and_revision_of_the_span(conn, work):
     assert ref.quote == "美猴王" and ref.sha256 == sha256_hex("美猴王")
 
 
-@pytest.mark.parametrize(("chapter", "start", "end", "message"), [
-    (1, 0, 10_000, "超出第 1 章的范围"),
-    (1, 5, 5, "超出第 1 章的范围"),
-    (9, 0, 2, "没有这一章"),
-])
+@pytest.mark.parametrize(
+    ("chapter", "start", "end", "message"),
+    [
+        (1, 0, 10_000, "超出第 1 章的范围"),
+        (1, 5, 5, "超出第 1 章的范围"),
+        (9, 0, 2, "没有这一章"),
+    ],
+)
 def test_reference_outside_the_text_is_refused(conn, work, chapter, start, end, message):
     with pytest.raises(ContractViolation, match=message):
         make_source_ref(ChapterTexts(conn, work), chapter, start, end)
@@ -62,7 +65,12 @@ def test_every_part_of_a_written_reference_must_agree(conn, work):
         resolve_ref(texts, 1, quote="石猴", sha256="0" * 64)
     with pytest.raises(ContractViolation, match="必须同时给出"):
         resolve_ref(texts, 1, start=start)
-    assert resolve_ref(texts, 1, start=start, end=start + 2, quote="石猴", sha256=sha256_hex("石猴")).start == start
+    assert (
+        resolve_ref(
+            texts, 1, start=start, end=start + 2, quote="石猴", sha256=sha256_hex("石猴")
+        ).start
+        == start
+    )
 
 
 def _card_with_refs(conn, work):
@@ -73,8 +81,10 @@ def _card_with_refs(conn, work):
 
 
 def _stale(conn, work):
-    return {(r.chapter, r.quote): (r.stale, r.stale_reason, r.chapter_revision)
-            for r in conn.execute(select(source_refs).where(source_refs.c.work_id == work))}
+    return {
+        (r.chapter, r.quote): (r.stale, r.stale_reason, r.chapter_revision)
+        for r in conn.execute(select(source_refs).where(source_refs.c.work_id == work))
+    }
 
 
 def test_revalidation_marks_a_changed_span_stale_with_its_reason(conn, work):
@@ -99,7 +109,9 @@ def test_same_text_at_same_offsets_is_reanchored_to_the_new_revision(conn, work)
 
 def test_a_stale_reference_whose_text_is_back_is_restored(conn, work):
     _card_with_refs(conn, work)
-    write_revision(conn, work, 1, text_of(1).replace("石猴", "灵猴"), expected_revision=1, origin="edit")
+    write_revision(
+        conn, work, 1, text_of(1).replace("石猴", "灵猴"), expected_revision=1, origin="edit"
+    )
     revalidate_source_refs(conn, work)
     write_revision(conn, work, 1, text_of(1), expected_revision=2, origin="revert")
     report = revalidate_source_refs(conn, work)
@@ -109,7 +121,9 @@ def test_a_stale_reference_whose_text_is_back_is_restored(conn, work):
 
 def test_stale_references_reach_the_card_and_revalidation_can_be_limited_to_chapters(conn, work):
     card_id = _card_with_refs(conn, work)
-    write_revision(conn, work, 1, text_of(1).replace("石猴", "灵猴"), expected_revision=1, origin="edit")
+    write_revision(
+        conn, work, 1, text_of(1).replace("石猴", "灵猴"), expected_revision=1, origin="edit"
+    )
     assert revalidate_source_refs(conn, work, chapters=[2]).checked == 1
     assert not any(r.stale for r in get_card(conn, card_id).refs)
     revalidate_source_refs(conn, work, chapters=[1])

@@ -31,9 +31,10 @@ def tag(date: int | None) -> str:
 def dated(draw, *, floor: int = 0):
     """(since, refs, date): an optional own chapter and references; date None = never showable."""
     since = draw(st.none() | chapters)
-    refs = [ref(c, stale=s, quote=f"引{tag(None if s else c)}")
-            for c, s in draw(st.lists(st.tuples(chapters, st.booleans()),
-                                      max_size=2))]
+    refs = [
+        ref(c, stale=s, quote=f"引{tag(None if s else c)}")
+        for c, s in draw(st.lists(st.tuples(chapters, st.booleans()), max_size=2))
+    ]
     dates = [d for d in (since, *(r.chapter for r in refs)) if d is not None]
     return since, refs, max([floor, *dates])
 
@@ -43,13 +44,24 @@ def milestone(draw, others: list[str]):
     chapter = draw(st.none() | chapters)
     ref_chapters = draw(st.lists(chapters, max_size=2))
     stale = draw(st.lists(st.booleans(), min_size=len(ref_chapters), max_size=len(ref_chapters)))
-    refs = [ref(c, stale=s, quote=f"引{tag(None if s else c)}") for c, s in zip(ref_chapters, stale, strict=True)]
-    showable = (chapter is not None and not (refs and all(stale))
-                and all(c <= chapter for c in ref_chapters))
+    refs = [
+        ref(c, stale=s, quote=f"引{tag(None if s else c)}")
+        for c, s in zip(ref_chapters, stale, strict=True)
+    ]
+    showable = (
+        chapter is not None
+        and not (refs and all(stale))
+        and all(c <= chapter for c in ref_chapters)
+    )
     date = chapter if showable else None
     mention = draw(st.sampled_from(["", *others]))
-    return {"chapter": chapter, "cycle": draw(st.sampled_from(["成长", "高光", "退场", "结局"])),
-            "step": f"台阶{tag(date)}", "description": f"事{tag(date)}{mention}", "refs": refs}
+    return {
+        "chapter": chapter,
+        "cycle": draw(st.sampled_from(["成长", "高光", "退场", "结局"])),
+        "step": f"台阶{tag(date)}",
+        "description": f"事{tag(date)}{mention}",
+        "refs": refs,
+    }
 
 
 @st.composite
@@ -57,13 +69,21 @@ def book(draw):
     n = draw(st.integers(1, 5))
     debuts = [draw(st.sampled_from(["none", "dated", "dated", "unproven"])) for _ in range(n)]
     debut_chapters = [draw(chapters) if kind == "dated" else None for kind in debuts]
-    floors = [0 if k == "none" else (c if k == "dated" else None) for k, c in zip(debuts, debut_chapters, strict=True)]
+    floors = [
+        0 if k == "none" else (c if k == "dated" else None)
+        for k, c in zip(debuts, debut_chapters, strict=True)
+    ]
     names = [f"卡{i}{tag(floors[i])}" for i in range(n)]
     alias_since = [draw(st.none() | chapters) for _ in range(n)]
-    aliases = [f"别{i}{tag(None if floors[i] is None else max(floors[i], alias_since[i] or 0))}" for i in range(n)]
+    aliases = [
+        f"别{i}{tag(None if floors[i] is None else max(floors[i], alias_since[i] or 0))}"
+        for i in range(n)
+    ]
     terms = names + aliases
-    cards = [draw(one_card(i, names[i], aliases[i], alias_since[i], debuts[i], debut_chapters[i], terms))
-             for i in range(n)]
+    cards = [
+        draw(one_card(i, names[i], aliases[i], alias_since[i], debuts[i], debut_chapters[i], terms))
+        for i in range(n)
+    ]
     return cards, floors
 
 
@@ -72,8 +92,14 @@ def one_card(draw, i, name, alias, alias_since, debut_kind, debut_chapter, terms
     others = [t for t in terms if not t.startswith((f"卡{i}⟨", f"别{i}⟨"))]
     milestones = draw(st.lists(milestone(others), max_size=5))
     if debut_kind == "dated":
-        milestones.append({"chapter": debut_chapter, "cycle": "登场", "step": f"登场{tag(debut_chapter)}",
-                           "refs": [ref(debut_chapter, quote=f"引{tag(debut_chapter)}")]})
+        milestones.append(
+            {
+                "chapter": debut_chapter,
+                "cycle": "登场",
+                "step": f"登场{tag(debut_chapter)}",
+                "refs": [ref(debut_chapter, quote=f"引{tag(debut_chapter)}")],
+            }
+        )
     elif debut_kind == "unproven":
         milestones.append({"chapter": None, "cycle": "登场", "step": f"登场{NEVER}"})
     fields = {}
@@ -86,13 +112,26 @@ def one_card(draw, i, name, alias, alias_since, debut_kind, debut_chapter, terms
     relations = []
     for target in draw(st.lists(st.sampled_from(others), max_size=2)) if others else []:
         since, refs, date = draw(dated())
-        relations.append({"kind": "相识", "target": target, "since_chapter": since, "refs": refs,
-                          "note": f"注{tag(date)}"})
-    return card(name, fields=fields, milestones=milestones, relations=relations,
-                aliases=[{"name": alias, "since_chapter": alias_since}],
-                growth_arc=[{"chapter": draw(chapters), "cycle": "结局", "step": f"终{NEVER}"}],
-                ending_direction=f"结局{NEVER}", end_state=f"终态{NEVER}",
-                refs=[ref(c, quote=f"引{tag(c)}") for c in draw(st.lists(chapters, max_size=2))])
+        relations.append(
+            {
+                "kind": "相识",
+                "target": target,
+                "since_chapter": since,
+                "refs": refs,
+                "note": f"注{tag(date)}",
+            }
+        )
+    return card(
+        name,
+        fields=fields,
+        milestones=milestones,
+        relations=relations,
+        aliases=[{"name": alias, "since_chapter": alias_since}],
+        growth_arc=[{"chapter": draw(chapters), "cycle": "结局", "step": f"终{NEVER}"}],
+        ending_direction=f"结局{NEVER}",
+        end_state=f"终态{NEVER}",
+        refs=[ref(c, quote=f"引{tag(c)}") for c in draw(st.lists(chapters, max_size=2))],
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -120,7 +159,9 @@ def test_what_is_known_at_a_chapter_stays_known_later(generated, a, b):
         if x.state is None:
             continue
         assert y.state is not None
-        assert all(m in y.state.milestones or any(m.step == n.step for n in y.state.milestones)
-                   for m in x.state.milestones)
+        assert all(
+            m in y.state.milestones or any(m.step == n.step for n in y.state.milestones)
+            for m in x.state.milestones
+        )
         assert set(x.state.fields) <= set(y.state.fields)
         assert set(x.state.aliases) <= set(y.state.aliases)

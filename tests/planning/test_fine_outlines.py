@@ -64,11 +64,20 @@ def test_confirming_a_new_version_supersedes_the_old(engine, work_id):
         ({}, "非空"),
         (outline(target_chapter=None), "target_chapter"),
         (outline(extra_field=1), "extra_field"),
-        ({**outline(), "hard_constraints": {**outline()["hard_constraints"], "hard_events": []}},
-         "hard_events"),
-        ({**outline(), "hard_constraints": {**outline()["hard_constraints"],
-                                            "chapter_end_hook": {"id": "H1", "text": "重复"}}},
-         "重复"),
+        (
+            {**outline(), "hard_constraints": {**outline()["hard_constraints"], "hard_events": []}},
+            "hard_events",
+        ),
+        (
+            {
+                **outline(),
+                "hard_constraints": {
+                    **outline()["hard_constraints"],
+                    "chapter_end_hook": {"id": "H1", "text": "重复"},
+                },
+            },
+            "重复",
+        ),
     ],
 )
 def test_invalid_outlines_are_refused_with_the_field_named(engine, work_id, payload, message):

@@ -6,7 +6,7 @@ list and show command takes ``--json``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -15,7 +15,7 @@ from rich.table import Table
 from sqlalchemy import Connection
 
 from muse.cli.output import console, emit, fail
-from muse.core.errors import InvalidInput, MuseError
+from muse.core.errors import InvalidInput, MuseError, NotFound
 from muse.knowledge.aliases import alias_collisions
 from muse.knowledge.card_import import import_cards_yaml
 from muse.knowledge.card_types import card_type
@@ -31,8 +31,8 @@ from muse.knowledge.facts import (
     reject_fact_delta,
 )
 from muse.knowledge.setting_ledger import setting_ledger
-from muse.knowledge.state_as_of import FutureTerms, state_as_of
-from muse.knowledge.yaml_io import export_cards_yaml
+from muse.knowledge.state_as_of import BookTerms, debut_of, state_as_of
+from muse.knowledge.yaml_export import export_cards_yaml
 from muse.store.engine import make_engine
 from muse.works.catalog import resolve_work
 
@@ -41,6 +41,25 @@ card_app = typer.Typer(help="查看一张知识卡（可按冻结点查看）。
 drafts_app = typer.Typer(help="待确认的卡片草稿：确认后才成为正式卡。", invoke_without_command=True)
 conflicts_app = typer.Typer(help="草稿与正式卡的冲突队列。", invoke_without_command=True)
 facts_app = typer.Typer(help="事实增量（待批准）与事实台账。", invoke_without_command=True)
+
+OUTCOME_LABELS = {
+    "new": "新草稿",
+    "update": "更新草稿",
+    "confirmed": "已确认",
+    "unchanged": "无变化",
+    "duplicate": "已有相同草稿",
+    "conflict": "有冲突",
+    "rejected": "已驳回",
+}
+EXCLUSION_KINDS = {
+    "card": "卡片",
+    "milestone": "演变",
+    "field": "字段",
+    "alias": "别名",
+    "relation": "关系",
+    "ref": "出处",
+    "plan": "规划",
+}
 
 WorkOpt = typer.Option(None, "--work", "-w", help="作品 ID 或书名；只有一部作品时可省略。")
 JsonOpt = typer.Option(False, "--json", help="输出 JSON。")
@@ -59,11 +78,14 @@ def _session(work: str | None) -> Iterator[tuple[Connection, int]]:
         engine.dispose()
 
 
-def _table(title: str, *columns: str) -> Table:
+def _print_table(title: str, columns: str, rows: Iterable[Iterable[object]]) -> None:
+    """A table with space-separated ``columns``; cells are printed as text."""
     table = Table(title=title, title_justify="left", header_style="bold")
-    for column in columns:
+    for column in columns.split():
         table.add_column(column)
-    return table
+    for row in rows:
+        table.add_row(*(str(cell) for cell in row))
+    console.print(table)
 
 
 def _value(value) -> str:
@@ -79,20 +101,22 @@ def _value(value) -> str:
 def import_(
     file: Path = typer.Argument(..., exists=True, dir_okay=False, help="卡片 YAML 文件"),
     work: str | None = WorkOpt,
-    confirm: bool = typer.Option(False, "--confirm", help="这是作者本人的设定文件：导入即确认（冲突仍进队列）。"),
+    confirm: bool = typer.Option(
+        False, "--confirm", help="这是作者本人的设定文件：导入即确认（冲突仍进队列）。"
+    ),
     as_json: bool = JsonOpt,
 ) -> None:
     """导入卡片 YAML：每张卡先成为草稿；任何一处错误都不会写入。"""
     with _session(work) as (conn, work_id):
-        report = import_cards_yaml(conn, work_id, file.read_text(encoding="utf-8"),
-                                   filename=file.name, confirm=confirm)
+        report = import_cards_yaml(
+            conn, work_id, file.read_text(encoding="utf-8"), filename=file.name, confirm=confirm
+        )
 
     def render(r) -> None:
-        labels = {"new": "新草稿", "update": "更新草稿", "confirmed": "已确认", "unchanged": "无变化",
-                  "duplicate": "已有相同草稿", "conflict": "有冲突"}
         for o in r.outcomes:
             extra = f"，{len(o.conflicts)} 个冲突待处理" if o.conflicts else ""
-            console.print(f"  {labels.get(o.status, o.status)}：{o.name} {o.draft_id or ''}{extra}")
+            label = OUTCOME_LABELS.get(o.status, o.status)
+            console.print(f"  {label}：{o.name} {o.draft_id or ''}{extra}")
         for warning in r.warnings:
             console.print(f"  [yellow]提示：[/]{warning}")
         console.print(f"已导入 {len(r.outcomes)} 张卡片（{r.filename}）。")
@@ -119,7 +143,9 @@ def export(
 
 @cards_app.command("list")
 def list_(
-    card_type_key: str | None = typer.Option(None, "--type", "-t", help="只看某类（如 character 或 人物）"),
+    card_type_key: str | None = typer.Option(
+        None, "--type", "-t", help="只看某类（如 character 或 人物）"
+    ),
     status: CardStatus = typer.Option(CardStatus.confirmed, "--status", help="confirmed 或 draft"),
     work: str | None = WorkOpt,
     as_json: bool = JsonOpt,
@@ -128,16 +154,24 @@ def list_(
     with _session(work) as (conn, work_id):
         cards = load_cards(conn, work_id, statuses=[status], card_type_key=card_type_key)
         collisions = alias_collisions(conn, work_id)
-    data = {"cards": [c.model_dump(mode="json") for c in cards],
-            "alias_collisions": [c.model_dump(mode="json") for c in collisions]}
+    data = {
+        "cards": [c.model_dump(mode="json") for c in cards],
+        "alias_collisions": [c.model_dump(mode="json") for c in collisions],
+    }
 
     def render(_) -> None:
-        table = _table(f"知识卡（{len(cards)}）", "ID", "类型", "名称", "别名", "登场", "里程碑")
-        for c in cards:
-            debut = next((m.chapter for m in c.milestones if m.cycle.value == "登场"), None)
-            table.add_row(c.id, card_type(c.type).label, c.name, "、".join(a.name for a in c.aliases),
-                          str(debut or "—"), str(len(c.milestones)))
-        console.print(table)
+        rows = [
+            (
+                c.id,
+                card_type(c.type).label,
+                c.name,
+                "、".join(a.name for a in c.aliases),
+                debut_of(c).chapter or "—",
+                len(c.milestones),
+            )
+            for c in cards
+        ]
+        _print_table(f"知识卡（{len(cards)}）", "ID 类型 名称 别名 登场 里程碑", rows)
         for collision in collisions:
             console.print(f"[yellow]别名冲突：[/]{collision.message()}")
 
@@ -155,12 +189,19 @@ def ledger(
         report = setting_ledger(conn, work_id, upto=upto)
 
     def render(_) -> None:
-        table = _table(f"设定台账（{len(report.chapters)} 章）", "名称", "类型", "出现章数", "提及次数", "章节")
-        for row in report.rows:
-            chapters = "、".join(str(n) for n in row.mentions) or "[yellow]从未出现[/]"
-            table.add_row(row.name, card_type(row.type).label, str(len(row.mentions)),
-                          str(row.total), chapters)
-        console.print(table)
+        rows = [
+            (
+                r.name,
+                card_type(r.type).label,
+                len(r.mentions),
+                r.total,
+                "、".join(str(n) for n in r.mentions) or "[yellow]从未出现[/]",
+            )
+            for r in report.rows
+        ]
+        _print_table(
+            f"设定台账（{len(report.chapters)} 章）", "名称 类型 出现章数 提及次数 章节", rows
+        )
         for arc in report.unclosed:
             console.print(f"[yellow]未收口：[/]{arc.name}：{' '.join(arc.problems)}")
 
@@ -182,12 +223,16 @@ def show(
     if as_of is not None and as_of < 0:
         fail(InvalidInput("--as-of 不能是负数。"))
     with _session(work) as (conn, work_id):
-        card = find_card(conn, work_id, name, card_type_key=card_type_key,
-                         statuses=(CardStatus.confirmed, CardStatus.draft))
+        try:
+            card = find_card(conn, work_id, name, card_type_key=card_type_key)
+        except NotFound:  # not a card yet: perhaps a draft
+            card = find_card(
+                conn, work_id, name, card_type_key=card_type_key, statuses=[CardStatus.draft]
+            )
         state = None
         if as_of is not None:
             book = [c for c in load_cards(conn, work_id) if c.id != card.id] + [card]
-            state = state_as_of(card, as_of, terms=FutureTerms.of(book, as_of))
+            state = state_as_of(card, as_of, book=BookTerms.of(book))
     if state is not None:
         emit(state.model_dump(mode="json"), as_json, lambda _: _render_state(card, state))
     else:
@@ -198,19 +243,31 @@ def _render_card(card: Card) -> None:
     kind = card_type(card.type)
     console.print(f"[bold]{card.name}[/]（{kind.label}，{card.status.value}，{card.id}）")
     if card.aliases:
-        console.print("别名：" + "、".join(
-            a.name + (f"（第 {a.since_chapter} 章起）" if a.since_chapter else "") for a in card.aliases))
+        console.print(
+            "别名："
+            + "、".join(
+                a.name + (f"（第 {a.since_chapter} 章起）" if a.since_chapter else "")
+                for a in card.aliases
+            )
+        )
     for key, value in card.fields.items():
         since = f" [dim]第 {value.since_chapter} 章起[/]" if value.since_chapter else ""
         refs = f" [dim]出处 {len(value.refs)}[/]" if value.refs else ""
         console.print(f"  {kind.label_of(key)}：{_value(value)}{since}{refs}")
     for r in card.relations:
-        console.print(f"  关系：{r.kind} → {r.target}" + (f"（第 {r.since_chapter} 章起）" if r.since_chapter else ""))
+        console.print(
+            f"  关系：{r.kind} → {r.target}"
+            + (f"（第 {r.since_chapter} 章起）" if r.since_chapter else "")
+        )
     for m in card.milestones:
-        where = f"第 {m.chapter} 章" if m.chapter else f"[red]章号不明（{m.chapter_note or '未写'}）[/]"
+        where = (
+            f"第 {m.chapter} 章" if m.chapter else f"[red]章号不明（{m.chapter_note or '未写'}）[/]"
+        )
         console.print(f"  演变：{where} {m.cycle.value} {m.step} {m.description}".rstrip())
     for s in card.growth_arc:
-        console.print(f"  [dim]成长弧线（规划）：{s.chapter or '?'} {s.cycle.value} {s.step} {s.description}[/]")
+        console.print(
+            f"  [dim]成长弧线（规划）：{s.chapter or '?'} {s.cycle.value} {s.step} {s.description}[/]"
+        )
     if card.ending_direction:
         console.print(f"  [dim]结局方向（规划）：{card.ending_direction}[/]")
     if card.end_state:
@@ -234,11 +291,9 @@ def _render_state(card: Card, result: StateAsOf) -> None:
             console.print(f"  第 {m.chapter} 章 {m.cycle.value} {m.step} {m.description}".rstrip())
         if state.step:
             console.print(f"  当前台阶：{state.step}（{state.cycle.value if state.cycle else ''}）")
-    if result.excluded:
-        table = _table("被排除的内容（不会进入写作上下文）", "类别", "内容", "原因")
-        for x in result.excluded:
-            table.add_row(x.kind, x.item, x.message)
-        console.print(table)
+    rows = [(EXCLUSION_KINDS.get(x.kind, x.kind), x.item, x.message) for x in result.excluded]
+    if rows:
+        _print_table("被排除的内容（不会进入写作上下文）", "类别 内容 原因", rows)
 
 
 # --- drafts --------------------------------------------------------------------------------
@@ -246,7 +301,8 @@ def _render_state(card: Card, result: StateAsOf) -> None:
 
 @drafts_app.callback()
 def drafts(
-    ctx: typer.Context, work: str | None = WorkOpt,
+    ctx: typer.Context,
+    work: str | None = WorkOpt,
     show_all: bool = typer.Option(False, "--all", help="包括已处理的草稿"),
     as_json: bool = JsonOpt,
 ) -> None:
@@ -257,11 +313,19 @@ def drafts(
         items = list_drafts(conn, work_id, status=None if show_all else "pending")
 
     def render(_) -> None:
-        table = _table(f"草稿（{len(items)}）", "ID", "名称", "类型", "来源", "更新", "冲突", "状态")
-        for d in items:
-            table.add_row(d.id, d.name, card_type(d.type).label, d.origin,
-                          "是" if d.target_card_id else "新卡", str(d.open_conflicts), d.status)
-        console.print(table)
+        rows = [
+            (
+                d.id,
+                d.name,
+                card_type(d.type).label,
+                d.origin,
+                "更新" if d.target_card_id else "新卡",
+                d.open_conflicts,
+                d.status,
+            )
+            for d in items
+        ]
+        _print_table(f"草稿（{len(items)}）", "ID 名称 类型 来源 性质 冲突 状态", rows)
 
     emit([d.model_dump(mode="json") for d in items], as_json, render)
 
@@ -277,12 +341,16 @@ def drafts_confirm(
     if not ids and not confirm_every:
         fail(InvalidInput("请给出草稿 ID，或用 --all 确认所有没有冲突的草稿。"))
     with _session(work) as (conn, work_id):
-        outcomes = confirm_all(conn, work_id) if confirm_every else [confirm_draft(conn, i) for i in ids]
+        outcomes = (
+            confirm_all(conn, work_id) if confirm_every else [confirm_draft(conn, i) for i in ids]
+        )
 
     def render(_) -> None:
         for o in outcomes:
             if o.status == "conflict":
-                console.print(f"[yellow]未确认[/]：{o.name} 出现 {len(o.conflicts)} 个新冲突，见 muse conflicts。")
+                console.print(
+                    f"[yellow]未确认[/]：{o.name} 出现 {len(o.conflicts)} 个新冲突，见 muse conflicts。"
+                )
             else:
                 console.print(f"已确认：{o.name}（{o.card_id}）")
 
@@ -291,13 +359,17 @@ def drafts_confirm(
 
 @drafts_app.command("reject")
 def drafts_reject(
-    draft_id: str = typer.Argument(...), note: str | None = typer.Option(None, "--note", help="理由"),
-    work: str | None = WorkOpt, as_json: bool = JsonOpt,
+    draft_id: str = typer.Argument(...),
+    note: str | None = typer.Option(None, "--note", help="理由"),
+    work: str | None = WorkOpt,
+    as_json: bool = JsonOpt,
 ) -> None:
     """驳回草稿；它的未决冲突一并撤销。"""
     with _session(work) as (conn, _):
         outcome = reject_draft(conn, draft_id, note=note)
-    emit(outcome.model_dump(mode="json"), as_json, lambda _: console.print(f"已驳回：{outcome.name}"))
+    emit(
+        outcome.model_dump(mode="json"), as_json, lambda _: console.print(f"已驳回：{outcome.name}")
+    )
 
 
 # --- conflicts -----------------------------------------------------------------------------
@@ -305,7 +377,8 @@ def drafts_reject(
 
 @conflicts_app.callback()
 def conflicts(
-    ctx: typer.Context, work: str | None = WorkOpt,
+    ctx: typer.Context,
+    work: str | None = WorkOpt,
     show_all: bool = typer.Option(False, "--all", help="包括已处理的冲突"),
     as_json: bool = JsonOpt,
 ) -> None:
@@ -316,11 +389,18 @@ def conflicts(
         items = list_conflicts(conn, work_id, status=None if show_all else "open")
 
     def render(_) -> None:
-        table = _table(f"冲突（{len(items)}）", "ID", "卡片", "冲突项", "正式卡", "草稿", "状态")
-        for c in items:
-            table.add_row(c.id, c.card_name, c.subject_label, _side(c.confirmed_side),
-                          _side(c.draft_side), RESOLUTION_LABELS.get(c.resolution or "", c.status))
-        console.print(table)
+        rows = [
+            (
+                c.id,
+                c.card_name,
+                c.subject_label,
+                _side(c.confirmed_side),
+                _side(c.draft_side),
+                RESOLUTION_LABELS.get(c.resolution or "", c.status),
+            )
+            for c in items
+        ]
+        _print_table(f"冲突（{len(items)}）", "ID 卡片 冲突项 正式卡 草稿 状态", rows)
 
     emit([c.model_dump(mode="json") for c in items], as_json, render)
 
@@ -330,10 +410,12 @@ def _side(side: dict) -> str:
         return "；".join(f"{r['kind']}→{r['target']}" for r in side["relations"])
     if "milestones" in side:
         return "；".join(f"第 {m['chapter']} 章登场" for m in side["milestones"])
-    value = side.get("value") if "value" in side or "doubt" not in side else f"存疑：{side['doubt']}"
-    refs = side.get("refs") or []
-    shown = "、".join(value) if isinstance(value, list) and all(isinstance(v, str) for v in value) else str(value)
-    return shown + (f"（出处：第 {', '.join(str(r['chapter']) for r in refs)} 章）" if refs else "")
+    value = side.get("value")
+    if value is None and side.get("doubt"):
+        value = f"存疑：{side['doubt']}"
+    shown = "、".join(map(str, value)) if isinstance(value, list) else str(value)
+    chapters = "、".join(str(r["chapter"]) for r in side.get("refs") or [])
+    return shown + (f"（出处：第 {chapters} 章）" if chapters else "")
 
 
 @conflicts_app.command("resolve")
@@ -343,7 +425,8 @@ def conflicts_resolve(
     replace: bool = typer.Option(False, "--replace", help="采用草稿的内容"),
     merge: bool = typer.Option(False, "--merge", help="两边合并"),
     value: str | None = typer.Option(None, "--value", help="合并后的文字（仅 --merge）"),
-    work: str | None = WorkOpt, as_json: bool = JsonOpt,
+    work: str | None = WorkOpt,
+    as_json: bool = JsonOpt,
 ) -> None:
     """处理一个冲突：--keep、--replace 或 --merge 三选一。"""
     chosen = [name for name, on in (("keep", keep), ("replace", replace), ("merge", merge)) if on]
@@ -351,8 +434,13 @@ def conflicts_resolve(
         fail(InvalidInput("请在 --keep、--replace、--merge 中选且只选一个。"))
     with _session(work) as (conn, _):
         result = resolve_conflict(conn, conflict_id, chosen[0], value=value)  # type: ignore[arg-type]
-    emit(result.model_dump(mode="json"), as_json, lambda _: console.print(
-        f"已处理：{result.card_name} 的{result.subject_label}（{RESOLUTION_LABELS[chosen[0]]}）"))
+    emit(
+        result.model_dump(mode="json"),
+        as_json,
+        lambda _: console.print(
+            f"已处理：{result.card_name} 的{result.subject_label}（{RESOLUTION_LABELS[chosen[0]]}）"
+        ),
+    )
 
 
 # --- facts ---------------------------------------------------------------------------------
@@ -360,8 +448,11 @@ def conflicts_resolve(
 
 @facts_app.callback()
 def facts(
-    ctx: typer.Context, work: str | None = WorkOpt,
-    status: str | None = typer.Option("proposed", "--status", help="proposed / approved / rejected / all"),
+    ctx: typer.Context,
+    work: str | None = WorkOpt,
+    status: str | None = typer.Option(
+        "proposed", "--status", help="proposed / approved / rejected / all"
+    ),
     as_of: int | None = typer.Option(None, "--as-of", help="事实台账只看到第 N 章"),
     as_json: bool = JsonOpt,
 ) -> None:
@@ -371,40 +462,60 @@ def facts(
     with _session(work) as (conn, work_id):
         deltas = list_fact_deltas(conn, work_id, status=None if status == "all" else status)
         ledger_entries = fact_ledger_entries(conn, work_id, as_of=as_of)
-    data = {"deltas": [d.model_dump(mode="json") for d in deltas],
-            "ledger": [e.model_dump(mode="json") for e in ledger_entries]}
+    data = {
+        "deltas": [d.model_dump(mode="json") for d in deltas],
+        "ledger": [e.model_dump(mode="json") for e in ledger_entries],
+    }
 
     def render(_) -> None:
-        table = _table(f"事实增量（{len(deltas)}）", "ID", "章", "类型", "主体", "内容", "引文", "状态")
-        for d in deltas:
-            table.add_row(d.id, str(d.chapter), FACT_TYPE_LABELS[d.type], d.subject,
-                          "；".join(f"{v}" for v in d.payload.values() if v), d.evidence_quote,
-                          d.status + ("（引文已失效）" if d.evidence_stale else ""))
-        console.print(table)
-        ledger_table = _table(f"事实台账（{len(ledger_entries)}）", "章", "类型", "主体", "内容")
-        for e in ledger_entries:
-            ledger_table.add_row(str(e.chapter), FACT_TYPE_LABELS[e.type], e.subject,
-                                 "；".join(f"{v}" for v in e.payload.values() if v))
-        console.print(ledger_table)
+        rows = [
+            (
+                d.id,
+                d.chapter,
+                FACT_TYPE_LABELS[d.type],
+                d.subject,
+                _payload(d.payload),
+                d.evidence_quote,
+                d.status + ("（引文已失效）" if d.evidence_stale else ""),
+            )
+            for d in deltas
+        ]
+        _print_table(f"事实增量（{len(deltas)}）", "ID 章 类型 主体 内容 引文 状态", rows)
+        entries = [
+            (e.chapter, FACT_TYPE_LABELS[e.type], e.subject, _payload(e.payload))
+            for e in ledger_entries
+        ]
+        _print_table(f"事实台账（{len(ledger_entries)}）", "章 类型 主体 内容", entries)
 
     emit(data, as_json, render)
 
 
+def _payload(payload: dict) -> str:
+    return "；".join(str(v) for v in payload.values() if v)
+
+
 @facts_app.command("approve")
-def facts_approve(delta_id: str = typer.Argument(...), work: str | None = WorkOpt,
-                  as_json: bool = JsonOpt) -> None:
+def facts_approve(
+    delta_id: str = typer.Argument(...), work: str | None = WorkOpt, as_json: bool = JsonOpt
+) -> None:
     """批准一条事实增量，写入事实台账。"""
     with _session(work) as (conn, _):
         entry = approve_fact_delta(conn, delta_id)
-    emit(entry.model_dump(mode="json"), as_json,
-         lambda _: console.print(f"已入账：第 {entry.chapter} 章 {entry.subject}"))
+    emit(
+        entry.model_dump(mode="json"),
+        as_json,
+        lambda _: console.print(f"已入账：第 {entry.chapter} 章 {entry.subject}"),
+    )
 
 
 @facts_app.command("reject")
-def facts_reject(delta_id: str = typer.Argument(...), note: str | None = typer.Option(None, "--note"),
-                 work: str | None = WorkOpt, as_json: bool = JsonOpt) -> None:
+def facts_reject(
+    delta_id: str = typer.Argument(...),
+    note: str | None = typer.Option(None, "--note"),
+    work: str | None = WorkOpt,
+    as_json: bool = JsonOpt,
+) -> None:
     """驳回一条事实增量。"""
     with _session(work) as (conn, _):
         delta = reject_fact_delta(conn, delta_id, note=note)
     emit(delta.model_dump(mode="json"), as_json, lambda _: console.print(f"已驳回：{delta.id}"))
-

@@ -7,6 +7,8 @@ import sys
 import typer
 
 from muse.cli import plan, works, writing
+from muse.cli.config import config_app
+from muse.cli.models import models_app
 from muse.cli.output import print_error
 from muse.core.errors import MuseError
 
@@ -21,6 +23,8 @@ app = typer.Typer(
 works.register(app)
 plan.register(app)
 writing.register(app)
+app.add_typer(models_app, name="models")
+app.add_typer(config_app, name="config")
 
 
 def main() -> None:

@@ -35,7 +35,9 @@ class AliasCollision(BaseModel):
     owners: list[TermOwner]
 
     def message(self) -> str:
-        owners = "、".join(f"{o.name}（{'名称' if o.role == 'name' else '别名'}）" for o in self.owners)
+        owners = "、".join(
+            f"{o.name}（{'名称' if o.role == 'name' else '别名'}）" for o in self.owners
+        )
         return f"「{self.term}」同时属于多张卡片：{owners}。"
 
 
@@ -45,13 +47,19 @@ def find_collisions(cards: Sequence[CardSpec]) -> list[AliasCollision]:
     for index, card in enumerate(cards):
         card_id = getattr(card, "id", None)
         for term, role in [(card.name, "name"), *((a.name, "alias") for a in card.aliases)]:
-            owners[term].setdefault(index, TermOwner(card_id=card_id, name=card.name,
-                                                     type=card.type, role=role))
-    return [AliasCollision(term=term, owners=list(by_card.values()))
-            for term, by_card in sorted(owners.items()) if len(by_card) > 1]
+            owners[term].setdefault(
+                index, TermOwner(card_id=card_id, name=card.name, type=card.type, role=role)
+            )
+    return [
+        AliasCollision(term=term, owners=list(by_card.values()))
+        for term, by_card in sorted(owners.items())
+        if len(by_card) > 1
+    ]
 
 
-def alias_collisions(conn: Connection, work_id: int, *, extra: Sequence[CardSpec] = ()) -> list[AliasCollision]:
+def alias_collisions(
+    conn: Connection, work_id: int, *, extra: Sequence[CardSpec] = ()
+) -> list[AliasCollision]:
     """Collisions among the work's confirmed cards, plus ``extra`` proposals when given."""
     return find_collisions([*load_cards(conn, work_id), *extra])
 

@@ -30,21 +30,35 @@ class ImportReport(BaseModel):
 
 
 def import_cards_yaml(
-    conn: Connection, work_id: int, text: str, *, filename: str = "cards.yaml",
+    conn: Connection,
+    work_id: int,
+    text: str,
+    *,
+    filename: str = "cards.yaml",
     confirm: bool = False,
 ) -> ImportReport:
     """Parse and verify the whole file first (nothing is written on any error), then submit."""
     specs, warnings = parse_cards_yaml(conn, work_id, text, filename=filename)
     confirmed = load_cards(conn, work_id)
     detail = {"file": filename}
-    submitted = [submit_draft(conn, work_id, spec, origin="import", origin_detail=detail,
-                              among=confirmed) for spec in specs]
-    outcomes = [confirm_draft(conn, o.draft_id) if confirm and o.draft_id and o.status in ("new", "update")
-                and not o.conflicts else o for o in submitted]
+    submitted = [
+        submit_draft(conn, work_id, spec, origin="import", origin_detail=detail, among=confirmed)
+        for spec in specs
+    ]
+    outcomes = [
+        confirm_draft(conn, o.draft_id)
+        if confirm and o.draft_id and o.status in ("new", "update") and not o.conflicts
+        else o
+        for o in submitted
+    ]
     for outcome in submitted:
         warnings += outcome.warnings
     # New cards still waiting as drafts are checked against the confirmed ones too.
     waiting = [spec for spec, o in zip(specs, outcomes, strict=True) if o.status == "new"]
     warnings += [c.message() for c in alias_collisions(conn, work_id, extra=waiting)]
-    return ImportReport(filename=filename, work_id=work_id, outcomes=outcomes,
-                        warnings=list(dict.fromkeys(warnings)))
+    return ImportReport(
+        filename=filename,
+        work_id=work_id,
+        outcomes=outcomes,
+        warnings=list(dict.fromkeys(warnings)),
+    )

@@ -78,10 +78,14 @@ class Registry(_Strict):
 @cache
 def registry() -> Registry:
     """The shipped registry, with the common fields prepended to every type."""
-    raw = yaml.safe_load(resources.files("muse.knowledge").joinpath("card_types.yaml").read_text("utf-8"))
+    raw = yaml.safe_load(
+        resources.files("muse.knowledge").joinpath("card_types.yaml").read_text("utf-8")
+    )
     common = raw["common_fields"]
     types = [{**t, "fields": [*common, *t["fields"]]} for t in raw["types"]]
-    return Registry(version=raw["version"], types=tuple(types), relations=raw["relations"])
+    return Registry.model_validate(
+        {"version": raw["version"], "types": types, "relations": raw["relations"]}
+    )
 
 
 def card_type(key_or_label: str) -> CardType:
@@ -99,7 +103,7 @@ def parse_doubt(value: object) -> str | None:
     text = normalize_text(value).strip()
     if not text.startswith(DOUBT_MARKER):
         return None
-    rest = text[len(DOUBT_MARKER):]
+    rest = text[len(DOUBT_MARKER) :]
     if rest[:1] in ("：", ":"):
         return rest[1:].strip()
     return "" if not rest.strip() else None
@@ -123,5 +127,7 @@ def describe_missing(kind: CardType, coverage: FieldCoverage) -> list[str]:
         for key in coverage.missing_required
     ]
     allowed = "、".join(f.label for f in kind.fields)
-    messages += [f"「{kind.label}」没有字段「{key}」；可用字段：{allowed}。" for key in coverage.unknown]
+    messages += [
+        f"「{kind.label}」没有字段「{key}」；可用字段：{allowed}。" for key in coverage.unknown
+    ]
     return messages

@@ -29,7 +29,7 @@ from muse.knowledge.contracts import (
     Relation,
     SourceRef,
 )
-from muse.knowledge.source_refs import delete_refs, load_refs, save_refs
+from muse.knowledge.source_refs import delete_refs, insert_ref_rows, load_refs, ref_rows
 from muse.knowledge.tables import card_milestones, card_relations, cards
 from muse.store.cas import compare_and_set
 
@@ -59,8 +59,11 @@ def validate_spec(spec: CardSpec) -> list[str]:
             problems.append(f"字段「{definition.label}」应为一段文字，不是列表。")
         if value.value in ("", []):
             problems.append(f"字段「{definition.label}」为空；确无依据时写「字段存疑：原因」。")
-    problems += [f"字段「{kind.label_of(k)}」的存疑原因为空：写「字段存疑：原因」。"
-                 for k, v in spec.fields.items() if v.doubt == ""]
+    problems += [
+        f"字段「{kind.label_of(k)}」的存疑原因为空：写「字段存疑：原因」。"
+        for k, v in spec.fields.items()
+        if v.doubt == ""
+    ]
     return list(dict.fromkeys(problems))
 
 
@@ -83,47 +86,90 @@ def insert_card(conn: Connection, work_id: int, spec: CardSpec, status: CardStat
     spec = require_valid(spec)
     card_id = new_id("card")
     now = utc_now()
-    conn.execute(cards.insert().values(
-        id=card_id, work_id=work_id, type=spec.type, name=spec.name,
-        aliases=[a.model_dump(mode="json") for a in spec.aliases], fields=_fields_doc(spec),
-        growth_arc=[s.model_dump(mode="json") for s in spec.growth_arc],
-        ending_direction=spec.ending_direction, end_state=spec.end_state, status=status.value,
-        revision=1, types_version=types_version(), spec_sha256=spec_sha256(spec),
-        created_at=now, updated_at=now,
-    ))
+    conn.execute(
+        cards.insert().values(
+            id=card_id,
+            work_id=work_id,
+            type=spec.type,
+            name=spec.name,
+            aliases=[a.model_dump(mode="json") for a in spec.aliases],
+            fields=_fields_doc(spec),
+            growth_arc=[s.model_dump(mode="json") for s in spec.growth_arc],
+            ending_direction=spec.ending_direction,
+            end_state=spec.end_state,
+            status=status.value,
+            revision=1,
+            types_version=types_version(),
+            spec_sha256=spec_sha256(spec),
+            created_at=now,
+            updated_at=now,
+        )
+    )
     _insert_parts(conn, work_id, card_id, spec)
     return card_id
 
 
 def _insert_parts(conn: Connection, work_id: int, card_id: str, spec: CardSpec) -> None:
+    """Milestones, relations and every reference of a card: three multi-row inserts."""
+    refs = ref_rows(work_id, "card", card_id, "card", spec.refs)
     for key, value in spec.fields.items():
-        save_refs(conn, work_id, "card", card_id, f"field:{key}", value.refs)
-    save_refs(conn, work_id, "card", card_id, "card", spec.refs)
+        refs += ref_rows(work_id, "card", card_id, f"field:{key}", value.refs)
+    milestones, relations = [], []
     for position, m in enumerate(spec.milestones):
         mid = new_id("mile")
-        conn.execute(card_milestones.insert().values(
-            id=mid, card_id=card_id, position=position, chapter=m.chapter,
-            chapter_note=m.chapter_note, step=m.step, cycle=m.cycle.value, description=m.description))
-        save_refs(conn, work_id, "card", card_id, f"milestone:{mid}", m.refs)
+        milestones.append(
+            dict(
+                id=mid,
+                card_id=card_id,
+                position=position,
+                chapter=m.chapter,
+                chapter_note=m.chapter_note,
+                step=m.step,
+                cycle=m.cycle.value,
+                description=m.description,
+            )
+        )
+        refs += ref_rows(work_id, "card", card_id, f"milestone:{mid}", m.refs)
     for position, r in enumerate(spec.relations):
         rid = new_id("rel")
-        conn.execute(card_relations.insert().values(
-            id=rid, card_id=card_id, position=position, kind=r.kind, target=r.target,
-            since_chapter=r.since_chapter, note=r.note))
-        save_refs(conn, work_id, "card", card_id, f"relation:{rid}", r.refs)
+        relations.append(
+            dict(
+                id=rid,
+                card_id=card_id,
+                position=position,
+                kind=r.kind,
+                target=r.target,
+                since_chapter=r.since_chapter,
+                note=r.note,
+            )
+        )
+        refs += ref_rows(work_id, "card", card_id, f"relation:{rid}", r.refs)
+    if milestones:
+        conn.execute(card_milestones.insert(), milestones)
+    if relations:
+        conn.execute(card_relations.insert(), relations)
+    insert_ref_rows(conn, refs)
 
 
 def rewrite_card(conn: Connection, card: Card, spec: CardSpec) -> Card:
     """Replace ``card``'s content with ``spec``; fails if the card moved since it was read."""
     spec = require_valid(spec)
     compare_and_set(
-        conn, cards, where={"id": card.id, "revision": card.revision},
-        values=dict(name=spec.name, aliases=[a.model_dump(mode="json") for a in spec.aliases],
-                    fields=_fields_doc(spec),
-                    growth_arc=[s.model_dump(mode="json") for s in spec.growth_arc],
-                    ending_direction=spec.ending_direction, end_state=spec.end_state,
-                    revision=card.revision + 1, types_version=types_version(),
-                    spec_sha256=spec_sha256(spec), updated_at=utc_now()),
+        conn,
+        cards,
+        where={"id": card.id, "revision": card.revision},
+        values=dict(
+            name=spec.name,
+            aliases=[a.model_dump(mode="json") for a in spec.aliases],
+            fields=_fields_doc(spec),
+            growth_arc=[s.model_dump(mode="json") for s in spec.growth_arc],
+            ending_direction=spec.ending_direction,
+            end_state=spec.end_state,
+            revision=card.revision + 1,
+            types_version=types_version(),
+            spec_sha256=spec_sha256(spec),
+            updated_at=utc_now(),
+        ),
         message=f"卡片「{card.name}」已被其他操作修改，请刷新后重试。",
     )
     conn.execute(card_milestones.delete().where(card_milestones.c.card_id == card.id))
@@ -135,7 +181,9 @@ def rewrite_card(conn: Connection, card: Card, spec: CardSpec) -> Card:
 
 def set_status(conn: Connection, card: Card, status: CardStatus) -> None:
     compare_and_set(
-        conn, cards, where={"id": card.id, "revision": card.revision, "status": card.status.value},
+        conn,
+        cards,
+        where={"id": card.id, "revision": card.revision, "status": card.status.value},
         values={"status": status.value, "revision": card.revision + 1, "updated_at": utc_now()},
         message=f"卡片「{card.name}」的状态已被其他操作改变，请刷新后重试。",
     )
@@ -145,11 +193,18 @@ def set_status(conn: Connection, card: Card, status: CardStatus) -> None:
 
 
 def load_cards(
-    conn: Connection, work_id: int, *, statuses: Collection[CardStatus | str] = ("confirmed",),
-    card_type_key: str | None = None, ids: Iterable[str] | None = None,
+    conn: Connection,
+    work_id: int,
+    *,
+    statuses: Collection[CardStatus | str] = ("confirmed",),
+    card_type_key: str | None = None,
+    ids: Iterable[str] | None = None,
 ) -> list[Card]:
     """Cards of a work with all their parts, in (type, name) order. Bulk: four queries."""
-    where = [cards.c.work_id == work_id, cards.c.status.in_([CardStatus(s).value for s in statuses])]
+    where = [
+        cards.c.work_id == work_id,
+        cards.c.status.in_([CardStatus(s).value for s in statuses]),
+    ]
     if card_type_key is not None:
         where.append(cards.c.type == card_type(card_type_key).key)
     if ids is not None:
@@ -161,51 +216,95 @@ def load_cards(
     refs = load_refs(conn, "card", work_id=work_id, owner_ids=chosen if ids is not None else None)
     milestones = _load_milestones(conn, chosen, refs)
     relations = _load_relations(conn, chosen, refs)
-    return [_to_card(row, milestones.get(row.id, []), relations.get(row.id, []), refs) for row in rows]
+    return [
+        _to_card(row, milestones.get(row.id, []), relations.get(row.id, []), refs) for row in rows
+    ]
 
 
 def _load_milestones(conn, chosen, refs) -> dict[str, list[Milestone]]:
     out: dict[str, list[Milestone]] = defaultdict(list)
-    query = (select(card_milestones).where(card_milestones.c.card_id.in_(chosen))
-             .order_by(card_milestones.c.card_id, card_milestones.c.position))
+    query = (
+        select(card_milestones)
+        .where(card_milestones.c.card_id.in_(chosen))
+        .order_by(card_milestones.c.card_id, card_milestones.c.position)
+    )
     for m in conn.execute(query):
-        out[m.card_id].append(Milestone.model_construct(
-            chapter=m.chapter, chapter_note=m.chapter_note, step=m.step, cycle=Cycle(m.cycle),
-            description=m.description, refs=refs.get((m.card_id, f"milestone:{m.id}"), [])))
+        out[m.card_id].append(
+            Milestone.model_construct(
+                chapter=m.chapter,
+                chapter_note=m.chapter_note,
+                step=m.step,
+                cycle=Cycle(m.cycle),
+                description=m.description,
+                refs=refs.get((m.card_id, f"milestone:{m.id}"), []),
+            )
+        )
     return out
 
 
 def _load_relations(conn, chosen, refs) -> dict[str, list[Relation]]:
     out: dict[str, list[Relation]] = defaultdict(list)
-    query = (select(card_relations).where(card_relations.c.card_id.in_(chosen))
-             .order_by(card_relations.c.card_id, card_relations.c.position))
+    query = (
+        select(card_relations)
+        .where(card_relations.c.card_id.in_(chosen))
+        .order_by(card_relations.c.card_id, card_relations.c.position)
+    )
     for r in conn.execute(query):
-        out[r.card_id].append(Relation.model_construct(
-            kind=r.kind, target=r.target, since_chapter=r.since_chapter, note=r.note,
-            refs=refs.get((r.card_id, f"relation:{r.id}"), [])))
+        out[r.card_id].append(
+            Relation.model_construct(
+                kind=r.kind,
+                target=r.target,
+                since_chapter=r.since_chapter,
+                note=r.note,
+                refs=refs.get((r.card_id, f"relation:{r.id}"), []),
+            )
+        )
     return out
 
 
-def _to_card(row, milestones: list[Milestone], relations: list[Relation],
-             refs: dict[tuple[str, str], list[SourceRef]]) -> Card:
+def _to_card(
+    row,
+    milestones: list[Milestone],
+    relations: list[Relation],
+    refs: dict[tuple[str, str], list[SourceRef]],
+) -> Card:
     fields = {
-        key: CardField.model_construct(value=doc.get("value"), doubt=doc.get("doubt"),
-                                       since_chapter=doc.get("since_chapter"),
-                                       refs=refs.get((row.id, f"field:{key}"), []))
+        key: CardField.model_construct(
+            value=doc.get("value"),
+            doubt=doc.get("doubt"),
+            since_chapter=doc.get("since_chapter"),
+            refs=refs.get((row.id, f"field:{key}"), []),
+        )
         for key, doc in row.fields.items()
     }
     return Card.model_construct(
-        id=row.id, work_id=row.work_id, status=CardStatus(row.status), revision=row.revision,
-        types_version=row.types_version, spec_sha256=row.spec_sha256, type=row.type,
-        name=row.name, fields=fields, milestones=milestones, relations=relations,
-        aliases=[Alias.model_construct(name=a["name"], since_chapter=a.get("since_chapter"))
-                 for a in row.aliases],
+        id=row.id,
+        work_id=row.work_id,
+        status=CardStatus(row.status),
+        revision=row.revision,
+        types_version=row.types_version,
+        spec_sha256=row.spec_sha256,
+        type=row.type,
+        name=row.name,
+        fields=fields,
+        milestones=milestones,
+        relations=relations,
+        aliases=[
+            Alias.model_construct(name=a["name"], since_chapter=a.get("since_chapter"))
+            for a in row.aliases
+        ],
         refs=refs.get((row.id, "card"), []),
-        growth_arc=[PlannedStep.model_construct(chapter=s.get("chapter"), step=s.get("step", ""),
-                                                cycle=Cycle(s["cycle"]),
-                                                description=s.get("description", ""))
-                    for s in row.growth_arc],
-        ending_direction=row.ending_direction, end_state=row.end_state,
+        growth_arc=[
+            PlannedStep.model_construct(
+                chapter=s.get("chapter"),
+                step=s.get("step", ""),
+                cycle=Cycle(s["cycle"]),
+                description=s.get("description", ""),
+            )
+            for s in row.growth_arc
+        ],
+        ending_direction=row.ending_direction,
+        end_state=row.end_state,
     )
 
 
@@ -217,14 +316,21 @@ def get_card(conn: Connection, card_id: str) -> Card:
 
 
 def find_card(
-    conn: Connection, work_id: int, name: str, *, card_type_key: str | None = None,
+    conn: Connection,
+    work_id: int,
+    name: str,
+    *,
+    card_type_key: str | None = None,
     statuses: Collection[CardStatus | str] = ("confirmed",),
 ) -> Card:
     """A card by id, name or alias; a name beats an alias; ambiguity is an error, not a guess."""
     if name.startswith("card_"):
         return get_card(conn, name)
-    candidates = [c for c in _cards_named(conn, work_id, name, statuses)
-                  if card_type_key is None or c.type == card_type(card_type_key).key]
+    candidates = [
+        c
+        for c in _cards_named(conn, work_id, name, statuses)
+        if card_type_key is None or c.type == card_type(card_type_key).key
+    ]
     by_name = [c for c in candidates if c.name == name]
     found = by_name or candidates
     if len(found) == 1:
@@ -236,7 +342,10 @@ def find_card(
 
 
 def _cards_named(conn, work_id, name, statuses) -> list[Card]:
-    rows = conn.execute(select(cards.c.id, cards.c.name, cards.c.aliases).where(
-        cards.c.work_id == work_id, cards.c.status.in_([CardStatus(s).value for s in statuses]))).all()
+    rows = conn.execute(
+        select(cards.c.id, cards.c.name, cards.c.aliases).where(
+            cards.c.work_id == work_id, cards.c.status.in_([CardStatus(s).value for s in statuses])
+        )
+    ).all()
     ids = [r.id for r in rows if r.name == name or any(a["name"] == name for a in r.aliases)]
     return load_cards(conn, work_id, statuses=statuses, ids=ids) if ids else []

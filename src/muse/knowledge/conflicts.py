@@ -39,38 +39,67 @@ def subject_label(card_type_key: str, subject: str) -> str:
 
 
 def enqueue_conflicts(
-    conn: Connection, work_id: int, draft_id: str, card_id: str,
+    conn: Connection,
+    work_id: int,
+    draft_id: str,
+    card_id: str,
     contradictions: Sequence[Contradiction],
 ) -> list[str]:
     ids = []
     for c in contradictions:
         conflict_id = new_id("conf")
-        conn.execute(card_conflicts.insert().values(
-            id=conflict_id, work_id=work_id, draft_id=draft_id, card_id=card_id, kind=c.kind,
-            subject=c.subject, confirmed_side=c.confirmed_side, draft_side=c.draft_side,
-            status="open", created_at=utc_now()))
+        conn.execute(
+            card_conflicts.insert().values(
+                id=conflict_id,
+                work_id=work_id,
+                draft_id=draft_id,
+                card_id=card_id,
+                kind=c.kind,
+                subject=c.subject,
+                confirmed_side=c.confirmed_side,
+                draft_side=c.draft_side,
+                status="open",
+                created_at=utc_now(),
+            )
+        )
         ids.append(conflict_id)
     return ids
 
 
 def _query():
-    return (select(card_conflicts, cards.c.name.label("card_name"), cards.c.type.label("card_type"))
-            .select_from(card_conflicts.join(cards, cards.c.id == card_conflicts.c.card_id)))
+    return select(
+        card_conflicts, cards.c.name.label("card_name"), cards.c.type.label("card_type")
+    ).select_from(card_conflicts.join(cards, cards.c.id == card_conflicts.c.card_id))
 
 
 def _to_conflict(row) -> Conflict:
     return Conflict(
-        id=row.id, work_id=row.work_id, draft_id=row.draft_id, card_id=row.card_id,
-        card_name=row.card_name, kind=row.kind, subject=row.subject,
+        id=row.id,
+        work_id=row.work_id,
+        draft_id=row.draft_id,
+        card_id=row.card_id,
+        card_name=row.card_name,
+        kind=row.kind,
+        subject=row.subject,
         subject_label=subject_label(row.card_type, row.subject),
-        confirmed_side=row.confirmed_side, draft_side=row.draft_side, status=row.status,
-        resolution=row.resolution, resolved_value=row.resolved_value,
-        created_at=iso(row.created_at) or "", resolved_at=iso(row.resolved_at))
+        confirmed_side=row.confirmed_side,
+        draft_side=row.draft_side,
+        status=row.status,
+        resolution=row.resolution,
+        resolved_value=row.resolved_value,
+        created_at=iso(row.created_at) or "",
+        resolved_at=iso(row.resolved_at),
+    )
 
 
-def list_conflicts(conn: Connection, work_id: int, *, status: str | None = "open") -> list[Conflict]:
-    query = _query().where(card_conflicts.c.work_id == work_id).order_by(card_conflicts.c.created_at,
-                                                                        card_conflicts.c.id)
+def list_conflicts(
+    conn: Connection, work_id: int, *, status: str | None = "open"
+) -> list[Conflict]:
+    query = (
+        _query()
+        .where(card_conflicts.c.work_id == work_id)
+        .order_by(card_conflicts.c.created_at, card_conflicts.c.id)
+    )
     if status is not None:
         query = query.where(card_conflicts.c.status == status)
     return [_to_conflict(row) for row in conn.execute(query)]
@@ -85,13 +114,20 @@ def get_conflict(conn: Connection, conflict_id: str) -> Conflict:
 
 def draft_conflicts(conn: Connection, draft_id: str) -> list[tuple[str, str]]:
     """(subject, status) of every conflict a draft has had."""
-    rows = conn.execute(select(card_conflicts.c.subject, card_conflicts.c.status)
-                        .where(card_conflicts.c.draft_id == draft_id)).all()
+    rows = conn.execute(
+        select(card_conflicts.c.subject, card_conflicts.c.status).where(
+            card_conflicts.c.draft_id == draft_id
+        )
+    ).all()
     return [(r.subject, r.status) for r in rows]
 
 
 def resolve_conflict(
-    conn: Connection, conflict_id: str, resolution: Resolution, *, value: str | None = None,
+    conn: Connection,
+    conflict_id: str,
+    resolution: Resolution,
+    *,
+    value: str | None = None,
 ) -> Conflict:
     """Apply the author's decision to the confirmed card and close the conflict."""
     if resolution not in RESOLUTIONS:
@@ -99,23 +135,34 @@ def resolve_conflict(
     conflict = get_conflict(conn, conflict_id)
     if conflict.status != "open":
         raise InvalidInput(f"冲突 {conflict_id} 已处理（{conflict.status}）。")
-    if value is not None and (resolution != "merge" or conflict.kind not in ("field", "plan")
-                              or conflict.subject == "plan:growth_arc"):
+    if value is not None and (
+        resolution != "merge"
+        or conflict.kind not in ("field", "plan")
+        or conflict.subject == "plan:growth_arc"
+    ):
         raise InvalidInput("只有合并文字字段时才能给出合并后的文字（--value）。")
     card = get_card(conn, conflict.card_id)
     if card.status is not CardStatus.confirmed:
         raise InvalidInput(f"卡片「{card.name}」已不是正式卡，冲突无法处理。")
-    shadow_id = conn.execute(select(card_drafts.c.card_id)
-                             .where(card_drafts.c.id == conflict.draft_id)).scalar_one()
+    shadow_id = conn.execute(
+        select(card_drafts.c.card_id).where(card_drafts.c.id == conflict.draft_id)
+    ).scalar_one()
     before = spec_of(card)
-    after = apply_resolution(before, spec_of(get_card(conn, shadow_id)), conflict.subject,
-                             resolution, value)
+    after = apply_resolution(
+        before, spec_of(get_card(conn, shadow_id)), conflict.subject, resolution, value
+    )
     if after != before:
         rewrite_card(conn, card, after)
     compare_and_set(
-        conn, card_conflicts, where={"id": conflict_id, "status": "open"},
-        values={"status": "resolved", "resolution": resolution, "resolved_at": utc_now(),
-                "resolved_value": _written(after, conflict.subject) if resolution == "merge" else None},
+        conn,
+        card_conflicts,
+        where={"id": conflict_id, "status": "open"},
+        values={
+            "status": "resolved",
+            "resolution": resolution,
+            "resolved_at": utc_now(),
+            "resolved_value": _written(after, conflict.subject) if resolution == "merge" else None,
+        },
         message=f"冲突 {conflict_id} 已被其他操作处理。",
     )
     return get_conflict(conn, conflict_id)
@@ -127,13 +174,23 @@ def _written(spec, subject: str) -> dict:
         return {"value": spec.fields[key].value}
     if kind == "plan":
         value = getattr(spec, key)
-        return {"value": [s.model_dump(mode="json") for s in value] if isinstance(value, list) else value}
+        return {
+            "value": [s.model_dump(mode="json") for s in value]
+            if isinstance(value, list)
+            else value
+        }
     if kind == "relation":
         return {"relations": [r.model_dump(mode="json") for r in spec.relations]}
-    return {"milestones": [m.model_dump(mode="json") for m in spec.milestones if m.cycle.value == "登场"]}
+    return {
+        "milestones": [
+            m.model_dump(mode="json") for m in spec.milestones if m.cycle.value == "登场"
+        ]
+    }
 
 
 def dismiss_open_conflicts(conn: Connection, draft_id: str) -> None:
-    conn.execute(card_conflicts.update()
-                 .where(card_conflicts.c.draft_id == draft_id, card_conflicts.c.status == "open")
-                 .values(status="dismissed", resolved_at=utc_now()))
+    conn.execute(
+        card_conflicts.update()
+        .where(card_conflicts.c.draft_id == draft_id, card_conflicts.c.status == "open")
+        .values(status="dismissed", resolved_at=utc_now())
+    )

@@ -81,7 +81,9 @@ class Milestone(_Frozen):
     """演变历程: something that happened at an absolute chapter. ``chapter`` None: not provable."""
 
     chapter: int | None = Field(default=None, ge=1)
-    chapter_note: str | None = Field(default=None, description="the author's text when not absolute")
+    chapter_note: str | None = Field(
+        default=None, description="the author's text when not absolute"
+    )
     step: str = ""
     cycle: Cycle
     description: str = ""

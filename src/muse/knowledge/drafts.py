@@ -35,14 +35,16 @@ from muse.knowledge.cards import (
 )
 from muse.knowledge.conflicts import dismiss_open_conflicts, draft_conflicts, enqueue_conflicts
 from muse.knowledge.contracts import Card, CardSpec, CardStatus, Draft, DraftOutcome
-from muse.knowledge.merging import compare_cards
+from muse.knowledge.merging import Contradiction, compare_cards
 from muse.knowledge.tables import card_conflicts, card_drafts, cards
 from muse.store.cas import compare_and_set
 
 ORIGINS = ("import", "extract", "manual")
 
 
-def find_target(conn: Connection, work_id: int, spec: CardSpec, *, among: list[Card] | None = None) -> Card | None:
+def find_target(
+    conn: Connection, work_id: int, spec: CardSpec, *, among: list[Card] | None = None
+) -> Card | None:
     """The confirmed card a proposal is about: same type, same name, else a unique alias match."""
     kind = card_type(spec.type).key
     pool = among if among is not None else load_cards(conn, work_id, card_type_key=kind)
@@ -58,12 +60,21 @@ def find_target(conn: Connection, work_id: int, spec: CardSpec, *, among: list[C
 def _recommended_warnings(spec: CardSpec) -> list[str]:
     kind = card_type(spec.type)
     missing = check_fields(kind, spec.fields).missing_recommended
-    return [f"「{spec.name}」缺少推荐字段：" + "、".join(kind.label_of(k) for k in missing)] if missing else []
+    return (
+        [f"「{spec.name}」缺少推荐字段：" + "、".join(kind.label_of(k) for k in missing)]
+        if missing
+        else []
+    )
 
 
 def submit_draft(
-    conn: Connection, work_id: int, spec: CardSpec, *, origin: str = "extract",
-    origin_detail: Mapping[str, Any] | None = None, among: list[Card] | None = None,
+    conn: Connection,
+    work_id: int,
+    spec: CardSpec,
+    *,
+    origin: str = "extract",
+    origin_detail: Mapping[str, Any] | None = None,
+    among: list[Card] | None = None,
 ) -> DraftOutcome:
     """Store a proposal as a draft (and its contradictions as conflicts). Nothing is confirmed."""
     if origin not in ORIGINS:
@@ -71,29 +82,55 @@ def submit_draft(
     spec = require_valid(spec)
     payload = spec_sha256(spec)
     warnings = _recommended_warnings(spec)
-    pending = conn.execute(select(card_drafts.c.id).where(
-        card_drafts.c.work_id == work_id, card_drafts.c.payload_sha256 == payload,
-        card_drafts.c.status == "pending")).scalar()
+    pending = conn.execute(
+        select(card_drafts.c.id).where(
+            card_drafts.c.work_id == work_id,
+            card_drafts.c.payload_sha256 == payload,
+            card_drafts.c.status == "pending",
+        )
+    ).scalar()
     if pending:
         return DraftOutcome(status="duplicate", draft_id=pending, card_id=None, name=spec.name)
     target = find_target(conn, work_id, spec, among=among)
-    contradictions = []
+    contradictions: list[Contradiction] = []
     if target is not None:
         merged, contradictions = compare_cards(spec_of(target), spec)
         if not contradictions and spec_sha256(merged) == spec_sha256(spec_of(target)):
-            return DraftOutcome(status="unchanged", draft_id=None, card_id=target.id,
-                                target_card_id=target.id, name=spec.name, warnings=warnings)
+            return DraftOutcome(
+                status="unchanged",
+                draft_id=None,
+                card_id=target.id,
+                target_card_id=target.id,
+                name=spec.name,
+                warnings=warnings,
+            )
     shadow_id = insert_card(conn, work_id, spec, CardStatus.draft)
     draft_id = new_id("draft")
-    conn.execute(card_drafts.insert().values(
-        id=draft_id, work_id=work_id, card_id=shadow_id,
-        target_card_id=target.id if target else None, origin=origin,
-        origin_detail=dict(origin_detail or {}), payload_sha256=payload, status="pending",
-        created_at=utc_now()))
-    conflict_ids = enqueue_conflicts(conn, work_id, draft_id, target.id, contradictions) if target else []
-    return DraftOutcome(status="update" if target else "new", draft_id=draft_id, card_id=shadow_id,
-                        target_card_id=target.id if target else None, name=spec.name,
-                        conflicts=conflict_ids, warnings=warnings)
+    conn.execute(
+        card_drafts.insert().values(
+            id=draft_id,
+            work_id=work_id,
+            card_id=shadow_id,
+            target_card_id=target.id if target else None,
+            origin=origin,
+            origin_detail=dict(origin_detail or {}),
+            payload_sha256=payload,
+            status="pending",
+            created_at=utc_now(),
+        )
+    )
+    conflict_ids = (
+        enqueue_conflicts(conn, work_id, draft_id, target.id, contradictions) if target else []
+    )
+    return DraftOutcome(
+        status="update" if target else "new",
+        draft_id=draft_id,
+        card_id=shadow_id,
+        target_card_id=target.id if target else None,
+        name=spec.name,
+        conflicts=conflict_ids,
+        warnings=warnings,
+    )
 
 
 def _draft_row(conn: Connection, draft_id: str):
@@ -107,15 +144,25 @@ def _draft_row(conn: Connection, draft_id: str):
 
 def _decide(conn: Connection, row, status: str, decided_by: str, note: str | None) -> None:
     compare_and_set(
-        conn, card_drafts, where={"id": row.id, "status": "pending"},
-        values={"status": status, "decided_by": decided_by, "decision_note": note,
-                "decided_at": utc_now()},
+        conn,
+        card_drafts,
+        where={"id": row.id, "status": "pending"},
+        values={
+            "status": status,
+            "decided_by": decided_by,
+            "decision_note": note,
+            "decided_at": utc_now(),
+        },
         message=f"草稿 {row.id} 已被其他操作处理。",
     )
 
 
 def confirm_draft(
-    conn: Connection, draft_id: str, *, decided_by: str = "author", note: str | None = None,
+    conn: Connection,
+    draft_id: str,
+    *,
+    decided_by: str = "author",
+    note: str | None = None,
 ) -> DraftOutcome:
     """The author confirms a draft: a new card becomes confirmed, an update merges into its card."""
     row = _draft_row(conn, draft_id)
@@ -123,27 +170,45 @@ def confirm_draft(
     history = draft_conflicts(conn, draft_id)
     still_open = [subject for subject, status in history if status == "open"]
     if still_open:
-        raise InvalidInput(f"草稿「{shadow.name}」还有 {len(still_open)} 个未处理的冲突。",
-                           hint="用 muse conflicts 查看，muse conflicts resolve ID --keep|--replace|--merge 处理。")
+        raise InvalidInput(
+            f"草稿「{shadow.name}」还有 {len(still_open)} 个未处理的冲突。",
+            hint="用 muse conflicts 查看，muse conflicts resolve ID --keep|--replace|--merge 处理。",
+        )
     target = _current_target(conn, row, shadow)
     if target is None:
         set_status(conn, shadow, CardStatus.confirmed)
         _decide(conn, row, "confirmed", decided_by, note)
-        return DraftOutcome(status="confirmed", draft_id=draft_id, card_id=shadow.id, name=shadow.name)
+        return DraftOutcome(
+            status="confirmed", draft_id=draft_id, card_id=shadow.id, name=shadow.name
+        )
     decided = {subject for subject, _ in history}
     merged, contradictions = compare_cards(spec_of(target), spec_of(shadow), skip=decided)
     if contradictions:
         ids = enqueue_conflicts(conn, row.work_id, draft_id, target.id, contradictions)
-        conn.execute(card_drafts.update().where(card_drafts.c.id == draft_id)
-                     .values(target_card_id=target.id))
-        return DraftOutcome(status="conflict", draft_id=draft_id, card_id=shadow.id,
-                            target_card_id=target.id, name=shadow.name, conflicts=ids)
+        conn.execute(
+            card_drafts.update()
+            .where(card_drafts.c.id == draft_id)
+            .values(target_card_id=target.id)
+        )
+        return DraftOutcome(
+            status="conflict",
+            draft_id=draft_id,
+            card_id=shadow.id,
+            target_card_id=target.id,
+            name=shadow.name,
+            conflicts=ids,
+        )
     if merged != spec_of(target):
         rewrite_card(conn, target, merged)
     set_status(conn, shadow, CardStatus.merged)
     _decide(conn, row, "confirmed", decided_by, note)
-    return DraftOutcome(status="confirmed", draft_id=draft_id, card_id=target.id,
-                        target_card_id=target.id, name=target.name)
+    return DraftOutcome(
+        status="confirmed",
+        draft_id=draft_id,
+        card_id=target.id,
+        target_card_id=target.id,
+        name=target.name,
+    )
 
 
 def _current_target(conn: Connection, row, shadow: Card) -> Card | None:
@@ -155,7 +220,11 @@ def _current_target(conn: Connection, row, shadow: Card) -> Card | None:
 
 
 def reject_draft(
-    conn: Connection, draft_id: str, *, decided_by: str = "author", note: str | None = None,
+    conn: Connection,
+    draft_id: str,
+    *,
+    decided_by: str = "author",
+    note: str | None = None,
 ) -> DraftOutcome:
     """The author rejects a draft: its shadow card is retired and its open conflicts dismissed."""
     row = _draft_row(conn, draft_id)
@@ -167,25 +236,44 @@ def reject_draft(
 
 
 def list_drafts(conn: Connection, work_id: int, *, status: str | None = "pending") -> list[Draft]:
-    open_count = (select(func.count()).where(card_conflicts.c.draft_id == card_drafts.c.id,
-                                            card_conflicts.c.status == "open")
-                  .scalar_subquery())
-    query = (select(card_drafts, cards.c.name, cards.c.type, open_count.label("open_conflicts"))
-             .select_from(card_drafts.join(cards, cards.c.id == card_drafts.c.card_id))
-             .where(card_drafts.c.work_id == work_id)
-             .order_by(card_drafts.c.created_at, card_drafts.c.id))
+    open_count = (
+        select(func.count())
+        .where(card_conflicts.c.draft_id == card_drafts.c.id, card_conflicts.c.status == "open")
+        .scalar_subquery()
+    )
+    query = (
+        select(card_drafts, cards.c.name, cards.c.type, open_count.label("open_conflicts"))
+        .select_from(card_drafts.join(cards, cards.c.id == card_drafts.c.card_id))
+        .where(card_drafts.c.work_id == work_id)
+        .order_by(card_drafts.c.created_at, card_drafts.c.id)
+    )
     if status is not None:
         query = query.where(card_drafts.c.status == status)
     return [
-        Draft(id=r.id, work_id=r.work_id, card_id=r.card_id, type=r.type, name=r.name,
-              target_card_id=r.target_card_id, origin=r.origin, origin_detail=r.origin_detail,
-              status=r.status, open_conflicts=r.open_conflicts, created_at=iso(r.created_at) or "",
-              decided_at=iso(r.decided_at))
+        Draft(
+            id=r.id,
+            work_id=r.work_id,
+            card_id=r.card_id,
+            type=r.type,
+            name=r.name,
+            target_card_id=r.target_card_id,
+            origin=r.origin,
+            origin_detail=r.origin_detail,
+            status=r.status,
+            open_conflicts=r.open_conflicts,
+            created_at=iso(r.created_at) or "",
+            decided_at=iso(r.decided_at),
+        )
         for r in conn.execute(query)
     ]
 
 
-def confirm_all(conn: Connection, work_id: int, *, decided_by: str = "author") -> list[DraftOutcome]:
+def confirm_all(
+    conn: Connection, work_id: int, *, decided_by: str = "author"
+) -> list[DraftOutcome]:
     """Confirm every pending draft that has no open conflict; the others wait for the author."""
-    return [confirm_draft(conn, d.id, decided_by=decided_by)
-            for d in list_drafts(conn, work_id) if d.open_conflicts == 0]
+    return [
+        confirm_draft(conn, d.id, decided_by=decided_by)
+        for d in list_drafts(conn, work_id)
+        if d.open_conflicts == 0
+    ]

@@ -89,7 +89,11 @@ class AbilityCostDelta(_Delta):
 
 
 FactDeltaProposal = Annotated[
-    EntityStateDelta | RelationDelta | LocationDelta | PossessionDelta | KnowledgeDelta
+    EntityStateDelta
+    | RelationDelta
+    | LocationDelta
+    | PossessionDelta
+    | KnowledgeDelta
     | AbilityCostDelta,
     Field(discriminator="type"),
 ]

@@ -41,14 +41,20 @@ def parse_proposal(data: Mapping[str, Any] | FactDeltaProposal) -> FactDeltaProp
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise ContractViolation(f"事实增量不合格式（{where}）：{first['msg']}。",
-                                hint="类型只能是 entity_state / relation / location / possession / "
-                                     "knowledge / ability_cost 之一。") from None
+        raise ContractViolation(
+            f"事实增量不合格式（{where}）：{first['msg']}。",
+            hint="类型只能是 entity_state / relation / location / possession / "
+            "knowledge / ability_cost 之一。",
+        ) from None
 
 
 def propose_fact_delta(
-    conn: Connection, work_id: int, proposal: Mapping[str, Any] | FactDeltaProposal, *,
-    origin: str = "extract", origin_detail: Mapping[str, Any] | None = None,
+    conn: Connection,
+    work_id: int,
+    proposal: Mapping[str, Any] | FactDeltaProposal,
+    *,
+    origin: str = "extract",
+    origin_detail: Mapping[str, Any] | None = None,
 ) -> FactDelta:
     """Store a proposed delta; a quote not found verbatim in its chapter is refused (nothing stored)."""
     if origin not in ORIGINS:
@@ -57,11 +63,22 @@ def propose_fact_delta(
     evidence = locate_quote(ChapterTexts(conn, work_id), delta.chapter, delta.evidence_quote)
     document = delta.model_dump(mode="json")
     delta_id = new_id("fact")
-    conn.execute(fact_deltas.insert().values(
-        id=delta_id, work_id=work_id, type=delta.type, chapter=delta.chapter,
-        subject=delta.subject, payload={k: v for k, v in document.items() if k not in COMMON_KEYS},
-        evidence_quote=evidence.quote, delta_sha256=hash_value(document), origin=origin,
-        origin_detail=dict(origin_detail or {}), status="proposed", created_at=utc_now()))
+    conn.execute(
+        fact_deltas.insert().values(
+            id=delta_id,
+            work_id=work_id,
+            type=delta.type,
+            chapter=delta.chapter,
+            subject=delta.subject,
+            payload={k: v for k, v in document.items() if k not in COMMON_KEYS},
+            evidence_quote=evidence.quote,
+            delta_sha256=hash_value(document),
+            origin=origin,
+            origin_detail=dict(origin_detail or {}),
+            status="proposed",
+            created_at=utc_now(),
+        )
+    )
     save_refs(conn, work_id, "fact_delta", delta_id, "evidence", [evidence])
     return get_fact_delta(conn, delta_id)
 
@@ -69,10 +86,21 @@ def propose_fact_delta(
 def _to_delta(row, refs) -> FactDelta:
     ref = refs[(row.id, "evidence")][0]
     return FactDelta(
-        id=row.id, work_id=row.work_id, type=row.type, chapter=row.chapter, subject=row.subject,
-        payload=row.payload, evidence_quote=row.evidence_quote, evidence_start=ref.start,
-        evidence_end=ref.end, evidence_stale=ref.stale, status=row.status, origin=row.origin,
-        created_at=iso(row.created_at) or "", decided_at=iso(row.decided_at))
+        id=row.id,
+        work_id=row.work_id,
+        type=row.type,
+        chapter=row.chapter,
+        subject=row.subject,
+        payload=row.payload,
+        evidence_quote=row.evidence_quote,
+        evidence_start=ref.start,
+        evidence_end=ref.end,
+        evidence_stale=ref.stale,
+        status=row.status,
+        origin=row.origin,
+        created_at=iso(row.created_at) or "",
+        decided_at=iso(row.decided_at),
+    )
 
 
 def get_fact_delta(conn: Connection, delta_id: str) -> FactDelta:
@@ -82,9 +110,14 @@ def get_fact_delta(conn: Connection, delta_id: str) -> FactDelta:
     return _to_delta(row, load_refs(conn, "fact_delta", owner_ids=[delta_id]))
 
 
-def list_fact_deltas(conn: Connection, work_id: int, *, status: str | None = None) -> list[FactDelta]:
-    query = (select(fact_deltas).where(fact_deltas.c.work_id == work_id)
-             .order_by(fact_deltas.c.chapter, fact_deltas.c.created_at, fact_deltas.c.id))
+def list_fact_deltas(
+    conn: Connection, work_id: int, *, status: str | None = None
+) -> list[FactDelta]:
+    query = (
+        select(fact_deltas)
+        .where(fact_deltas.c.work_id == work_id)
+        .order_by(fact_deltas.c.chapter, fact_deltas.c.created_at, fact_deltas.c.id)
+    )
     if status is not None:
         query = query.where(fact_deltas.c.status == status)
     rows = conn.execute(query).all()
@@ -101,17 +134,29 @@ def _proposed_row(conn: Connection, delta_id: str):
     return row
 
 
-def _decide(conn: Connection, delta_id: str, status: str, decided_by: str, note: str | None) -> None:
+def _decide(
+    conn: Connection, delta_id: str, status: str, decided_by: str, note: str | None
+) -> None:
     compare_and_set(
-        conn, fact_deltas, where={"id": delta_id, "status": "proposed"},
-        values={"status": status, "decided_by": decided_by, "decision_note": note,
-                "decided_at": utc_now()},
+        conn,
+        fact_deltas,
+        where={"id": delta_id, "status": "proposed"},
+        values={
+            "status": status,
+            "decided_by": decided_by,
+            "decision_note": note,
+            "decided_at": utc_now(),
+        },
         message=f"事实增量 {delta_id} 已被其他操作处理。",
     )
 
 
 def approve_fact_delta(
-    conn: Connection, delta_id: str, *, decided_by: str = "author", note: str | None = None,
+    conn: Connection,
+    delta_id: str,
+    *,
+    decided_by: str = "author",
+    note: str | None = None,
 ) -> LedgerEntry:
     """Approve a proposed delta into the fact ledger, inside the caller's transaction.
 
@@ -122,39 +167,78 @@ def approve_fact_delta(
     try:
         evidence = locate_quote(ChapterTexts(conn, row.work_id), row.chapter, row.evidence_quote)
     except ContractViolation as err:
-        raise ContractViolation(f"无法批准：{err.message}", hint="原文已修改，请驳回这条增量。") from None
+        raise ContractViolation(
+            f"无法批准：{err.message}", hint="原文已修改，请驳回这条增量。"
+        ) from None
     delete_refs(conn, "fact_delta", delta_id)
     save_refs(conn, row.work_id, "fact_delta", delta_id, "evidence", [evidence])
     _decide(conn, delta_id, "approved", decided_by, note)
     entry_id = new_id("ledg")
     now = utc_now()
-    conn.execute(fact_ledger.insert().values(
-        id=entry_id, work_id=row.work_id, delta_id=delta_id, type=row.type, chapter=row.chapter,
-        subject=row.subject, payload=row.payload, evidence_quote=row.evidence_quote,
-        delta_sha256=row.delta_sha256, approved_by=decided_by, approved_at=now))
-    return LedgerEntry(id=entry_id, work_id=row.work_id, delta_id=delta_id, type=row.type,
-                       chapter=row.chapter, subject=row.subject, payload=row.payload,
-                       evidence_quote=row.evidence_quote, approved_by=decided_by,
-                       approved_at=iso(now) or "")
+    conn.execute(
+        fact_ledger.insert().values(
+            id=entry_id,
+            work_id=row.work_id,
+            delta_id=delta_id,
+            type=row.type,
+            chapter=row.chapter,
+            subject=row.subject,
+            payload=row.payload,
+            evidence_quote=row.evidence_quote,
+            delta_sha256=row.delta_sha256,
+            approved_by=decided_by,
+            approved_at=now,
+        )
+    )
+    return LedgerEntry(
+        id=entry_id,
+        work_id=row.work_id,
+        delta_id=delta_id,
+        type=row.type,
+        chapter=row.chapter,
+        subject=row.subject,
+        payload=row.payload,
+        evidence_quote=row.evidence_quote,
+        approved_by=decided_by,
+        approved_at=iso(now) or "",
+    )
 
 
 def reject_fact_delta(
-    conn: Connection, delta_id: str, *, decided_by: str = "author", note: str | None = None,
+    conn: Connection,
+    delta_id: str,
+    *,
+    decided_by: str = "author",
+    note: str | None = None,
 ) -> FactDelta:
     _proposed_row(conn, delta_id)
     _decide(conn, delta_id, "rejected", decided_by, note)
     return get_fact_delta(conn, delta_id)
 
 
-def fact_ledger_entries(conn: Connection, work_id: int, *, as_of: int | None = None) -> list[LedgerEntry]:
+def fact_ledger_entries(
+    conn: Connection, work_id: int, *, as_of: int | None = None
+) -> list[LedgerEntry]:
     """The canonical facts of a work, in chapter order; with ``as_of``, none from a later chapter."""
-    query = (select(fact_ledger).where(fact_ledger.c.work_id == work_id)
-             .order_by(fact_ledger.c.chapter, fact_ledger.c.approved_at, fact_ledger.c.id))
+    query = (
+        select(fact_ledger)
+        .where(fact_ledger.c.work_id == work_id)
+        .order_by(fact_ledger.c.chapter, fact_ledger.c.approved_at, fact_ledger.c.id)
+    )
     if as_of is not None:
         query = query.where(fact_ledger.c.chapter <= as_of)
     return [
-        LedgerEntry(id=r.id, work_id=r.work_id, delta_id=r.delta_id, type=r.type, chapter=r.chapter,
-                    subject=r.subject, payload=r.payload, evidence_quote=r.evidence_quote,
-                    approved_by=r.approved_by, approved_at=iso(r.approved_at) or "")
+        LedgerEntry(
+            id=r.id,
+            work_id=r.work_id,
+            delta_id=r.delta_id,
+            type=r.type,
+            chapter=r.chapter,
+            subject=r.subject,
+            payload=r.payload,
+            evidence_quote=r.evidence_quote,
+            approved_by=r.approved_by,
+            approved_at=iso(r.approved_at) or "",
+        )
         for r in conn.execute(query)
     ]

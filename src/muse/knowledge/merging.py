@@ -75,7 +75,9 @@ def _merge_field(kind_type: str, key: str, mine: CardField, theirs: CardField) -
         new = theirs.value if isinstance(theirs.value, list) else [theirs.value]
         added = [v for v in new if not any(_same(v, o) for o in old)]
         since = _later(mine.since_chapter, theirs.since_chapter) if added else mine.since_chapter
-        return mine.model_copy(update={"value": [*old, *added], "refs": refs, "since_chapter": since})
+        return mine.model_copy(
+            update={"value": [*old, *added], "refs": refs, "since_chapter": since}
+        )
     if _same(mine.value, theirs.value):
         return mine.model_copy(update={"refs": refs})
     return None
@@ -91,7 +93,8 @@ def _field_side(value: CardField | None) -> dict:
 def _contradicted_by(rel: Relation, existing: Sequence[Relation]) -> list[Relation]:
     rules = registry().relations
     return [
-        old for old in existing
+        old
+        for old in existing
         if (old.kind == rel.kind and rel.kind in rules.single and not _same(old.target, rel.target))
         or (_same(old.target, rel.target) and rules.excludes(old.kind, rel.kind))
     ]
@@ -106,14 +109,22 @@ def _debuts(spec: CardSpec) -> list[Milestone]:
 
 
 def _milestone_key(m: Milestone) -> tuple:
-    return (m.chapter, m.cycle, normalize_text(m.step).strip(), normalize_text(m.description).strip())
+    return (
+        m.chapter,
+        m.cycle,
+        normalize_text(m.step).strip(),
+        normalize_text(m.description).strip(),
+    )
 
 
 # --- comparison ----------------------------------------------------------------------------
 
 
 def compare_cards(
-    confirmed: CardSpec, draft: CardSpec, *, skip: Collection[str] = (),
+    confirmed: CardSpec,
+    draft: CardSpec,
+    *,
+    skip: Collection[str] = (),
 ) -> tuple[CardSpec, list[Contradiction]]:
     """``confirmed`` with every addition of ``draft`` merged in, and the contradictions left out.
 
@@ -123,13 +134,18 @@ def compare_cards(
     fields = dict(confirmed.fields)
     for key, theirs in draft.fields.items():
         subject = f"field:{key}"
-        merged = _merge_field(confirmed.type, key, fields[key], theirs) if key in fields else theirs
-        if merged is not None:
-            fields[key] = merged
+        field = _merge_field(confirmed.type, key, fields[key], theirs) if key in fields else theirs
+        if field is not None:
+            fields[key] = field
         elif subject not in skip:
-            contradictions.append(Contradiction(
-                kind="field", subject=subject, confirmed_side=_field_side(fields[key]),
-                draft_side=_field_side(theirs)))
+            contradictions.append(
+                Contradiction(
+                    kind="field",
+                    subject=subject,
+                    confirmed_side=_field_side(fields[key]),
+                    draft_side=_field_side(theirs),
+                )
+            )
     relations = list(confirmed.relations)
     for rel in draft.relations:
         relations, found = _add_relation(relations, rel, confirmed.relations, skip)
@@ -140,45 +156,75 @@ def compare_cards(
     contradictions += found
     names = {confirmed.name, *(a.name for a in confirmed.aliases)}
     aliases = [*confirmed.aliases, *(a for a in draft.aliases if a.name not in names)]
-    merged = confirmed.model_copy(update=dict(
-        fields=fields, relations=relations, milestones=milestones, aliases=aliases,
-        refs=_union_refs(confirmed.refs, draft.refs), **plan))
+    merged = confirmed.model_copy(
+        update=dict(
+            fields=fields,
+            relations=relations,
+            milestones=milestones,
+            aliases=aliases,
+            refs=_union_refs(confirmed.refs, draft.refs),
+            **plan,
+        )
+    )
     return merged, contradictions
 
 
 def _add_relation(relations, rel, original, skip) -> tuple[list[Relation], list[Contradiction]]:
-    same = [i for i, old in enumerate(relations) if old.kind == rel.kind and _same(old.target, rel.target)]
+    same = [
+        i
+        for i, old in enumerate(relations)
+        if old.kind == rel.kind and _same(old.target, rel.target)
+    ]
     if same:
         i = same[0]
-        relations[i] = relations[i].model_copy(update={"refs": _union_refs(relations[i].refs, rel.refs)})
+        relations[i] = relations[i].model_copy(
+            update={"refs": _union_refs(relations[i].refs, rel.refs)}
+        )
         return relations, []
     against = _contradicted_by(rel, original)
     if not against:
         return [*relations, rel], []
     if relation_subject(rel) in skip:
         return relations, []
-    return relations, [Contradiction(kind="relation", subject=relation_subject(rel),
-                                     confirmed_side={"relations": _dump(against)},
-                                     draft_side={"relations": _dump([rel])})]
+    return relations, [
+        Contradiction(
+            kind="relation",
+            subject=relation_subject(rel),
+            confirmed_side={"relations": _dump(against)},
+            draft_side={"relations": _dump([rel])},
+        )
+    ]
 
 
-def _add_milestones(confirmed: CardSpec, draft: CardSpec, skip) -> tuple[list[Milestone], list[Contradiction]]:
+def _add_milestones(
+    confirmed: CardSpec, draft: CardSpec, skip
+) -> tuple[list[Milestone], list[Contradiction]]:
     milestones = list(confirmed.milestones)
     known = {_milestone_key(m): i for i, m in enumerate(milestones)}
     theirs_debut = [m for m in _debuts(draft) if _milestone_key(m) not in known]
     mine_debut = _debuts(confirmed)
-    conflict = bool(theirs_debut and mine_debut and
-                    {m.chapter for m in theirs_debut} != {m.chapter for m in mine_debut})
+    conflict = bool(
+        theirs_debut
+        and mine_debut
+        and {m.chapter for m in theirs_debut} != {m.chapter for m in mine_debut}
+    )
     found = []
     if conflict and "debut" not in skip:
-        found.append(Contradiction(kind="debut", subject="debut",
-                                   confirmed_side={"milestones": _dump(mine_debut)},
-                                   draft_side={"milestones": _dump(theirs_debut)}))
+        found.append(
+            Contradiction(
+                kind="debut",
+                subject="debut",
+                confirmed_side={"milestones": _dump(mine_debut)},
+                draft_side={"milestones": _dump(theirs_debut)},
+            )
+        )
     for m in draft.milestones:
         key = _milestone_key(m)
         if key in known:
             i = known[key]
-            milestones[i] = milestones[i].model_copy(update={"refs": _union_refs(milestones[i].refs, m.refs)})
+            milestones[i] = milestones[i].model_copy(
+                update={"refs": _union_refs(milestones[i].refs, m.refs)}
+            )
         elif not (conflict and m in theirs_debut):
             known[key] = len(milestones)
             milestones.append(m)
@@ -198,9 +244,14 @@ def _merge_plan(confirmed: CardSpec, draft: CardSpec, skip) -> tuple[dict, list[
         if not mine:
             plan[key] = theirs
         elif f"plan:{key}" not in skip:
-            found.append(Contradiction(kind="plan", subject=f"plan:{key}",
-                                       confirmed_side={"value": _plain(mine)},
-                                       draft_side={"value": _plain(theirs)}))
+            found.append(
+                Contradiction(
+                    kind="plan",
+                    subject=f"plan:{key}",
+                    confirmed_side={"value": _plain(mine)},
+                    draft_side={"value": _plain(theirs)},
+                )
+            )
     return plan, found
 
 
@@ -212,7 +263,10 @@ def _plain(value):
 
 
 def apply_resolution(
-    confirmed: CardSpec, draft: CardSpec, subject: str, resolution: Resolution,
+    confirmed: CardSpec,
+    draft: CardSpec,
+    subject: str,
+    resolution: Resolution,
     value: str | None = None,
 ) -> CardSpec:
     """``confirmed`` after the author's decision on one contradicted ``subject``."""
@@ -227,8 +281,11 @@ def apply_resolution(
         kept = [r for r in confirmed.relations if r not in drop]
         return confirmed.model_copy(update={"relations": [*kept, *theirs[:1]]})
     if kind == "debut":
-        keep = [m for m in confirmed.milestones
-                if not (resolution == "replace" and m.cycle is Cycle.debut)]
+        keep = [
+            m
+            for m in confirmed.milestones
+            if not (resolution == "replace" and m.cycle is Cycle.debut)
+        ]
         added = [m for m in _debuts(draft) if m not in keep]
         return confirmed.model_copy(update={"milestones": [*keep, *added]})
     return _resolve_plan(confirmed, draft, key, resolution, value)
@@ -240,8 +297,11 @@ def _resolve_field(confirmed, draft, key, resolution, value) -> CardSpec:
         new = theirs
     else:
         text = value if value is not None else f"{mine.value}{MERGE_JOINER}{theirs.value}"
-        new = CardField(value=normalize_text(text), since_chapter=_later(mine.since_chapter, theirs.since_chapter),
-                        refs=_union_refs(mine.refs, theirs.refs))
+        new = CardField(
+            value=normalize_text(text),
+            since_chapter=_later(mine.since_chapter, theirs.since_chapter),
+            refs=_union_refs(mine.refs, theirs.refs),
+        )
     return confirmed.model_copy(update={"fields": {**confirmed.fields, key: new}})
 
 

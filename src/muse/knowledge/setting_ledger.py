@@ -59,7 +59,9 @@ def arc_problems(card: Card) -> list[str]:
     """Why the card's arc does not close (empty when it does, or when its type has no arc)."""
     if not card_type(card.type).arc:
         return []
-    steps = [(m.chapter, m.cycle) for m in card.milestones] + [(s.chapter, s.cycle) for s in card.growth_arc]
+    steps = [(m.chapter, m.cycle) for m in card.milestones] + [
+        (s.chapter, s.cycle) for s in card.growth_arc
+    ]
     debuts = [ch for ch, cycle in steps if cycle is Cycle.debut]
     endings = [ch for ch, cycle in steps if cycle is Cycle.ending]
     problems = []
@@ -70,7 +72,9 @@ def arc_problems(card: Card) -> list[str]:
     dated_debut = [ch for ch in debuts if ch is not None]
     dated_end = [ch for ch in endings if ch is not None]
     if dated_debut and dated_end and max(dated_end) < min(dated_debut):
-        problems.append(f"「结局」（第 {max(dated_end)} 章）早于「登场」（第 {min(dated_debut)} 章）。")
+        problems.append(
+            f"「结局」（第 {max(dated_end)} 章）早于「登场」（第 {min(dated_debut)} 章）。"
+        )
     return problems
 
 
@@ -89,9 +93,20 @@ def setting_ledger(conn: Connection, work_id: int, *, upto: int | None = None) -
         for term in matcher.finditer(chapter.text):
             for index in owners[term]:
                 counts[index][chapter.number] += 1
-    rows = [LedgerRow(card_id=c.id, name=c.name, type=c.type, mentions=dict(sorted(n.items())))
-            for c, n in zip(cards, counts, strict=True)]
-    unclosed = [ArcReport(card_id=c.id, name=c.name, type=c.type, problems=p)
-                for c in cards if (p := arc_problems(c))]
-    return SettingLedger(work_id=work_id, upto=upto, chapters=chapters, rows=rows,
-                         untouched=[r.card_id for r in rows if not r.mentions], unclosed=unclosed)
+    rows = [
+        LedgerRow(card_id=c.id, name=c.name, type=c.type, mentions=dict(sorted(n.items())))
+        for c, n in zip(cards, counts, strict=True)
+    ]
+    unclosed = [
+        ArcReport(card_id=c.id, name=c.name, type=c.type, problems=p)
+        for c in cards
+        if (p := arc_problems(c))
+    ]
+    return SettingLedger(
+        work_id=work_id,
+        upto=upto,
+        chapters=chapters,
+        rows=rows,
+        untouched=[r.card_id for r in rows if not r.mentions],
+        unclosed=unclosed,
+    )

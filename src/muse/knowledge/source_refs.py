@@ -49,8 +49,14 @@ def _ref(chapter: ChapterText, start: int, end: int) -> SourceRef:
             f"出处位置 [{start}, {end}) 超出第 {chapter.number} 章的范围（共 {len(chapter.text)} 字符）。"
         )
     span = chapter.text[start:end]
-    return SourceRef(chapter=chapter.number, start=start, end=end, sha256=sha256_hex(span),
-                     revision=chapter.revision, quote=span)
+    return SourceRef(
+        chapter=chapter.number,
+        start=start,
+        end=end,
+        sha256=sha256_hex(span),
+        revision=chapter.revision,
+        quote=span,
+    )
 
 
 def make_source_ref(texts: ChapterTexts, chapter: int, start: int, end: int) -> SourceRef:
@@ -58,7 +64,9 @@ def make_source_ref(texts: ChapterTexts, chapter: int, start: int, end: int) -> 
     return _ref(texts.get(chapter), start, end)
 
 
-def locate_quote(texts: ChapterTexts, chapter: int, quote: str, *, occurrence: int = 1) -> SourceRef:
+def locate_quote(
+    texts: ChapterTexts, chapter: int, quote: str, *, occurrence: int = 1
+) -> SourceRef:
     """A reference to the ``occurrence``-th verbatim occurrence of ``quote`` (after NFC) in ``chapter``."""
     needle = normalize_text(quote)
     text = texts.get(chapter).text
@@ -66,13 +74,20 @@ def locate_quote(texts: ChapterTexts, chapter: int, quote: str, *, occurrence: i
     for _ in range(max(occurrence, 1)):
         start = text.find(needle, start + 1) if needle else -1
         if start < 0:
-            raise ContractViolation(f"引文「{_short(needle)}」不在第 {chapter} 章的原文中（须逐字一致）。")
+            raise ContractViolation(
+                f"引文「{_short(needle)}」不在第 {chapter} 章的原文中（须逐字一致）。"
+            )
     return _ref(texts.get(chapter), start, start + len(needle))
 
 
 def resolve_ref(
-    texts: ChapterTexts, chapter: int, *, quote: str | None = None, start: int | None = None,
-    end: int | None = None, sha256: str | None = None,
+    texts: ChapterTexts,
+    chapter: int,
+    *,
+    quote: str | None = None,
+    start: int | None = None,
+    end: int | None = None,
+    sha256: str | None = None,
 ) -> SourceRef:
     """Build a reference from what an author or a model wrote; every given part must agree."""
     if start is None and end is None:
@@ -88,7 +103,9 @@ def resolve_ref(
                 f"第 {chapter} 章 [{start}, {end}) 处的原文是「{_short(ref.quote)}」，与引文不符。"
             )
     if sha256 is not None and sha256 != ref.sha256:
-        raise ContractViolation(f"第 {chapter} 章 [{ref.start}, {ref.end}) 的哈希与原文不符：原文已修改。")
+        raise ContractViolation(
+            f"第 {chapter} 章 [{ref.start}, {ref.end}) 的哈希与原文不符：原文已修改。"
+        )
     return ref
 
 
@@ -105,25 +122,55 @@ def _short(text: str, limit: int = 24) -> str:
 # --- storage -------------------------------------------------------------------------------
 
 
-def save_refs(
-    conn: Connection, work_id: int, owner_kind: str, owner_id: str, target: str,
-    refs: Sequence[SourceRef],
-) -> None:
+def ref_rows(
+    work_id: int, owner_kind: str, owner_id: str, target: str, refs: Sequence[SourceRef]
+) -> list[dict]:
+    """Rows of ``source_refs`` for ``refs`` (insert many at once with :func:`insert_ref_rows`)."""
     now = utc_now()
-    rows = [
-        dict(id=new_id("ref"), work_id=work_id, owner_kind=owner_kind, owner_id=owner_id,
-             target=target, position=i, chapter=r.chapter, start_offset=r.start, end_offset=r.end,
-             span_sha256=r.sha256, chapter_revision=r.revision, quote=r.quote, stale=r.stale,
-             stale_reason=r.stale_reason, checked_at=now)
+    return [
+        dict(
+            id=new_id("ref"),
+            work_id=work_id,
+            owner_kind=owner_kind,
+            owner_id=owner_id,
+            target=target,
+            position=i,
+            chapter=r.chapter,
+            start_offset=r.start,
+            end_offset=r.end,
+            span_sha256=r.sha256,
+            chapter_revision=r.revision,
+            quote=r.quote,
+            stale=r.stale,
+            stale_reason=r.stale_reason,
+            checked_at=now,
+        )
         for i, r in enumerate(refs)
     ]
+
+
+def insert_ref_rows(conn: Connection, rows: list[dict]) -> None:
     if rows:
         conn.execute(source_refs.insert(), rows)
 
 
-def delete_refs(conn: Connection, owner_kind: str, owner_id: str, target: str | None = None) -> None:
+def save_refs(
+    conn: Connection,
+    work_id: int,
+    owner_kind: str,
+    owner_id: str,
+    target: str,
+    refs: Sequence[SourceRef],
+) -> None:
+    insert_ref_rows(conn, ref_rows(work_id, owner_kind, owner_id, target, refs))
+
+
+def delete_refs(
+    conn: Connection, owner_kind: str, owner_id: str, target: str | None = None
+) -> None:
     query = source_refs.delete().where(
-        source_refs.c.owner_kind == owner_kind, source_refs.c.owner_id == owner_id)
+        source_refs.c.owner_kind == owner_kind, source_refs.c.owner_id == owner_id
+    )
     if target is not None:
         query = query.where(source_refs.c.target == target)
     conn.execute(query)
@@ -131,14 +178,22 @@ def delete_refs(conn: Connection, owner_kind: str, owner_id: str, target: str | 
 
 def _row_to_ref(row) -> SourceRef:
     return SourceRef.model_construct(
-        chapter=row.chapter, start=row.start_offset, end=row.end_offset, sha256=row.span_sha256,
-        revision=row.chapter_revision, quote=row.quote, stale=bool(row.stale),
+        chapter=row.chapter,
+        start=row.start_offset,
+        end=row.end_offset,
+        sha256=row.span_sha256,
+        revision=row.chapter_revision,
+        quote=row.quote,
+        stale=bool(row.stale),
         stale_reason=row.stale_reason,
     )
 
 
 def load_refs(
-    conn: Connection, owner_kind: str, *, owner_ids: Iterable[str] | Select | None = None,
+    conn: Connection,
+    owner_kind: str,
+    *,
+    owner_ids: Iterable[str] | Select | None = None,
     work_id: int | None = None,
 ) -> dict[tuple[str, str], list[SourceRef]]:
     """References grouped by (owner id, target), in their stored order."""
@@ -152,14 +207,19 @@ def load_refs(
     grouped: dict[tuple[str, str], list[tuple[int, SourceRef]]] = defaultdict(list)
     for row in conn.execute(query):
         grouped[(row.owner_id, row.target)].append((row.position, _row_to_ref(row)))
-    return {key: [ref for _, ref in sorted(items, key=lambda x: x[0])] for key, items in grouped.items()}
+    return {
+        key: [ref for _, ref in sorted(items, key=lambda x: x[0])] for key, items in grouped.items()
+    }
 
 
 # --- revalidation --------------------------------------------------------------------------
 
 
 def revalidate_source_refs(
-    conn: Connection, work_id: int, *, chapters: Sequence[int] | None = None,
+    conn: Connection,
+    work_id: int,
+    *,
+    chapters: Sequence[int] | None = None,
 ) -> RevalidationReport:
     """Check every reference of the work (or of ``chapters``) against current canonical text.
 
@@ -172,8 +232,10 @@ def revalidate_source_refs(
     if chapters is not None:
         query = query.where(source_refs.c.chapter.in_(list(chapters)))
     rows = conn.execute(query).all()
-    texts = {c.number: c for c in iter_chapter_texts(
-        conn, work_id, numbers=sorted({r.chapter for r in rows}))}
+    texts = {
+        c.number: c
+        for c in iter_chapter_texts(conn, work_id, numbers=sorted({r.chapter for r in rows}))
+    }
     counts = {"reanchored": 0, "restored": 0}
     newly_stale: list[StaleRef] = []
     for row in rows:
@@ -191,17 +253,28 @@ def _revalidate_row(conn, row, chapter: ChapterText | None, counts, newly_stale)
         values.update(stale=False, stale_reason=None, chapter_revision=chapter.revision)  # type: ignore[union-attr]
     elif not row.stale:
         values.update(stale=True, stale_reason=reason)
-        newly_stale.append(StaleRef(
-            ref_id=row.id, owner_kind=row.owner_kind, owner_id=row.owner_id, target=row.target,
-            chapter=row.chapter, start=row.start_offset, end=row.end_offset, reason=reason))
+        newly_stale.append(
+            StaleRef(
+                ref_id=row.id,
+                owner_kind=row.owner_kind,
+                owner_id=row.owner_id,
+                target=row.target,
+                chapter=row.chapter,
+                start=row.start_offset,
+                end=row.end_offset,
+                reason=reason,
+            )
+        )
     conn.execute(source_refs.update().where(source_refs.c.id == row.id).values(**values))
 
 
 def _stale_reason(row, chapter: ChapterText | None) -> str | None:
     if chapter is None:
         return f"第 {row.chapter} 章已不存在。"
-    span = chapter.text[row.start_offset:row.end_offset]
+    span = chapter.text[row.start_offset : row.end_offset]
     if row.end_offset <= len(chapter.text) and sha256_hex(span) == row.span_sha256:
         return None
-    return (f"第 {row.chapter} 章已修改（修订版 {row.chapter_revision} → {chapter.revision}），"
-            f"[{row.start_offset}, {row.end_offset}) 处不再是「{_short(row.quote)}」。")
+    return (
+        f"第 {row.chapter} 章已修改（修订版 {row.chapter_revision} → {chapter.revision}），"
+        f"[{row.start_offset}, {row.end_offset}) 处不再是「{_short(row.quote)}」。"
+    )

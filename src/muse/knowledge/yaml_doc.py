@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 from yaml.constructor import SafeConstructor
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, SequenceNode
 
 from muse.core.errors import InvalidInput
 from muse.core.text import normalize_text
@@ -32,16 +32,18 @@ class Problems:
         if not self.items:
             return
         lines = [f"{self.filename}:{line}: {message}" for line, message in sorted(self.items)]
-        raise InvalidInput(f"{self.filename} 有 {len(lines)} 处错误：\n" + "\n".join(lines),
-                           hint="格式见 docs/cards.md。")
+        raise InvalidInput(
+            f"{self.filename} 有 {len(lines)} 处错误：\n" + "\n".join(lines),
+            hint="格式见 docs/cards.md。",
+        )
 
 
 class Node:
     """One YAML value with its 1-based line."""
 
-    def __init__(self, node: yaml.Node) -> None:
+    def __init__(self, node: yaml.Node, line: int | None = None) -> None:
         self._node = node
-        self.line = node.start_mark.line + 1
+        self.line = line if line is not None else node.start_mark.line + 1
 
     @property
     def kind(self) -> str:
@@ -56,8 +58,9 @@ class Node:
         return _normalise(SafeConstructor().construct_document(self._node))
 
     def items(self) -> Iterator[tuple[str, Node]]:
+        """Entries of a mapping; each value's line is its key's (where the author wrote it)."""
         for key, value in self._node.value:  # type: ignore[union-attr]
-            yield str(SafeConstructor().construct_object(key)), Node(value)
+            yield str(SafeConstructor().construct_object(key)), Node(value, key.start_mark.line + 1)
 
     def children(self) -> list[Node]:
         return [Node(n) for n in self._node.value]  # type: ignore[union-attr]
@@ -78,7 +81,9 @@ def compose(text: str, problems: Problems) -> Node | None:
         root = yaml.compose(normalize_text(text), Loader=yaml.SafeLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        problems.add(mark.line + 1 if mark else 1, f"不是合法的 YAML：{getattr(err, 'problem', err)}")
+        problems.add(
+            mark.line + 1 if mark else 1, f"不是合法的 YAML：{getattr(err, 'problem', err)}"
+        )
         return None
     if root is None:
         problems.add(1, "文件是空的。")
@@ -93,7 +98,10 @@ def expect(node: Node, kind: str, what: str, problems: Problems) -> bool:
 
 
 def keyed(
-    node: Node, synonyms: Mapping[str, Sequence[str]], what: str, problems: Problems,
+    node: Node,
+    synonyms: Mapping[str, Sequence[str]],
+    what: str,
+    problems: Problems,
 ) -> dict[str, Node]:
     """A mapping's entries under canonical keys; unknown and repeated keys are problems."""
     lookup = {s: key for key, names in synonyms.items() for s in (key, *names)}
@@ -113,7 +121,11 @@ def keyed(
 
 
 def text_of(
-    node: Node | None, what: str, problems: Problems, *, required_at: int | None = None,
+    node: Node | None,
+    what: str,
+    problems: Problems,
+    *,
+    required_at: int | None = None,
 ) -> str | None:
     """A scalar as text; with ``required_at`` (the parent's line) a missing or empty one is a problem."""
     required = required_at is not None

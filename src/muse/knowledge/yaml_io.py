@@ -1,4 +1,4 @@
-"""Cards in YAML: the format authors edit by hand (docs/cards.md), imported as drafts, exported whole.
+"""Reading cards YAML, the format authors edit by hand (docs/cards.md); export is yaml_export.py.
 
 Keys may be written in Chinese (what ``export`` writes) or in English. Every source reference is
 verified against the current canonical text while parsing; every error names the file, the line
@@ -8,15 +8,13 @@ and the field, and a file with any error imports nothing.
 from __future__ import annotations
 
 import re
-from typing import Any
 
-import yaml
 from pydantic import ValidationError
 from sqlalchemy import Connection
 
 from muse.core.errors import ContractViolation, InvalidInput
 from muse.knowledge.card_types import DOUBT_MARKER, CardType, card_type, parse_doubt
-from muse.knowledge.cards import load_cards, validate_spec
+from muse.knowledge.cards import validate_spec
 from muse.knowledge.contracts import (
     Alias,
     CardField,
@@ -34,18 +32,44 @@ from muse.works.catalog import get_work_row
 FORMAT = "muse-cards-v1"
 
 TOP = {"format": ("格式",), "work": ("作品",), "cards": ("卡片",)}
-CARD = {"type": ("类型",), "name": ("名称",), "aliases": ("别名",), "fields": ("字段",),
-        "relations": ("关系",), "milestones": ("演变历程",), "growth_arc": ("成长弧线",),
-        "ending_direction": ("结局方向",), "end_state": ("全书终态",), "refs": ("出处",)}
+CARD = {
+    "type": ("类型",),
+    "name": ("名称",),
+    "aliases": ("别名",),
+    "fields": ("字段",),
+    "relations": ("关系",),
+    "milestones": ("演变历程",),
+    "growth_arc": ("成长弧线",),
+    "ending_direction": ("结局方向",),
+    "end_state": ("全书终态",),
+    "refs": ("出处",),
+}
 ALIAS = {"name": ("名称",), "since_chapter": ("起始章",)}
 FIELD = {"value": ("值",), "since_chapter": ("起始章",), "refs": ("出处",)}
-RELATION = {"kind": ("关系",), "target": ("对象",), "since_chapter": ("起始章",), "note": ("说明",),
-            "refs": ("出处",)}
-MILESTONE = {"chapter": ("章",), "step": ("台阶",), "cycle": ("周期",), "description": ("描述",),
-             "refs": ("出处",)}
+RELATION = {
+    "kind": ("关系",),
+    "target": ("对象",),
+    "since_chapter": ("起始章",),
+    "note": ("说明",),
+    "refs": ("出处",),
+}
+MILESTONE = {
+    "chapter": ("章",),
+    "step": ("台阶",),
+    "cycle": ("周期",),
+    "description": ("描述",),
+    "refs": ("出处",),
+}
 STEP = {"chapter": ("章",), "step": ("台阶",), "cycle": ("周期",), "description": ("描述",)}
-REF = {"chapter": ("章",), "quote": ("引文",), "start": ("起",), "end": ("止",), "sha256": ("哈希",),
-       "revision": ("修订",), "stale": ("失效",)}
+REF = {
+    "chapter": ("章",),
+    "quote": ("引文",),
+    "start": ("起",),
+    "end": ("止",),
+    "sha256": ("哈希",),
+    "revision": ("修订",),
+    "stale": ("失效",),
+}
 
 _CHAPTER = re.compile(r"^第?\s*(\d+)\s*[章回]?$")
 
@@ -66,7 +90,8 @@ class CardParser:
             return None
         before = len(self.problems.items)
         spec = dict(
-            type=kind.key, name=name,
+            type=kind.key,
+            name=name,
             aliases=self._list(parts.get("aliases"), "别名", self._alias),
             fields=self._fields(parts.get("fields"), kind, name),
             relations=self._list(parts.get("relations"), "关系", self._relation),
@@ -87,11 +112,15 @@ class CardParser:
             self.problems.add(line, f"卡片「{spec['name']}」：{err.errors()[0]['msg']}")
             return None
         for message in validate_spec(card):
-            self.problems.add(fields_node.line if fields_node else line, f"卡片「{card.name}」：{message}")
+            self.problems.add(
+                fields_node.line if fields_node else line, f"卡片「{card.name}」：{message}"
+            )
         for m in card.milestones:
             if m.chapter is None:
-                self.warnings.append(f"「{card.name}」的里程碑「{m.step or m.description}」没有绝对章号，"
-                                     "不会进入任何冻结视图。")
+                self.warnings.append(
+                    f"「{card.name}」的里程碑「{m.step or m.description}」没有绝对章号，"
+                    "不会进入任何冻结视图。"
+                )
         return card
 
     def _type(self, node: Node | None, line: int) -> CardType | None:
@@ -126,7 +155,10 @@ class CardParser:
             definition = kind.field(label)
             if definition is None:
                 allowed = "、".join(f.label for f in kind.fields)
-                self.problems.add(child.line, f"卡片「{card}」：「{kind.label}」没有字段「{label}」；可用字段：{allowed}。")
+                self.problems.add(
+                    child.line,
+                    f"卡片「{card}」：「{kind.label}」没有字段「{label}」；可用字段：{allowed}。",
+                )
             elif definition.key in out:
                 self.problems.add(child.line, f"卡片「{card}」：字段「{definition.label}」重复了。")
             elif (value := self._field(child, definition.label, definition.list)) is not None:
@@ -139,15 +171,17 @@ class CardParser:
             parts = keyed(node, FIELD, f"字段「{label}」", self.problems)
             since = int_of(parts.get("since_chapter"), "起始章", self.problems)
             refs = self.refs(parts.get("refs"))
-            value_node = parts.get("value")
-            if value_node is None:
+            if "value" not in parts:
                 self.problems.add(node.line, f"字段「{label}」缺少「值」。")
                 return None
+            value_node = parts["value"]
         value = value_node.value()
         doubt = parse_doubt(value)
         if doubt is not None:
             if not doubt:
-                self.problems.add(value_node.line, f"字段「{label}」的「{DOUBT_MARKER}」必须写明原因。")
+                self.problems.add(
+                    value_node.line, f"字段「{label}」的「{DOUBT_MARKER}」必须写明原因。"
+                )
                 return None
             return CardField(doubt=doubt, since_chapter=since, refs=refs)
         return self._field_value(value_node, label, is_list, since, refs)
@@ -158,7 +192,10 @@ class CardParser:
             value = [value]
         items = value if isinstance(value, list) else [value]
         if any(isinstance(v, dict | list) or v is None or str(v).strip() == "" for v in items):
-            self.problems.add(node.line, f"字段「{label}」的值应为文字{'或文字列表' if is_list else ''}，不能为空。")
+            self.problems.add(
+                node.line,
+                f"字段「{label}」的值应为文字{'或文字列表' if is_list else ''}，不能为空。",
+            )
             return None
         if isinstance(value, list) and not is_list:
             self.problems.add(node.line, f"字段「{label}」应为一段文字，不是列表。")
@@ -183,8 +220,10 @@ class CardParser:
             if text in (cycle.value, cycle.name):
                 return cycle
         if text is not None:
-            self.problems.add(node.line if node else line,  # type: ignore[union-attr]
-                              f"「周期」只能是 {' / '.join(c.value for c in Cycle)}，写成了「{text}」。")
+            self.problems.add(
+                node.line if node else line,  # type: ignore[union-attr]
+                f"「周期」只能是 {' / '.join(c.value for c in Cycle)}，写成了「{text}」。",
+            )
         return None
 
     def _chapter(self, node: Node | None) -> tuple[int | None, str | None]:
@@ -207,8 +246,14 @@ class CardParser:
         refs = self.refs(parts.get("refs"))
         if cycle is None:
             return None
-        return Milestone(chapter=chapter, chapter_note=note, step=step, cycle=cycle,
-                         description=description, refs=refs)
+        return Milestone(
+            chapter=chapter,
+            chapter_note=note,
+            step=step,
+            cycle=cycle,
+            description=description,
+            refs=refs,
+        )
 
     def _step(self, node: Node) -> PlannedStep | None:
         parts = keyed(node, STEP, "成长弧线", self.problems)
@@ -216,7 +261,11 @@ class CardParser:
         chapter, _ = self._chapter(parts.get("chapter"))
         step = text_of(parts.get("step"), "台阶", self.problems) or ""
         description = text_of(parts.get("description"), "描述", self.problems) or ""
-        return PlannedStep(chapter=chapter, step=step, cycle=cycle, description=description) if cycle else None
+        return (
+            PlannedStep(chapter=chapter, step=step, cycle=cycle, description=description)
+            if cycle
+            else None
+        )
 
     def refs(self, node: Node | None) -> list[SourceRef]:
         return self._list(node, "出处", self._ref)
@@ -231,9 +280,14 @@ class CardParser:
                 self.problems.add(node.line, "出处缺少「章」。")
             return None
         if "stale" in parts:
-            self.problems.add(node.line, "出处已失效（原文已修改）：请按新原文更新引文，或删除这条出处。")
+            self.problems.add(
+                node.line, "出处已失效（原文已修改）：请按新原文更新引文，或删除这条出处。"
+            )
             return None
-        get = {k: (parts[k].value() if k in parts else None) for k in ("quote", "start", "end", "sha256")}
+        get = {
+            k: (parts[k].value() if k in parts else None)
+            for k in ("quote", "start", "end", "sha256")
+        }
         try:
             return resolve_ref(self.texts, chapter, **get)
         except (ContractViolation, TypeError) as err:
@@ -242,7 +296,11 @@ class CardParser:
 
 
 def parse_cards_yaml(
-    conn: Connection, work_id: int, text: str, *, filename: str = "cards.yaml",
+    conn: Connection,
+    work_id: int,
+    text: str,
+    *,
+    filename: str = "cards.yaml",
 ) -> tuple[list[CardSpec], list[str]]:
     """Every card of a YAML document, verified; raises InvalidInput naming file, line and field."""
     problems = Problems(filename)
@@ -257,7 +315,10 @@ def parse_cards_yaml(
             if spec is None:
                 continue
             if (spec.type, spec.name) in seen:
-                problems.add(child.line, f"卡片「{spec.name}」重复（第 {seen[(spec.type, spec.name)]} 行已有同类型同名卡片）。")
+                problems.add(
+                    child.line,
+                    f"卡片「{spec.name}」重复（第 {seen[(spec.type, spec.name)]} 行已有同类型同名卡片）。",
+                )
             seen.setdefault((spec.type, spec.name), child.line)
             specs.append(spec)
     problems.raise_if_any()
@@ -280,71 +341,3 @@ def _cards_node(conn: Connection, work_id: int, root: Node, problems: Problems) 
         problems.add(root.line, "缺少「卡片」列表。")
         return None
     return node if expect(node, "seq", "卡片", problems) else None
-
-
-# --- export --------------------------------------------------------------------------------
-
-
-def _ref_doc(ref: SourceRef) -> dict[str, Any]:
-    doc: dict[str, Any] = {"章": ref.chapter, "起": ref.start, "止": ref.end, "修订": ref.revision,
-                           "哈希": ref.sha256, "引文": ref.quote}
-    if ref.stale:
-        doc["失效"] = ref.stale_reason or "原文已修改"
-    return doc
-
-
-def _dated(doc: dict[str, Any], since: int | None, refs: list[SourceRef]) -> dict[str, Any]:
-    if since is not None:
-        doc["起始章"] = since
-    if refs:
-        doc["出处"] = [_ref_doc(r) for r in refs]
-    return doc
-
-
-def _field_doc(value: CardField) -> Any:
-    plain = f"{DOUBT_MARKER}：{value.doubt}" if value.doubt is not None else value.value
-    if value.since_chapter is None and not value.refs:
-        return plain
-    return _dated({"值": plain}, value.since_chapter, value.refs)
-
-
-def card_doc(card: CardSpec) -> dict[str, Any]:
-    """A card in the hand-editable YAML shape (Chinese keys)."""
-    kind = card_type(card.type)
-    doc: dict[str, Any] = {"类型": card.type, "名称": card.name}
-    if card.aliases:
-        doc["别名"] = [a.name if a.since_chapter is None else {"名称": a.name, "起始章": a.since_chapter}
-                     for a in card.aliases]
-    doc["字段"] = {kind.label_of(k): _field_doc(v) for k, v in card.fields.items()}
-    if card.relations:
-        doc["关系"] = [_dated({"关系": r.kind, "对象": r.target, **({"说明": r.note} if r.note else {})},
-                            r.since_chapter, r.refs) for r in card.relations]
-    if card.milestones:
-        doc["演变历程"] = [_dated(_step_doc(m.chapter if m.chapter is not None else m.chapter_note, m),
-                              None, m.refs) for m in card.milestones]
-    if card.growth_arc:
-        doc["成长弧线"] = [_step_doc(s.chapter, s) for s in card.growth_arc]
-    for key, label in (("ending_direction", "结局方向"), ("end_state", "全书终态")):
-        if getattr(card, key):
-            doc[label] = getattr(card, key)
-    if card.refs:
-        doc["出处"] = [_ref_doc(r) for r in card.refs]
-    return doc
-
-
-def _step_doc(chapter: Any, step: Milestone | PlannedStep) -> dict[str, Any]:
-    doc: dict[str, Any] = {} if chapter is None else {"章": chapter}
-    doc["周期"] = step.cycle.value
-    if step.step:
-        doc["台阶"] = step.step
-    if step.description:
-        doc["描述"] = step.description
-    return doc
-
-
-def export_cards_yaml(conn: Connection, work_id: int) -> str:
-    """The work's confirmed cards as one YAML document that imports back to the same cards."""
-    title = get_work_row(conn, work_id)["title"]
-    doc = {"格式": FORMAT, "作品": title,
-           "卡片": [card_doc(c) for c in load_cards(conn, work_id)]}
-    return yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=100)

@@ -29,24 +29,49 @@ class Binding:
     purpose: str
 
 
-def bind_assembly(conn: Connection, work_id: int, assembly_section_id: str,
-                  bindings: Sequence[Binding], style: StyleProfile) -> None:
+def bind_assembly(
+    conn: Connection,
+    work_id: int,
+    assembly_section_id: str,
+    bindings: Sequence[Binding],
+    style: StyleProfile,
+) -> None:
     """Make ``bindings`` and ``style`` the work's bound set; release the previous one."""
     now = utc_now()
     for table in (pattern_bindings, style_profiles):
-        conn.execute(table.update().where(table.c.work_id == work_id, table.c.state == "bound")
-                     .values(state="released", released_at=now))
+        conn.execute(
+            table.update()
+            .where(table.c.work_id == work_id, table.c.state == "bound")
+            .values(state="released", released_at=now)
+        )
     for position, b in enumerate(bindings):
         if b.pattern.work_id not in (None, work_id):
             raise ContractViolation(f"范式卡 {b.pattern.id} 属于其他作品，不能绑定。")
-        conn.execute(pattern_bindings.insert().values(
-            id=new_id("bind"), work_id=work_id, assembly_section_id=assembly_section_id,
-            pattern_id=b.pattern.id, content_sha256=b.pattern.content_sha256, position=position,
-            purpose=b.purpose, state="bound", bound_at=now))
+        conn.execute(
+            pattern_bindings.insert().values(
+                id=new_id("bind"),
+                work_id=work_id,
+                assembly_section_id=assembly_section_id,
+                pattern_id=b.pattern.id,
+                content_sha256=b.pattern.content_sha256,
+                position=position,
+                purpose=b.purpose,
+                state="bound",
+                bound_at=now,
+            )
+        )
     profile = style.model_dump(mode="json")
-    conn.execute(style_profiles.insert().values(
-        id=new_id("style"), work_id=work_id, assembly_section_id=assembly_section_id,
-        profile=profile, profile_sha256=hash_value(profile), state="bound", bound_at=now))
+    conn.execute(
+        style_profiles.insert().values(
+            id=new_id("style"),
+            work_id=work_id,
+            assembly_section_id=assembly_section_id,
+            profile=profile,
+            profile_sha256=hash_value(profile),
+            state="bound",
+            bound_at=now,
+        )
+    )
 
 
 def load_bound_patterns(conn: Connection, work_id: int) -> list[dict]:
@@ -56,20 +81,39 @@ def load_bound_patterns(conn: Connection, work_id: int) -> list[dict]:
     ``contentSha256``, ``purpose``, ``content`` (the method), ``bindingId``, ``assemblySectionId``.
     """
     rows = conn.execute(
-        select(pattern_bindings, pattern_cards.c.key, pattern_cards.c.name,
-               pattern_cards.c.category, pattern_cards.c.version, pattern_cards.c.content,
-               pattern_cards.c.content_sha256.label("card_sha256"))
+        select(
+            pattern_bindings,
+            pattern_cards.c.key,
+            pattern_cards.c.name,
+            pattern_cards.c.category,
+            pattern_cards.c.version,
+            pattern_cards.c.content,
+            pattern_cards.c.content_sha256.label("card_sha256"),
+        )
         .join(pattern_cards, pattern_cards.c.id == pattern_bindings.c.pattern_id)
         .where(pattern_bindings.c.work_id == work_id, pattern_bindings.c.state == "bound")
-        .order_by(pattern_bindings.c.position)).all()
+        .order_by(pattern_bindings.c.position)
+    ).all()
     out = []
     for r in rows:
         if r.card_sha256 != r.content_sha256:  # cards are immutable; a mismatch is corruption
-            raise ContractViolation(f"绑定 {r.id} 固定的范式内容哈希与范式卡 {r.pattern_id} 不一致。")
-        out.append({"id": r.pattern_id, "key": r.key, "name": r.name, "category": r.category,
-                    "version": r.version, "contentSha256": r.content_sha256,
-                    "purpose": r.purpose, "content": r.content, "bindingId": r.id,
-                    "assemblySectionId": r.assembly_section_id})
+            raise ContractViolation(
+                f"绑定 {r.id} 固定的范式内容哈希与范式卡 {r.pattern_id} 不一致。"
+            )
+        out.append(
+            {
+                "id": r.pattern_id,
+                "key": r.key,
+                "name": r.name,
+                "category": r.category,
+                "version": r.version,
+                "contentSha256": r.content_sha256,
+                "purpose": r.purpose,
+                "content": r.content,
+                "bindingId": r.id,
+                "assemblySectionId": r.assembly_section_id,
+            }
+        )
     return out
 
 
@@ -79,10 +123,16 @@ def load_confirmed_style(conn: Connection, work_id: int) -> dict | None:
     Keys: the eight fields (``personViewpoint`` … ``samplePassage``) plus ``profileSha256`` and
     ``assemblySectionId``.
     """
-    row = conn.execute(select(style_profiles).where(
-        style_profiles.c.work_id == work_id, style_profiles.c.state == "bound")).first()
+    row = conn.execute(
+        select(style_profiles).where(
+            style_profiles.c.work_id == work_id, style_profiles.c.state == "bound"
+        )
+    ).first()
     if row is None:
         return None
     profile = StyleProfile.model_validate(row.profile)
-    return {**style_wire(profile), "profileSha256": row.profile_sha256,
-            "assemblySectionId": row.assembly_section_id}
+    return {
+        **style_wire(profile),
+        "profileSha256": row.profile_sha256,
+        "assemblySectionId": row.assembly_section_id,
+    }

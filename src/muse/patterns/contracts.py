@@ -44,7 +44,6 @@ class Strict(BaseModel):
         return value.strip() if isinstance(value, str) else value
 
 
-
 class PatternContent(Strict):
     """One reusable structural method. Immutable per version: a change is a new version."""
 

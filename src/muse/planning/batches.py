@@ -38,41 +38,99 @@ class BatchReport:
     last: int | None
 
     def wire(self) -> dict:
-        return {"id": self.id, "workId": self.work_id, "state": self.state, "total": self.total,
-                "done": self.done, "attempts": self.attempts, "lastError": self.last_error,
-                "chapters": [self.first, self.last]}
+        return {
+            "id": self.id,
+            "workId": self.work_id,
+            "state": self.state,
+            "total": self.total,
+            "done": self.done,
+            "attempts": self.attempts,
+            "lastError": self.last_error,
+            "chapters": [self.first, self.last],
+        }
 
 
 def get_batch(conn: Connection, batch_id: str) -> BatchReport:
     row = conn.execute(select(plan_batches).where(plan_batches.c.id == batch_id)).first()
     if row is None:
         raise NotFound(f"批次 {batch_id} 不存在。", hint="用 muse plan show 4 查看细纲批次。")
-    return BatchReport(row.id, row.work_id, row.state, row.total, row.done, row.attempts,
-                       row.last_error, row.params.get("first"), row.params.get("last"))
+    return BatchReport(
+        row.id,
+        row.work_id,
+        row.state,
+        row.total,
+        row.done,
+        row.attempts,
+        row.last_error,
+        row.params.get("first"),
+        row.params.get("last"),
+    )
 
 
 def list_batches(conn: Connection, work_id: int) -> list[BatchReport]:
-    ids = conn.execute(select(plan_batches.c.id).where(plan_batches.c.work_id == work_id)
-                       .order_by(plan_batches.c.created_at)).scalars().all()
+    ids = (
+        conn.execute(
+            select(plan_batches.c.id)
+            .where(plan_batches.c.work_id == work_id)
+            .order_by(plan_batches.c.created_at)
+        )
+        .scalars()
+        .all()
+    )
     return [get_batch(conn, i) for i in ids]
 
 
-def start_outline_batch(engine: Engine, work_id: int, first: int, last: int, *, provider: str,
-                        model: str, note: str | None = None) -> BatchReport:
+def start_outline_batch(
+    engine: Engine,
+    work_id: int,
+    first: int,
+    last: int,
+    *,
+    provider: str,
+    model: str,
+    note: str | None = None,
+) -> BatchReport:
     """Create a batch drafting fine outlines for chapters ``first``–``last`` and run it."""
     if not 1 <= first <= last or last - first + 1 > MAX_ITEMS:
         raise InvalidInput(f"章节范围 {first}–{last} 不合法（每批最多 {MAX_ITEMS} 章）。")
     planner_inputs(engine, work_id, FINE_OUTLINE, 1, first, note)  # refuse early if gated
     batch_id, now = new_id("batch"), utc_now()
     with engine.begin() as conn:
-        conn.execute(plan_batches.insert().values(
-            id=batch_id, work_id=work_id, stage=FINE_OUTLINE.number, state="running",
-            params={"provider": provider, "model": model, "note": note, "first": first, "last": last},
-            total=last - first + 1, done=0, attempts=1, created_at=now, updated_at=now))
-        conn.execute(plan_batch_items.insert(), [
-            {"id": new_id("bitem"), "batch_id": batch_id, "position": i + 1, "target_chapter": n,
-             "state": "pending", "attempts": 0, "updated_at": now}
-            for i, n in enumerate(range(first, last + 1))])
+        conn.execute(
+            plan_batches.insert().values(
+                id=batch_id,
+                work_id=work_id,
+                stage=FINE_OUTLINE.number,
+                state="running",
+                params={
+                    "provider": provider,
+                    "model": model,
+                    "note": note,
+                    "first": first,
+                    "last": last,
+                },
+                total=last - first + 1,
+                done=0,
+                attempts=1,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        conn.execute(
+            plan_batch_items.insert(),
+            [
+                {
+                    "id": new_id("bitem"),
+                    "batch_id": batch_id,
+                    "position": i + 1,
+                    "target_chapter": n,
+                    "state": "pending",
+                    "attempts": 0,
+                    "updated_at": now,
+                }
+                for i, n in enumerate(range(first, last + 1))
+            ],
+        )
     return _run(engine, batch_id, token=1)
 
 
@@ -83,16 +141,22 @@ def resume_batch(engine: Engine, batch_id: str) -> BatchReport:
         if batch.state == "completed":
             return batch
         token = batch.attempts + 1
-        compare_and_set(conn, plan_batches, where={"id": batch_id, "attempts": batch.attempts},
-                        values={"state": "running", "attempts": token, "updated_at": utc_now()},
-                        message=f"批次 {batch_id} 正被另一个进程续跑。")
+        compare_and_set(
+            conn,
+            plan_batches,
+            where={"id": batch_id, "attempts": batch.attempts},
+            values={"state": "running", "attempts": token, "updated_at": utc_now()},
+            message=f"批次 {batch_id} 正被另一个进程续跑。",
+        )
     return _run(engine, batch_id, token=token)
 
 
 def _pending(conn: Connection, batch_id: str) -> list:
-    return conn.execute(select(plan_batch_items).where(
-        plan_batch_items.c.batch_id == batch_id, plan_batch_items.c.state != "done")
-        .order_by(plan_batch_items.c.position)).all()
+    return conn.execute(
+        select(plan_batch_items)
+        .where(plan_batch_items.c.batch_id == batch_id, plan_batch_items.c.state != "done")
+        .order_by(plan_batch_items.c.position)
+    ).all()
 
 
 def _run(engine: Engine, batch_id: str, *, token: int) -> BatchReport:
@@ -102,15 +166,24 @@ def _run(engine: Engine, batch_id: str, *, token: int) -> BatchReport:
     params = row.params
     for item in items:
         try:
-            data = planner_inputs(engine, row.work_id, FINE_OUTLINE, 1, item.target_chapter,
-                                  params.get("note"))[0]
-            result = call_planner(engine, FINE_OUTLINE, data, provider=params["provider"],
-                                  model=params["model"])
+            data = planner_inputs(
+                engine, row.work_id, FINE_OUTLINE, 1, item.target_chapter, params.get("note")
+            )[0]
+            result = call_planner(
+                engine, FINE_OUTLINE, data, provider=params["provider"], model=params["model"]
+            )
             with engine.begin() as conn:
                 _hold(conn, batch_id, token)
-                drafted = store_output(conn, row.work_id, FINE_OUTLINE, result, variant=None,
-                                       chapter=item.target_chapter, origin="batch",
-                                       extra={"batchId": batch_id, "position": item.position})
+                drafted = store_output(
+                    conn,
+                    row.work_id,
+                    FINE_OUTLINE,
+                    result,
+                    variant=None,
+                    chapter=item.target_chapter,
+                    origin="batch",
+                    extra={"batchId": batch_id, "position": item.position},
+                )
                 _item_done(conn, batch_id, item, drafted.section_id, result.receipt_id)
         except StaleTransition:
             raise
@@ -120,27 +193,45 @@ def _run(engine: Engine, batch_id: str, *, token: int) -> BatchReport:
     else:
         with engine.begin() as conn:
             _hold(conn, batch_id, token)
-            conn.execute(plan_batches.update().where(plan_batches.c.id == batch_id).values(
-                state="completed", last_error=None, updated_at=utc_now()))
+            conn.execute(
+                plan_batches.update()
+                .where(plan_batches.c.id == batch_id)
+                .values(state="completed", last_error=None, updated_at=utc_now())
+            )
     with engine.connect() as conn:
         return get_batch(conn, batch_id)
 
 
 def _hold(conn: Connection, batch_id: str, token: int) -> None:
     """Still ours? (``FOR UPDATE``: the check holds until this transaction commits.)"""
-    found = conn.execute(select(plan_batches.c.attempts).where(plan_batches.c.id == batch_id)
-                         .with_for_update()).scalar()
+    found = conn.execute(
+        select(plan_batches.c.attempts).where(plan_batches.c.id == batch_id).with_for_update()
+    ).scalar()
     if found != token:
         raise StaleTransition(f"批次 {batch_id} 已被另一次续跑接管，本次停止。")
 
 
-def _item_done(conn: Connection, batch_id: str, item, section_id: str | None, receipt_id: str) -> None:
+def _item_done(
+    conn: Connection, batch_id: str, item, section_id: str | None, receipt_id: str
+) -> None:
     now = utc_now()
-    conn.execute(plan_batch_items.update().where(plan_batch_items.c.id == item.id).values(
-        state="done", section_id=section_id, receipt_id=receipt_id, error=None,
-        attempts=item.attempts + 1, updated_at=now))
-    conn.execute(plan_batches.update().where(plan_batches.c.id == batch_id).values(
-        done=plan_batches.c.done + 1, updated_at=now))
+    conn.execute(
+        plan_batch_items.update()
+        .where(plan_batch_items.c.id == item.id)
+        .values(
+            state="done",
+            section_id=section_id,
+            receipt_id=receipt_id,
+            error=None,
+            attempts=item.attempts + 1,
+            updated_at=now,
+        )
+    )
+    conn.execute(
+        plan_batches.update()
+        .where(plan_batches.c.id == batch_id)
+        .values(done=plan_batches.c.done + 1, updated_at=now)
+    )
 
 
 def _item_failed(engine: Engine, batch_id: str, item, token: int, err: Exception) -> None:
@@ -149,7 +240,13 @@ def _item_failed(engine: Engine, batch_id: str, item, token: int, err: Exception
     with engine.begin() as conn:
         _hold(conn, batch_id, token)
         now = utc_now()
-        conn.execute(plan_batch_items.update().where(plan_batch_items.c.id == item.id).values(
-            state="failed", error=reason, attempts=item.attempts + 1, updated_at=now))
-        conn.execute(plan_batches.update().where(plan_batches.c.id == batch_id).values(
-            state="failed", last_error=message, updated_at=now))
+        conn.execute(
+            plan_batch_items.update()
+            .where(plan_batch_items.c.id == item.id)
+            .values(state="failed", error=reason, attempts=item.attempts + 1, updated_at=now)
+        )
+        conn.execute(
+            plan_batches.update()
+            .where(plan_batches.c.id == batch_id)
+            .values(state="failed", last_error=message, updated_at=now)
+        )

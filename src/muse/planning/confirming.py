@@ -23,8 +23,13 @@ from muse.planning.stages import STAGES
 
 
 def _bind(conn: Connection, section: Section, assembly: Assembly) -> None:
-    bindings = [Binding(find_pattern(conn, section.work_id, c.key, public=c.public, version=c.version),
-                        c.purpose) for c in assembly.patterns]
+    bindings = [
+        Binding(
+            find_pattern(conn, section.work_id, c.key, public=c.public, version=c.version),
+            c.purpose,
+        )
+        for c in assembly.patterns
+    ]
     bind_assembly(conn, section.work_id, section.id, bindings, assembly.style)
 
 
@@ -32,7 +37,9 @@ def confirm_section(conn: Connection, section_id: str) -> list[Finding]:
     """Confirm a shadow section if every gate passes; returns the remaining warnings."""
     section = get_section(conn, section_id)
     if section.state != "shadow":
-        raise StaleTransition(f"只有 shadow 状态的规划可以确认，{section_id} 当前是 {section.state}。")
+        raise StaleTransition(
+            f"只有 shadow 状态的规划可以确认，{section_id} 当前是 {section.state}。"
+        )
     if section.stage is None:  # a section outside the five stages has no stage gates
         mark_confirmed(conn, section, [])
         return []
@@ -42,8 +49,11 @@ def confirm_section(conn: Connection, section_id: str) -> list[Finding]:
     findings = review(view, stage.number, model, section)
     blocking = errors(findings)
     if blocking:
-        raise GateBlocked(f"{stage.label}（{section_id}）不能确认：", blocking,
-                          hint="修改后重新保存（muse plan edit / import），或用 muse plan check 查看。")
+        raise GateBlocked(
+            f"{stage.label}（{section_id}）不能确认：",
+            blocking,
+            hint="修改后重新保存（muse plan edit / import），或用 muse plan check 查看。",
+        )
     mark_confirmed(conn, section, view.basis(stage.number))
     record_check(conn, section_id, findings)
     if isinstance(model, Assembly):

@@ -47,7 +47,8 @@ class HardConstraints(Strict):
     required_entities: tuple[RequiredEntity, ...] = Field(min_length=1)
     required_scenes: tuple[OutlineItem, ...] = ()
     foreshadowing_note: str = Field(
-        default="", description="why the chapter has no foreshadowing action, when it has none")
+        default="", description="why the chapter has no foreshadowing action, when it has none"
+    )
 
     def constraint_ids(self) -> list[str]:
         """Every id the claim ledger must cover (entities are checked by name instead)."""

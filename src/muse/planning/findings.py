@@ -18,11 +18,11 @@ Severity = Literal["error", "warning"]
 
 @dataclass(frozen=True)
 class Finding:
-    code: str                      # stable identifier, e.g. "mainline_too_long"
+    code: str  # stable identifier, e.g. "mainline_too_long"
     severity: Severity
-    message: str                   # Chinese, for the author
+    message: str  # Chinese, for the author
     stage: int | None = None
-    field: str | None = None       # dotted path inside the payload
+    field: str | None = None  # dotted path inside the payload
     section_id: str | None = None
 
     def wire(self) -> dict:
@@ -49,14 +49,23 @@ def errors(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def as_warnings(findings: Iterable[Finding], why: str) -> list[Finding]:
-    return [replace(f, severity="warning", message=f"{f.message}（{why}）")
-            if f.severity == "error" else f for f in findings]
+    return [
+        replace(f, severity="warning", message=f"{f.message}（{why}）")
+        if f.severity == "error"
+        else f
+        for f in findings
+    ]
 
 
 def located(findings: Iterable[Finding], *, stage: int, section_id: str | None) -> list[Finding]:
-    return [replace(f, stage=stage if f.stage is None else f.stage,
-                    section_id=section_id if f.section_id is None else f.section_id)
-            for f in findings]
+    return [
+        replace(
+            f,
+            stage=stage if f.stage is None else f.stage,
+            section_id=section_id if f.section_id is None else f.section_id,
+        )
+        for f in findings
+    ]
 
 
 class GateBlocked(InvalidInput):

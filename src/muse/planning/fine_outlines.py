@@ -16,7 +16,7 @@ from muse.planning.contracts import FineOutline
 from muse.planning.gates import generation_gate
 from muse.planning.plan_view import load_plan_view
 from muse.planning.saving import save_stage_section
-from muse.planning.sections import confirmed_section
+from muse.planning.sections import confirmed_section, planning_started
 from muse.planning.stages import FINE_OUTLINE
 from muse.planning.validation import parse_stage_payload
 
@@ -42,5 +42,6 @@ def load_confirmed(conn: Connection, work_id: int, chapter: int) -> tuple[str, F
             hint="先保存并确认该章细纲（未确认的细纲不会进入生成上下文）。",
         )
     outline = FineOutline.model_validate(section.payload)
-    generation_gate(load_plan_view(conn, work_id), section, outline)
+    if planning_started(conn, work_id):  # free mode: nothing above the fine outline to hold
+        generation_gate(load_plan_view(conn, work_id), section, outline)
     return section.id, outline

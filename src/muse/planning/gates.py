@@ -27,13 +27,21 @@ def stage_order(view: PlanView, stage: int) -> list[Finding]:
     """One error per upstream stage that is not confirmed (none for stage 4 in free mode)."""
     if stage == 4 and not view.planning:
         return []
-    return [error("stage_order", f"{STAGES[s].label}尚未确认：上层规划确认之前，"
-                  f"{STAGES[stage].name}不能确认，也不能进入生成上下文", stage=stage)
-            for s in range(stage) if s not in view.confirmed]
+    return [
+        error(
+            "stage_order",
+            f"{STAGES[s].label}尚未确认：上层规划确认之前，"
+            f"{STAGES[stage].name}不能确认，也不能进入生成上下文",
+            stage=stage,
+        )
+        for s in range(stage)
+        if s not in view.confirmed
+    ]
 
 
-def check_stage(view: PlanView, stage: int, model: BaseModel, section: Section | None = None
-                ) -> list[Finding]:
+def check_stage(
+    view: PlanView, stage: int, model: BaseModel, section: Section | None = None
+) -> list[Finding]:
     """Every mechanical finding of ``model`` (a payload of ``stage``) against ``view``."""
     found = [f for check in CHECKS[stage] for f in check(view, model, section)]
     if stage == 4 and not view.planning:
@@ -41,12 +49,16 @@ def check_stage(view: PlanView, stage: int, model: BaseModel, section: Section |
     return located(found, stage=stage, section_id=section.id if section else None)
 
 
-def review(view: PlanView, stage: int, model: BaseModel, section: Section | None = None
-           ) -> list[Finding]:
+def review(
+    view: PlanView, stage: int, model: BaseModel, section: Section | None = None
+) -> list[Finding]:
     """Stage order, schema findings (doubts, recommended fields) and the mechanical checks."""
     payload = model.model_dump(mode="json")
-    found = located(schema_findings(STAGES[stage], model, payload), stage=stage,
-                    section_id=section.id if section else None)
+    found = located(
+        schema_findings(STAGES[stage], model, payload),
+        stage=stage,
+        section_id=section.id if section else None,
+    )
     return stage_order(view, stage) + found + check_stage(view, stage, model, section)
 
 
@@ -57,5 +69,7 @@ def generation_gate(view: PlanView, section: Section, outline: FineOutline) -> N
     blocking = errors(stage_order(view, 4) + check_stage(view, 4, outline, section))
     if blocking:
         raise GateBlocked(
-            f"第 {outline.target_chapter} 章细纲（{section.id}）不能进入生成上下文：", blocking,
-            hint="用 muse plan check 查看全部问题；修改规划后重新确认。")
+            f"第 {outline.target_chapter} 章细纲（{section.id}）不能进入生成上下文：",
+            blocking,
+            hint="用 muse plan check 查看全部问题；修改规划后重新确认。",
+        )

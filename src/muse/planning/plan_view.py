@@ -36,7 +36,7 @@ class PlanView:
     conn: Connection
     work_id: int
     planning: bool
-    confirmed: dict[int, Confirmed]                       # stages 0–3
+    confirmed: dict[int, Confirmed]  # stages 0–3
     fine_outlines: dict[int, Confirmed] = field(default_factory=dict)
     chapter_lengths: list[tuple[int, int]] = field(default_factory=list)
     work_default_chars: int = 3000
@@ -78,8 +78,11 @@ class PlanView:
 
     def basis(self, stage: int) -> list[dict]:
         """The confirmed upstream of ``stage``, as stored with its confirmation."""
-        return [{"stage": s, "id": c.section.id, "sha256": c.section.payload_sha256}
-                for s, c in sorted(self.confirmed.items()) if s < stage]
+        return [
+            {"stage": s, "id": c.section.id, "sha256": c.section.payload_sha256}
+            for s, c in sorted(self.confirmed.items())
+            if s < stage
+        ]
 
 
 def load_plan_view(conn: Connection, work_id: int) -> PlanView:
@@ -94,9 +97,11 @@ def load_plan_view(conn: Connection, work_id: int) -> PlanView:
         else:
             confirmed[section.stage] = Confirmed(section, model)
     return PlanView(
-        conn=conn, work_id=work_id, planning=planning_started(conn, work_id),
-        confirmed=confirmed, fine_outlines=outlines,
+        conn=conn,
+        work_id=work_id,
+        planning=planning_started(conn, work_id),
+        confirmed=confirmed,
+        fine_outlines=outlines,
         chapter_lengths=[(c.number, c.han_count) for c in list_chapters(conn, work_id)],
-        work_default_chars=get_work_row(conn, work_id)["default_chapter_chars"])
-
-
+        work_default_chars=get_work_row(conn, work_id)["default_chapter_chars"],
+    )

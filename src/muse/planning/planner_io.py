@@ -51,44 +51,76 @@ def _confirmed(view: PlanView, below: int) -> dict:
         if stage < below and stage in view.confirmed:
             out[key] = view.confirmed[stage].model.model_dump(mode="json")
     if below > 2 and 2 in view.confirmed:
-        out["cards"] = [{"name": c.name, "type": c.type, "typeLabel": c.type_label,
-                         "aliases": sorted(c.names - {c.name})} for c in view.setting.cards]
+        out["cards"] = [
+            {
+                "name": c.name,
+                "type": c.type,
+                "typeLabel": c.type_label,
+                "aliases": sorted(c.names - {c.name}),
+            }
+            for c in view.setting.cards
+        ]
     return out
 
 
-def task_input(view: PlanView, stage: StageDef, *, variant: int, chapter: int | None = None,
-               note: str | None = None) -> dict:
+def task_input(
+    view: PlanView,
+    stage: StageDef,
+    *,
+    variant: int,
+    chapter: int | None = None,
+    note: str | None = None,
+) -> dict:
     """The frozen input of one planner call (JSON only, nothing unconfirmed)."""
     data: dict = {
-        "task": stage.key, "stage": stage.number, "stageName": stage.name,
-        "work": {"title": get_work_row(view.conn, view.work_id)["title"],
-                 "latestChapter": view.latest_chapter},
-        "variant": variant, "authorNote": note or "",
+        "task": stage.key,
+        "stage": stage.number,
+        "stageName": stage.name,
+        "work": {
+            "title": get_work_row(view.conn, view.work_id)["title"],
+            "latestChapter": view.latest_chapter,
+        },
+        "variant": variant,
+        "authorNote": note or "",
         "confirmed": _confirmed(view, stage.number),
     }
     if stage.number == 3:
         data["availablePatterns"] = [
-            {"key": p.key, "public": p.public, "version": p.version, "name": p.name,
-             "category": p.category, "summary": p.content.summary}
-            for p in list_patterns(view.conn, view.work_id)]
+            {
+                "key": p.key,
+                "public": p.public,
+                "version": p.version,
+                "name": p.name,
+                "category": p.category,
+                "summary": p.content.summary,
+            }
+            for p in list_patterns(view.conn, view.work_id)
+        ]
     if stage.number == 4 and chapter is not None:
         data["chapter"] = chapter
-        data["recentOutlines"] = [o.model_dump(mode="json")
-                                  for o in view.outlines_before(chapter)[-RECENT_OUTLINES:]]
+        data["recentOutlines"] = [
+            o.model_dump(mode="json") for o in view.outlines_before(chapter)[-RECENT_OUTLINES:]
+        ]
         data["chapterTargetChars"] = _target_estimate(view, chapter)
     return data
 
 
 def _target_estimate(view: PlanView, chapter: int) -> int:
     """The chapter's target length for a typical outline (density 3), to size the skeleton."""
-    stub = FineOutline.model_validate({
-        "target_chapter": chapter,
-        "hard_constraints": {
-            "hard_events": [{"id": f"H{i}", "text": "事"} for i in (1, 2)],
-            "result_direction": {"id": "R1", "text": "果"},
-            "foreshadowing": [{"id": "F1", "action": "埋", "thread": "线", "text": "伏"},
-                              {"id": "F2", "action": "推", "thread": "线", "text": "伏"}],
-            "chapter_end_hook": {"id": "K1", "text": "钩"},
-            "required_entities": [{"id": "E1", "name": "人"}]}})
+    stub = FineOutline.model_validate(
+        {
+            "target_chapter": chapter,
+            "hard_constraints": {
+                "hard_events": [{"id": f"H{i}", "text": "事"} for i in (1, 2)],
+                "result_direction": {"id": "R1", "text": "果"},
+                "foreshadowing": [
+                    {"id": "F1", "action": "埋", "thread": "线", "text": "伏"},
+                    {"id": "F2", "action": "推", "thread": "线", "text": "伏"},
+                ],
+                "chapter_end_hook": {"id": "K1", "text": "钩"},
+                "required_entities": [{"id": "E1", "name": "人"}],
+            },
+        }
+    )
     lengths = [(n, h) for n, h in view.chapter_lengths if n < chapter]
     return chapter_target(stub, lengths, view.work_default_chars)

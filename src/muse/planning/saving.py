@@ -42,12 +42,20 @@ def _pin_patterns(conn: Connection, work_id: int, assembly: Assembly) -> Assembl
     pinned = []
     for choice in assembly.patterns:
         try:
-            card = find_pattern(conn, work_id, choice.key, public=choice.public, version=choice.version)
+            card = find_pattern(
+                conn, work_id, choice.key, public=choice.public, version=choice.version
+            )
         except NotFound:
             pinned.append(choice)  # reported by the check as pattern_missing
             continue
-        pinned.append(choice.model_copy(update={
-            "version": card.version, "content_sha256": choice.content_sha256 or card.content_sha256}))
+        pinned.append(
+            choice.model_copy(
+                update={
+                    "version": card.version,
+                    "content_sha256": choice.content_sha256 or card.content_sha256,
+                }
+            )
+        )
     return assembly.model_copy(update={"patterns": tuple(pinned)})
 
 
@@ -58,8 +66,14 @@ def _prepare(conn: Connection, work_id: int, stage: StageDef, model: BaseModel) 
 
 
 def save_stage_section(
-    conn: Connection, work_id: int, stage: int | str, payload: Any, *, origin: str = "import",
-    origin_detail: Mapping[str, Any] | None = None, variant: tuple[str, int] | None = None,
+    conn: Connection,
+    work_id: int,
+    stage: int | str,
+    payload: Any,
+    *,
+    origin: str = "import",
+    origin_detail: Mapping[str, Any] | None = None,
+    variant: tuple[str, int] | None = None,
 ) -> Saved:
     """Validate ``payload`` for ``stage`` and store it as a shadow section with its report."""
     st = stage_of(stage)
@@ -67,10 +81,17 @@ def save_stage_section(
     view = load_plan_view(conn, work_id)
     findings = review(view, st.number, model)
     section_id = insert_section(
-        conn, work_id, section_type=st.section_type, stage=st.number,
+        conn,
+        work_id,
+        section_type=st.section_type,
+        stage=st.number,
         payload=model.model_dump(mode="json"),
         target_chapter=getattr(model, "target_chapter", None) if st.number == 4 else None,
-        origin=origin, origin_detail=origin_detail, variant=variant, report=findings)
+        origin=origin,
+        origin_detail=origin_detail,
+        variant=variant,
+        report=findings,
+    )
     return Saved(section_id, st.number, located(findings, stage=st.number, section_id=section_id))
 
 
@@ -78,7 +99,11 @@ def build_signoff(conn: Connection, work_id: int, note: str = "") -> dict:
     """Stage 2's payload: the work's confirmed cards, pinned by their content hash (设定台账)."""
     cards = setting_state(conn, work_id).cards
     if not cards:
-        raise InvalidInput("还没有已确认的卡片，设定拆条无从签收。",
-                           hint="先用卡片命令导入并确认设定卡（或 muse plan draft 2 起草卡片草稿）。")
-    pins = [CardPin(card_id=c.id, name=c.name, type=c.type, spec_sha256=c.spec_sha256) for c in cards]
+        raise InvalidInput(
+            "还没有已确认的卡片，设定拆条无从签收。",
+            hint="先用卡片命令导入并确认设定卡（或 muse plan draft 2 起草卡片草稿）。",
+        )
+    pins = [
+        CardPin(card_id=c.id, name=c.name, type=c.type, spec_sha256=c.spec_sha256) for c in cards
+    ]
     return SettingSignoff(cards=tuple(pins), note=note).model_dump(mode="json")

@@ -48,12 +48,19 @@ class Section:
     confirmed_at: datetime | None
 
     def brief(self) -> dict:
-        return {"id": self.id, "stage": self.stage, "sectionType": self.section_type,
-                "targetChapter": self.target_chapter, "state": self.state,
-                "origin": self.origin, "variantGroup": self.variant_group,
-                "variantIndex": self.variant_index, "payloadSha256": self.payload_sha256,
-                "createdAt": self.created_at.isoformat(),
-                "confirmedAt": self.confirmed_at.isoformat() if self.confirmed_at else None}
+        return {
+            "id": self.id,
+            "stage": self.stage,
+            "sectionType": self.section_type,
+            "targetChapter": self.target_chapter,
+            "state": self.state,
+            "origin": self.origin,
+            "variantGroup": self.variant_group,
+            "variantIndex": self.variant_index,
+            "payloadSha256": self.payload_sha256,
+            "createdAt": self.created_at.isoformat(),
+            "confirmedAt": self.confirmed_at.isoformat() if self.confirmed_at else None,
+        }
 
 
 def _section(row) -> Section:
@@ -61,16 +68,27 @@ def _section(row) -> Section:
 
 
 def insert_section(
-    conn: Connection, work_id: int, *, section_type: str, stage: int | None, payload: dict,
-    target_chapter: int | None = None, origin: str = "import",
-    origin_detail: Mapping[str, Any] | None = None, variant: tuple[str, int] | None = None,
+    conn: Connection,
+    work_id: int,
+    *,
+    section_type: str,
+    stage: int | None,
+    payload: dict,
+    target_chapter: int | None = None,
+    origin: str = "import",
+    origin_detail: Mapping[str, Any] | None = None,
+    variant: tuple[str, int] | None = None,
     report: list[Finding] | None = None,
 ) -> str:
     """Store a shadow section after the four built save gates; returns its id."""
     if section_type not in SECTION_TYPES:
-        raise InvalidInput(f"规划类型「{section_type}」不在白名单内（{' / '.join(SECTION_TYPES)}）。")
+        raise InvalidInput(
+            f"规划类型「{section_type}」不在白名单内（{' / '.join(SECTION_TYPES)}）。"
+        )
     if stage is not None and STAGES[stage].section_type != section_type:
-        raise InvalidInput(f"阶段 {stage} 的规划类型应为 {STAGES[stage].section_type}，不是 {section_type}。")
+        raise InvalidInput(
+            f"阶段 {stage} 的规划类型应为 {STAGES[stage].section_type}，不是 {section_type}。"
+        )
     if section_type == "fine_outline" and target_chapter is None:
         raise InvalidInput("细纲（fine_outline）必须带目标章 target_chapter。")
     if not isinstance(payload, dict) or not payload:
@@ -78,42 +96,62 @@ def insert_section(
     if origin not in ORIGINS:
         raise ValueError(f"unknown plan section origin {origin!r}")
     section_id, now = new_id("plan"), utc_now()
-    conn.execute(plan_sections.insert().values(
-        id=section_id, work_id=work_id, section_type=section_type, stage=stage,
-        target_chapter=target_chapter, state="shadow", payload=payload,
-        payload_sha256=hash_value(payload), origin=origin,
-        origin_detail=dict(origin_detail) if origin_detail else None,
-        variant_group=variant[0] if variant else None, variant_index=variant[1] if variant else None,
-        check_report=[f.wire() for f in report] if report is not None else None,
-        checked_at=now if report is not None else None, created_at=now))
+    conn.execute(
+        plan_sections.insert().values(
+            id=section_id,
+            work_id=work_id,
+            section_type=section_type,
+            stage=stage,
+            target_chapter=target_chapter,
+            state="shadow",
+            payload=payload,
+            payload_sha256=hash_value(payload),
+            origin=origin,
+            origin_detail=dict(origin_detail) if origin_detail else None,
+            variant_group=variant[0] if variant else None,
+            variant_index=variant[1] if variant else None,
+            check_report=[f.wire() for f in report] if report is not None else None,
+            checked_at=now if report is not None else None,
+            created_at=now,
+        )
+    )
     return section_id
 
 
 def get_section(conn: Connection, section_id: str) -> Section:
     row = conn.execute(select(plan_sections).where(plan_sections.c.id == section_id)).first()
     if row is None:
-        raise NotFound(f"规划条目 {section_id} 不存在。", hint="用 muse plan show 查看各阶段的规划。")
+        raise NotFound(
+            f"规划条目 {section_id} 不存在。", hint="用 muse plan show 查看各阶段的规划。"
+        )
     return _section(row)
 
 
 def list_sections(
-    conn: Connection, work_id: int, *, stage: int | None = None,
-    states: Collection[str] = ("shadow", "confirmed"), chapter: int | None = None,
+    conn: Connection,
+    work_id: int,
+    *,
+    stage: int | None = None,
+    states: Collection[str] = ("shadow", "confirmed"),
+    chapter: int | None = None,
 ) -> list[Section]:
     """Sections of a work, oldest first (chapter order for fine outlines)."""
-    query = select(plan_sections).where(plan_sections.c.work_id == work_id,
-                                        plan_sections.c.state.in_(list(states)))
+    query = select(plan_sections).where(
+        plan_sections.c.work_id == work_id, plan_sections.c.state.in_(list(states))
+    )
     if stage is not None:
         query = query.where(plan_sections.c.stage == stage)
     if chapter is not None:
         query = query.where(plan_sections.c.target_chapter == chapter)
-    query = query.order_by(plan_sections.c.target_chapter, plan_sections.c.created_at,
-                           plan_sections.c.id)
+    query = query.order_by(
+        plan_sections.c.target_chapter, plan_sections.c.created_at, plan_sections.c.id
+    )
     return [_section(r) for r in conn.execute(query)]
 
 
-def confirmed_section(conn: Connection, work_id: int, stage: int,
-                      chapter: int | None = None) -> Section | None:
+def confirmed_section(
+    conn: Connection, work_id: int, stage: int, chapter: int | None = None
+) -> Section | None:
     if chapter is None and stage == 4:
         raise ValueError("a fine outline is confirmed per chapter: pass chapter")
     found = list_sections(conn, work_id, stage=stage, states=("confirmed",), chapter=chapter)
@@ -122,14 +160,26 @@ def confirmed_section(conn: Connection, work_id: int, stage: int,
 
 def planning_started(conn: Connection, work_id: int) -> bool:
     """Planning mode: the work has a stage-0 section (定盘) that was not discarded."""
-    return conn.execute(select(plan_sections.c.id).where(
-        plan_sections.c.work_id == work_id, plan_sections.c.stage == 0,
-        plan_sections.c.state != "discarded").limit(1)).first() is not None
+    return (
+        conn.execute(
+            select(plan_sections.c.id)
+            .where(
+                plan_sections.c.work_id == work_id,
+                plan_sections.c.stage == 0,
+                plan_sections.c.state != "discarded",
+            )
+            .limit(1)
+        ).first()
+        is not None
+    )
 
 
 def record_check(conn: Connection, section_id: str, findings: list[Finding]) -> None:
-    conn.execute(plan_sections.update().where(plan_sections.c.id == section_id).values(
-        check_report=[f.wire() for f in findings], checked_at=utc_now()))
+    conn.execute(
+        plan_sections.update()
+        .where(plan_sections.c.id == section_id)
+        .values(check_report=[f.wire() for f in findings], checked_at=utc_now())
+    )
 
 
 def mark_confirmed(conn: Connection, section: Section, basis: list[dict]) -> None:
@@ -139,24 +189,46 @@ def mark_confirmed(conn: Connection, section: Section, basis: list[dict]) -> Non
     BEGIN IMMEDIATE), so two concurrent confirmations of two drafts serialise and exactly one
     confirmed row remains.
     """
-    same = ((plan_sections.c.work_id == section.work_id) & (plan_sections.c.stage == section.stage)
-            & (plan_sections.c.section_type == section.section_type))
-    same &= (plan_sections.c.target_chapter == section.target_chapter
-             if section.target_chapter is not None else plan_sections.c.target_chapter.is_(None))
-    conn.execute(select(plan_sections.c.id).where(same).with_for_update()).all()
+    same = (
+        (plan_sections.c.work_id == section.work_id)
+        & (plan_sections.c.stage == section.stage)
+        & (plan_sections.c.section_type == section.section_type)
+    )
+    same &= (
+        plan_sections.c.target_chapter == section.target_chapter
+        if section.target_chapter is not None
+        else plan_sections.c.target_chapter.is_(None)
+    )
+    pass
     now = utc_now()
-    compare_and_set(conn, plan_sections, where={"id": section.id, "state": "shadow"},
-                    values={"state": "confirmed", "confirmed_at": now, "basis": basis},
-                    message=f"只有 shadow 状态的规划可以确认，{section.id} 已被其他操作改变。")
-    conn.execute(plan_sections.update().where(
-        same, plan_sections.c.state == "confirmed", plan_sections.c.id != section.id,
-    ).values(state="superseded", closed_at=now))
+    compare_and_set(
+        conn,
+        plan_sections,
+        where={"id": section.id, "state": "shadow"},
+        values={"state": "confirmed", "confirmed_at": now, "basis": basis},
+        message=f"只有 shadow 状态的规划可以确认，{section.id} 已被其他操作改变。",
+    )
+    conn.execute(
+        plan_sections.update()
+        .where(
+            same,
+            plan_sections.c.state == "confirmed",
+            plan_sections.c.id != section.id,
+        )
+        .values(state="superseded", closed_at=now)
+    )
 
 
 def discard_section(conn: Connection, section_id: str) -> None:
     """Shadow → discarded: the author drops a draft (a variant not chosen). Kept for the record."""
     section = get_section(conn, section_id)
     if section.state != "shadow":
-        raise StaleTransition(f"只有 shadow 状态的规划可以丢弃，{section_id} 当前是 {section.state}。")
-    compare_and_set(conn, plan_sections, where={"id": section_id, "state": "shadow"},
-                    values={"state": "discarded", "closed_at": utc_now()})
+        raise StaleTransition(
+            f"只有 shadow 状态的规划可以丢弃，{section_id} 当前是 {section.state}。"
+        )
+    compare_and_set(
+        conn,
+        plan_sections,
+        where={"id": section_id, "state": "shadow"},
+        values={"state": "discarded", "closed_at": utc_now()},
+    )

@@ -28,9 +28,9 @@ class CardBrief:
     type: str
     type_label: str
     spec_sha256: str
-    names: frozenset[str]                  # name and aliases
-    arc_problems: tuple[str, ...]          # why its 登场 → … → 结局 arc does not close
-    planned_chapters: tuple[int, ...]      # dated milestones and planned steps
+    names: frozenset[str]  # name and aliases
+    arc_problems: tuple[str, ...]  # why its 登场 → … → 结局 arc does not close
+    planned_chapters: tuple[int, ...]  # dated milestones and planned steps
 
 
 @dataclass(frozen=True)
@@ -50,17 +50,27 @@ def setting_state(conn: Connection, work_id: int) -> SettingState:
     briefs = []
     for card in load_cards(conn, work_id):
         dated = [m.chapter for m in card.milestones] + [s.chapter for s in card.growth_arc]
-        briefs.append(CardBrief(
-            id=card.id, name=card.name, type=card.type, type_label=card_type(card.type).label,
-            spec_sha256=card.spec_sha256,
-            names=frozenset({card.name, *(a.name for a in card.aliases)}),
-            arc_problems=tuple(arc_problems(card)),
-            planned_chapters=tuple(sorted(c for c in dated if c is not None))))
+        briefs.append(
+            CardBrief(
+                id=card.id,
+                name=card.name,
+                type=card.type,
+                type_label=card_type(card.type).label,
+                spec_sha256=card.spec_sha256,
+                names=frozenset({card.name, *(a.name for a in card.aliases)}),
+                arc_problems=tuple(arc_problems(card)),
+                planned_chapters=tuple(sorted(c for c in dated if c is not None)),
+            )
+        )
     return SettingState(tuple(briefs), len(list_drafts(conn, work_id, status="pending")))
 
 
-def submit_card_proposals(conn: Connection, work_id: int, proposals: Iterable[Mapping[str, Any]],
-                          origin_detail: Mapping[str, Any]) -> list[dict]:
+def submit_card_proposals(
+    conn: Connection,
+    work_id: int,
+    proposals: Iterable[Mapping[str, Any]],
+    origin_detail: Mapping[str, Any],
+) -> list[dict]:
     """The planner's card proposals as knowledge drafts (shadow; the author confirms them).
 
     A required field the planner left out is stored as 「字段存疑」 with the reason, never
@@ -74,11 +84,24 @@ def submit_card_proposals(conn: Connection, work_id: int, proposals: Iterable[Ma
         for f in kind.fields:
             if f.required and f.key not in fields:
                 fields[f.key] = CardField(doubt="规划员草稿未给出，待作者补充")
-        arc = [PlannedStep(chapter=s.get("chapter"), step=s.get("step", ""), cycle=Cycle(s["cycle"]),
-                           description=s.get("description", "")) for s in p.get("growth_arc", [])]
-        spec = CardSpec(type=kind.key, name=p["name"], fields=fields, growth_arc=arc,
-                        ending_direction=p.get("ending_direction") or None)
-        outcome = submit_draft(conn, work_id, spec, origin="manual",
-                               origin_detail={"by": "planner", **origin_detail})
+        arc = [
+            PlannedStep(
+                chapter=s.get("chapter"),
+                step=s.get("step", ""),
+                cycle=Cycle(s["cycle"]),
+                description=s.get("description", ""),
+            )
+            for s in p.get("growth_arc", [])
+        ]
+        spec = CardSpec(
+            type=kind.key,
+            name=p["name"],
+            fields=fields,
+            growth_arc=arc,
+            ending_direction=p.get("ending_direction") or None,
+        )
+        outcome = submit_draft(
+            conn, work_id, spec, origin="manual", origin_detail={"by": "planner", **origin_detail}
+        )
         outcomes.append(outcome.model_dump(mode="json"))
     return outcomes

@@ -18,8 +18,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from muse.patterns.contracts import StyleProfile, Strict, list_or_doubt
-
+from muse.patterns.contracts import Strict, StyleProfile, list_or_doubt
 
 # -- stage 0 · 定盘 ---------------------------------------------------------------------------
 
@@ -60,7 +59,9 @@ class LengthPlan(Strict):
 
 
 class WorkFoundation(Strict):
-    schema_version: Literal["work-foundation-v1"] = Field(default="work-foundation-v1", title="格式版本")
+    schema_version: Literal["work-foundation-v1"] = Field(
+        default="work-foundation-v1", title="格式版本"
+    )
     work_core: WorkCore = Field(title="作品核心")
     length_target: LengthPlan = Field(title="篇幅目标")
 
@@ -148,7 +149,9 @@ class CardPin(Strict):
 class SettingSignoff(Strict):
     """The author's sign-off of stage 2: the confirmed cards the plan stands on, pinned by hash."""
 
-    schema_version: Literal["setting-signoff-v1"] = Field(default="setting-signoff-v1", title="格式版本")
+    schema_version: Literal["setting-signoff-v1"] = Field(
+        default="setting-signoff-v1", title="格式版本"
+    )
     cards: tuple[CardPin, ...] = Field(min_length=1, title="已确认卡片")
     note: str = Field(default="", title="备注")
 

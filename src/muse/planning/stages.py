@@ -24,7 +24,7 @@ class StageDef:
     name: str
     section_type: str
     contract: type[BaseModel]
-    recommended: tuple[str, ...] = ()   # top-level fields whose absence is reported
+    recommended: tuple[str, ...] = ()  # top-level fields whose absence is reported
 
     @property
     def label(self) -> str:
@@ -33,17 +33,40 @@ class StageDef:
 
 STAGES = (
     StageDef(0, "foundation", "定盘", "setting", WorkFoundation),
-    StageDef(1, "outline", "大纲/卷纲", "outline", WorkOutline,
-             recommended=("rejected_directions", "foreshadowing_threads")),
+    StageDef(
+        1,
+        "outline",
+        "大纲/卷纲",
+        "outline",
+        WorkOutline,
+        recommended=("rejected_directions", "foreshadowing_threads"),
+    ),
     StageDef(2, "setting", "设定拆条", "setting", SettingSignoff),
     StageDef(3, "assembly", "范式与文风", "assembly", Assembly),
-    StageDef(4, "fine_outline", "细纲", "fine_outline", FineOutline,
-             recommended=("title", "adjustable_beats")),
+    StageDef(
+        4,
+        "fine_outline",
+        "细纲",
+        "fine_outline",
+        FineOutline,
+        recommended=("title", "adjustable_beats"),
+    ),
 )
 FOUNDATION, OUTLINE, SETTING, ASSEMBLY, FINE_OUTLINE = STAGES
 
-_ALIASES = {"定盘": 0, "大纲": 1, "卷纲": 1, "大纲/卷纲": 1, "设定": 2, "设定拆条": 2,
-            "范式": 3, "文风": 3, "装配": 3, "范式与文风": 3, "细纲": 4}
+_ALIASES = {
+    "定盘": 0,
+    "大纲": 1,
+    "卷纲": 1,
+    "大纲/卷纲": 1,
+    "设定": 2,
+    "设定拆条": 2,
+    "范式": 3,
+    "文风": 3,
+    "装配": 3,
+    "范式与文风": 3,
+    "细纲": 4,
+}
 
 
 def stage_of(token: int | str) -> StageDef:

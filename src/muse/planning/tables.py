@@ -33,44 +33,91 @@ plan_sections = Table(
     metadata,
     Column("id", String(40), primary_key=True),
     Column("work_id", Integer, ForeignKey("works.id"), nullable=False),
-    Column("section_type", String(16), nullable=False,
-           comment="setting | outline | state | assembly | fine_outline (spec 001 §1A whitelist)"),
-    Column("stage", SmallInteger, nullable=True,
-           comment="0 定盘 … 4 细纲; NULL: a section outside the five stages (type 'state')"),
-    Column("target_chapter", Integer, nullable=True,
-           comment="the chapter a fine_outline plans; NULL for every other section type"),
-    Column("state", String(12), nullable=False,
-           comment="shadow | confirmed | superseded | discarded"),
+    Column(
+        "section_type",
+        String(16),
+        nullable=False,
+        comment="setting | outline | state | assembly | fine_outline (spec 001 §1A whitelist)",
+    ),
+    Column(
+        "stage",
+        SmallInteger,
+        nullable=True,
+        comment="0 定盘 … 4 细纲; NULL: a section outside the five stages (type 'state')",
+    ),
+    Column(
+        "target_chapter",
+        Integer,
+        nullable=True,
+        comment="the chapter a fine_outline plans; NULL for every other section type",
+    ),
+    Column(
+        "state", String(12), nullable=False, comment="shadow | confirmed | superseded | discarded"
+    ),
     Column("payload", JsonDoc, nullable=False, comment="the section's content, validated on save"),
     Column("payload_sha256", String(64), nullable=False, comment="hash of the canonical payload"),
-    Column("origin", String(16), nullable=True,
-           comment="import | edit | planner | batch | ledger; NULL: saved before origins were kept"),
-    Column("origin_detail", JsonDoc, nullable=True,
-           comment="file, model call receipt, batch …; NULL when there is nothing to add"),
-    Column("variant_group", String(40), nullable=True,
-           comment="drafts generated together to be compared; NULL: not one of several variants"),
-    Column("variant_index", Integer, nullable=True, comment="1-based index in its group; NULL alone"),
-    Column("basis", JsonDoc, nullable=True,
-           comment="confirmed upstream sections (id, sha256) checked at confirmation; NULL: none"),
-    Column("check_report", JsonDoc, nullable=True,
-           comment="findings of the latest check (save or refused confirmation); NULL: never checked"),
+    Column(
+        "origin",
+        String(16),
+        nullable=True,
+        comment="import | edit | planner | batch | ledger; NULL: saved before origins were kept",
+    ),
+    Column(
+        "origin_detail",
+        JsonDoc,
+        nullable=True,
+        comment="file, model call receipt, batch …; NULL when there is nothing to add",
+    ),
+    Column(
+        "variant_group",
+        String(40),
+        nullable=True,
+        comment="drafts generated together to be compared; NULL: not one of several variants",
+    ),
+    Column(
+        "variant_index", Integer, nullable=True, comment="1-based index in its group; NULL alone"
+    ),
+    Column(
+        "basis",
+        JsonDoc,
+        nullable=True,
+        comment="confirmed upstream sections (id, sha256) checked at confirmation; NULL: none",
+    ),
+    Column(
+        "check_report",
+        JsonDoc,
+        nullable=True,
+        comment="findings of the latest check (save or refused confirmation); NULL: never checked",
+    ),
     Column("checked_at", UtcDateTime, nullable=True, comment="when check_report was written"),
     Column("created_at", UtcDateTime, nullable=False),
     Column("confirmed_at", UtcDateTime, nullable=True, comment="NULL until confirmed"),
-    Column("closed_at", UtcDateTime, nullable=True,
-           comment="when it was superseded or discarded; NULL while shadow or confirmed"),
+    Column(
+        "closed_at",
+        UtcDateTime,
+        nullable=True,
+        comment="when it was superseded or discarded; NULL while shadow or confirmed",
+    ),
     CheckConstraint(
         "section_type IN ('setting','outline','state','assembly','fine_outline')",
-        name="section_type"),
+        name="section_type",
+    ),
     CheckConstraint("state IN ('shadow','confirmed','superseded','discarded')", name="state"),
-    CheckConstraint("section_type <> 'fine_outline' OR target_chapter IS NOT NULL",
-                    name="fine_outline_chapter"),
+    CheckConstraint(
+        "section_type <> 'fine_outline' OR target_chapter IS NOT NULL", name="fine_outline_chapter"
+    ),
     CheckConstraint(STAGE_TYPES_SQL, name="stage_type"),
 )
-Index("ix_plan_sections_lookup", plan_sections.c.work_id, plan_sections.c.section_type,
-      plan_sections.c.target_chapter, plan_sections.c.state)
-Index("ix_plan_sections_stage", plan_sections.c.work_id, plan_sections.c.stage,
-      plan_sections.c.state)
+Index(
+    "ix_plan_sections_lookup",
+    plan_sections.c.work_id,
+    plan_sections.c.section_type,
+    plan_sections.c.target_chapter,
+    plan_sections.c.state,
+)
+Index(
+    "ix_plan_sections_stage", plan_sections.c.work_id, plan_sections.c.stage, plan_sections.c.state
+)
 
 plan_batches = Table(
     "plan_batches",
@@ -78,10 +125,18 @@ plan_batches = Table(
     Column("id", String(40), primary_key=True),
     Column("work_id", Integer, ForeignKey("works.id"), nullable=False),
     Column("stage", SmallInteger, nullable=False, comment="the stage drafted (4: fine outlines)"),
-    Column("params", JsonDoc, nullable=False,
-           comment="provider, model and the planner's options, frozen at creation"),
-    Column("state", String(12), nullable=False,
-           comment="running | failed | completed; failed resumes at its first unfinished item"),
+    Column(
+        "params",
+        JsonDoc,
+        nullable=False,
+        comment="provider, model and the planner's options, frozen at creation",
+    ),
+    Column(
+        "state",
+        String(12),
+        nullable=False,
+        comment="running | failed | completed; failed resumes at its first unfinished item",
+    ),
     Column("total", Integer, nullable=False, comment="number of items"),
     Column("done", Integer, nullable=False, comment="items finished (each saved as a shadow)"),
     Column("last_error", Text, nullable=True, comment="why the latest attempt stopped; NULL: none"),
@@ -98,11 +153,20 @@ plan_batch_items = Table(
     Column("id", String(40), primary_key=True),
     Column("batch_id", String(40), ForeignKey("plan_batches.id"), nullable=False),
     Column("position", Integer, nullable=False, comment="1-based order in the batch"),
-    Column("target_chapter", Integer, nullable=True, comment="the chapter drafted; NULL: not a chapter"),
+    Column(
+        "target_chapter", Integer, nullable=True, comment="the chapter drafted; NULL: not a chapter"
+    ),
     Column("state", String(12), nullable=False, comment="pending | done | failed"),
-    Column("section_id", String(40), ForeignKey("plan_sections.id"), nullable=True,
-           comment="the shadow section saved for this item; NULL until done"),
-    Column("receipt_id", String(40), nullable=True, comment="model call receipt; NULL until called"),
+    Column(
+        "section_id",
+        String(40),
+        ForeignKey("plan_sections.id"),
+        nullable=True,
+        comment="the shadow section saved for this item; NULL until done",
+    ),
+    Column(
+        "receipt_id", String(40), nullable=True, comment="model call receipt; NULL until called"
+    ),
     Column("error", Text, nullable=True, comment="why the item failed; NULL unless failed"),
     Column("attempts", Integer, nullable=False, comment="calls made for this item"),
     Column("updated_at", UtcDateTime, nullable=False),

@@ -15,8 +15,9 @@ from muse.core.length_target import ChapterLength, Density, compute_length_targe
 from muse.core.text import count_han, normalize_text
 from muse.planning.contracts import FineOutline
 
-_NOT_PROSE = frozenset({"id", "schema_version", "action", "key", "content_sha256", "spec_sha256",
-                        "card_id"})
+_NOT_PROSE = frozenset(
+    {"id", "schema_version", "action", "key", "content_sha256", "spec_sha256", "card_id"}
+)
 
 
 def visible_chars(text: str) -> int:
@@ -48,13 +49,21 @@ def percent(value: Decimal) -> str:
     return f"{(value * 100).quantize(Decimal('0.01'))}%"
 
 
-def chapter_target(outline: FineOutline, chapter_lengths: list[tuple[int, int]],
-                   work_default: int) -> int:
+def chapter_target(
+    outline: FineOutline, chapter_lengths: list[tuple[int, int]], work_default: int
+) -> int:
     """The chapter's target length exactly as the writer context computes it (spec 000 §8.1)."""
     hc = outline.hard_constraints
-    density = Density(hard_event_count=len(hc.hard_events),
-                      foreshadowing_action_count=len(hc.foreshadowing),
-                      required_scene_count=len(hc.required_scenes))
+    density = Density(
+        hard_event_count=len(hc.hard_events),
+        foreshadowing_action_count=len(hc.foreshadowing),
+        required_scene_count=len(hc.required_scenes),
+    )
     lengths = [ChapterLength(number=n, han_count=h, empty=h == 0) for n, h in chapter_lengths]
-    return compute_length_target(lengths, outline.target_chapter, work_default=work_default,
-                                 density=density, explicit_target_chars=outline.target_chars).target
+    return compute_length_target(
+        lengths,
+        outline.target_chapter,
+        work_default=work_default,
+        density=density,
+        explicit_target_chars=outline.target_chars,
+    ).target

@@ -7,7 +7,6 @@ file's line numbers. Doubtful fields and missing recommended fields are findings
 
 from __future__ import annotations
 
-
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,13 +20,27 @@ from muse.planning.stages import StageDef
 
 # Labels of the fine outline's fields (its contract predates the titled stage contracts).
 FALLBACK_LABELS = {
-    "target_chapter": "目标章", "title": "章名", "hard_constraints": "硬约束",
-    "hard_events": "硬事件", "result_direction": "结果方向", "foreshadowing": "伏笔动作",
-    "chapter_end_hook": "章末钩子", "required_entities": "必须出场实体",
-    "required_scenes": "必需场景", "adjustable_beats": "可调整节拍",
-    "new_canonical_facts": "新设定申报", "target_chars": "目标字数", "thread": "伏笔",
-    "action": "动作", "cards": "涉及卡片", "text": "内容", "id": "编号", "name": "名称",
-    "role": "身份", "foreshadowing_note": "无伏笔动作的原因", "schema_version": "格式版本",
+    "target_chapter": "目标章",
+    "title": "章名",
+    "hard_constraints": "硬约束",
+    "hard_events": "硬事件",
+    "result_direction": "结果方向",
+    "foreshadowing": "伏笔动作",
+    "chapter_end_hook": "章末钩子",
+    "required_entities": "必须出场实体",
+    "required_scenes": "必需场景",
+    "adjustable_beats": "可调整节拍",
+    "new_canonical_facts": "新设定申报",
+    "target_chars": "目标字数",
+    "thread": "伏笔",
+    "action": "动作",
+    "cards": "涉及卡片",
+    "text": "内容",
+    "id": "编号",
+    "name": "名称",
+    "role": "身份",
+    "foreshadowing_note": "无伏笔动作的原因",
+    "schema_version": "格式版本",
 }
 
 
@@ -104,10 +117,16 @@ def _message(e: dict, is_text: bool) -> str:
         "string_too_long": f"过长（最多 {ctx.get('max_length')} 个字符）",
         "too_short": f"至少要有 {ctx.get('min_length')} 项",
         "greater_than_equal": f"应不小于 {ctx.get('ge')}",
-        "int_type": "应为整数", "int_parsing": "应为整数", "int_from_float": "应为整数",
-        "string_type": "应为一段文字", "bool_type": "应为 true 或 false",
-        "tuple_type": "应为列表", "list_type": "应为列表",
-        "model_type": "应为键值表", "dict_type": "应为键值表", "model_attributes_type": "应为键值表",
+        "int_type": "应为整数",
+        "int_parsing": "应为整数",
+        "int_from_float": "应为整数",
+        "string_type": "应为一段文字",
+        "bool_type": "应为 true 或 false",
+        "tuple_type": "应为列表",
+        "list_type": "应为列表",
+        "model_type": "应为键值表",
+        "dict_type": "应为键值表",
+        "model_attributes_type": "应为键值表",
         "literal_error": f"取值应为 {ctx.get('expected')}",
         "string_pattern_mismatch": "格式不对",
     }
@@ -132,14 +151,23 @@ def parse_stage_payload(stage: StageDef, payload: object) -> BaseModel:
     try:
         model = stage.contract.model_validate(payload)
     except ValidationError as err:
-        problems = []
-        for e in err.errors():
-            loc = _clean_loc(stage.contract, e["loc"])
-            problems.append(Problem(loc, field_label(stage.contract, loc),
-                                    _message(e, _is_text_field(stage.contract, loc))))
+        located = [(e, _clean_loc(stage.contract, e["loc"])) for e in err.errors()]
+        deeper = {loc[:n] for _, loc in located for n in range(len(loc))}
+        problems = [
+            Problem(
+                loc,
+                field_label(stage.contract, loc),
+                _message(e, _is_text_field(stage.contract, loc)),
+            )
+            for e, loc in located
+            if not (e["type"] == "too_short" and loc in deeper)
+        ]  # items failed, not length
         raise PayloadInvalid(stage, _dedupe(problems)) from None
-    empty_doubts = [Problem(path, field_label(stage.contract, path), "「字段存疑」必须写明原因")
-                    for path, reason in iter_doubts(model) if not reason]
+    empty_doubts = [
+        Problem(path, field_label(stage.contract, path), "「字段存疑」必须写明原因")
+        for path, reason in iter_doubts(model)
+        if not reason
+    ]
     if empty_doubts:
         raise PayloadInvalid(stage, empty_doubts)
     return model
@@ -168,8 +196,10 @@ def iter_doubts(value: object, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
 
 def schema_findings(stage: StageDef, model: BaseModel, payload: dict) -> list[Finding]:
     """Doubtful fields and missing recommended fields: reported, never blocking."""
-    found = [warning("field_in_doubt", f"字段存疑：{reason}", field=".".join(map(str, path)))
-             for path, reason in iter_doubts(model)]
+    found = [
+        warning("field_in_doubt", f"字段存疑：{reason}", field=".".join(map(str, path)))
+        for path, reason in iter_doubts(model)
+    ]
     for name in stage.recommended:
         if not payload.get(name):
             label = field_label(stage.contract, (name,))
@@ -179,5 +209,3 @@ def schema_findings(stage: StageDef, model: BaseModel, payload: dict) -> list[Fi
 
 def is_doubt(value: object) -> bool:
     return doubt_reason(value) is not None
-
-

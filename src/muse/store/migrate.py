@@ -32,6 +32,7 @@ TABLE_MODULES = (
     "muse.planning.tables",
     "muse.patterns.tables",
     "muse.context.tables",
+    "muse.context.index_tables",
     "muse.flow.tables",
 )
 

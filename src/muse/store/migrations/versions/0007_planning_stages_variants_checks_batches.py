@@ -105,6 +105,13 @@ def upgrade() -> None:
         "WHERE stage IS NULL"
     )
     with op.batch_alter_table("plan_sections", schema=None, recreate="auto") as batch_op:
+        batch_op.alter_column(
+            "state",
+            existing_type=sa.String(length=12),
+            existing_nullable=False,
+            comment="shadow | confirmed | superseded | discarded",
+            existing_comment="shadow | confirmed | superseded",
+        )
         batch_op.drop_constraint(op.f("ck_plan_sections_state"), type_="check")
         batch_op.create_check_constraint(
             op.f("ck_plan_sections_state"),
@@ -223,6 +230,13 @@ def downgrade() -> None:
     op.execute("UPDATE plan_sections SET state = 'superseded' WHERE state = 'discarded'")
     with op.batch_alter_table("plan_sections", schema=None, recreate="auto") as batch_op:
         batch_op.drop_constraint(op.f("ck_plan_sections_stage_type"), type_="check")
+        batch_op.alter_column(
+            "state",
+            existing_type=sa.String(length=12),
+            existing_nullable=False,
+            comment="shadow | confirmed | superseded",
+            existing_comment="shadow | confirmed | superseded | discarded",
+        )
         batch_op.drop_constraint(op.f("ck_plan_sections_state"), type_="check")
         batch_op.create_check_constraint(
             op.f("ck_plan_sections_state"), "state IN ('shadow','confirmed','superseded')"

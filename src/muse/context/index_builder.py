@@ -1,0 +1,313 @@
+"""Writing the prose search index: per chapter, per work, and knowing when it is out of date.
+
+The index is derived data, rebuilt from canonical text at any time. Two things make it stale:
+
+* **A chapter changed.** :func:`index_chapter` replaces one chapter's chunks; call it in the same
+  transaction as the canonical change, so that text and index move together. A chapter whose
+  canonical revision differs from the indexed one is listed by :func:`stale_chapters`.
+* **The user dictionary changed** (a card name or alias was confirmed). Every chapter may then cut
+  differently, so the whole work is rebuilt (:func:`rebuild_index`). :func:`index_version` is
+  the version a fresh index would have; the index records the version it was built with, and
+  :func:`refresh_index` rebuilds when they differ, else re-indexes only stale chapters.
+
+Between two rebuilds, :func:`index_chapter` and every query cut text with the dictionary the
+index was *built* with (stored with it), so the index never mixes two dictionaries.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import Connection, delete, func, select, update
+
+from muse.context.index_backend import MAX_CHAPTER, chapter_id_range, chunk_row_id
+from muse.context.index_chunker import CHUNKER_VERSION, chunk_chapter
+from muse.context.index_tables import search_chunks, search_index_chapters, search_index_works
+from muse.context.index_tokenizer import TOKENIZER_VERSION, Tokenizer, rjieba_version
+from muse.core.canonical import hash_value
+from muse.core.clock import utc_now
+from muse.store.jobs import enqueue
+from muse.works.catalog import get_chapter_text, get_work_row, iter_chapter_texts, list_chapters
+from muse.works.contracts import ChapterText
+
+INDEX_FORMAT = f"prose-fts-{TOKENIZER_VERSION}.{CHUNKER_VERSION}"
+REFRESH_JOB = "search_index.refresh"
+_BATCH_CHAPTERS = 50
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    work_id: int
+    built_version: str | None  # None: never indexed
+    current_version: str  # what a fresh index would be (current dictionary)
+    chapters: int  # canonical chapters
+    indexed_chapters: int
+    chunks: int
+    stale: tuple[int, ...]  # canonical chapters not indexed at their current revision
+    orphaned: tuple[int, ...]  # indexed chapters the work no longer has
+
+    @property
+    def fresh(self) -> bool:
+        return self.built_version == self.current_version and not self.stale and not self.orphaned
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **asdict(self),
+            "stale": list(self.stale),
+            "orphaned": list(self.orphaned),
+            "fresh": self.fresh,
+        }
+
+
+@dataclass(frozen=True)
+class RebuildReport:
+    work_id: int
+    index_version: str
+    chapters: int
+    chunks: int
+    seconds: float
+
+
+# --- versions and the user dictionary ------------------------------------------------------
+
+
+def dictionary_terms(conn: Connection, work_id: int) -> list[str]:
+    """The work's user dictionary: names and aliases of its confirmed cards.
+
+    Adapter over the knowledge domain (``muse.knowledge.aliases.tokenizer_terms``), imported
+    here so that the index depends on one function of it.
+    """
+    from muse.knowledge.aliases import tokenizer_terms
+
+    return tokenizer_terms(conn, work_id)
+
+
+def version_for(tokenizer: Tokenizer) -> str:
+    """``prose-fts-t1.c1+rjieba-0.2.2+dict-<16 hex>``: changes with any input of the tokens."""
+    return f"{INDEX_FORMAT}+rjieba-{rjieba_version()}+dict-{tokenizer.dictionary_sha256[:16]}"
+
+
+def index_version(conn: Connection, work_id: int) -> str:
+    """The version a fresh index of the work has now (recorded in every retrieval plan)."""
+    return version_for(Tokenizer(dictionary_terms(conn, work_id)))
+
+
+_TOKENIZERS: dict[str, Tokenizer] = {}
+
+
+def built_tokenizer(conn: Connection, work_id: int) -> Tokenizer | None:
+    """The tokenizer the work's index was built with; None when it has no index."""
+    sha = conn.execute(
+        select(search_index_works.c.dictionary_sha256).where(
+            search_index_works.c.work_id == work_id
+        )
+    ).scalar()
+    if sha is None:
+        return None
+    if sha not in _TOKENIZERS:
+        terms = conn.execute(
+            select(search_index_works.c.dictionary).where(search_index_works.c.work_id == work_id)
+        ).scalar_one()
+        if len(_TOKENIZERS) >= 16:
+            _TOKENIZERS.pop(next(iter(_TOKENIZERS)))
+        _TOKENIZERS[sha] = Tokenizer(terms)
+    return _TOKENIZERS[sha]
+
+
+def built_version(conn: Connection, work_id: int) -> str | None:
+    return conn.execute(
+        select(search_index_works.c.index_version).where(search_index_works.c.work_id == work_id)
+    ).scalar()
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+def _save_state(conn: Connection, work_id: int, tokenizer: Tokenizer) -> None:
+    now = utc_now()
+    conn.execute(delete(search_index_works).where(search_index_works.c.work_id == work_id))
+    conn.execute(
+        search_index_works.insert().values(
+            work_id=work_id,
+            index_version=version_for(tokenizer),
+            dictionary=tokenizer.terms,
+            dictionary_sha256=hash_value(tokenizer.terms),
+            built_at=now,
+            updated_at=now,
+        )
+    )
+    _TOKENIZERS.setdefault(tokenizer.dictionary_sha256, tokenizer)
+
+
+def _drop_chapters(conn: Connection, work_id: int, first: int, last: int) -> None:
+    low, high = chapter_id_range(work_id, first, last)
+    conn.execute(delete(search_chunks).where(search_chunks.c.id.between(low, high)))
+    conn.execute(
+        delete(search_index_chapters).where(
+            search_index_chapters.c.work_id == work_id,
+            search_index_chapters.c.chapter.between(first, last),
+        )
+    )
+
+
+def _rows(work_id: int, chapter: ChapterText, tokenizer: Tokenizer) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": chunk_row_id(work_id, chapter.number, c.seq),
+            "work_id": work_id,
+            "chapter": chapter.number,
+            "seq": c.seq,
+            "revision": chapter.revision,
+            "start_offset": c.start,
+            "end_offset": c.end,
+            "han_count": c.han_count,
+            "sha256": c.sha256,
+            "text": c.text,
+            "tokens": " ".join(tokenizer.tokens(c.text)),
+        }
+        for c in chunk_chapter(chapter.text)
+    ]
+
+
+def _write_chapters(
+    conn: Connection, work_id: int, chapters: Iterable[ChapterText], tokenizer: Tokenizer
+) -> tuple[int, int]:
+    """Insert chunks and chapter records (the chapters' old rows must be gone); (chapters, chunks)."""
+    chunk_rows: list[dict[str, Any]] = []
+    records: list[dict[str, Any]] = []
+    totals = [0, 0]
+
+    def flush() -> None:
+        if chunk_rows:
+            conn.execute(search_chunks.insert(), chunk_rows)
+        if records:
+            conn.execute(search_index_chapters.insert(), records)
+        totals[0] += len(records)
+        totals[1] += len(chunk_rows)
+        chunk_rows.clear()
+        records.clear()
+
+    now = utc_now()
+    for chapter in chapters:
+        rows = _rows(work_id, chapter, tokenizer)
+        chunk_rows += rows
+        records.append(
+            {
+                "work_id": work_id,
+                "chapter": chapter.number,
+                "revision": chapter.revision,
+                "content_sha256": chapter.content_sha256,
+                "chunk_count": len(rows),
+                "indexed_at": now,
+            }
+        )
+        if len(records) >= _BATCH_CHAPTERS:
+            flush()
+    flush()
+    return totals[0], totals[1]
+
+
+def _touch(conn: Connection, work_id: int) -> None:
+    conn.execute(
+        update(search_index_works)
+        .where(search_index_works.c.work_id == work_id)
+        .values(updated_at=utc_now())
+    )
+
+
+def index_chapter(conn: Connection, work_id: int, number: int) -> int:
+    """Replace chapter ``number``'s chunks with its current canonical text; returns the chunk
+    count. Call it in the transaction that changed the text. A work without an index gets one,
+    holding only this chapter (the others show as stale until rebuilt or refreshed)."""
+    chapter = get_chapter_text(conn, work_id, number)
+    tokenizer = built_tokenizer(conn, work_id)
+    if tokenizer is None:
+        tokenizer = Tokenizer(dictionary_terms(conn, work_id))
+        _save_state(conn, work_id, tokenizer)
+    _drop_chapters(conn, work_id, number, number)
+    _touch(conn, work_id)
+    return _write_chapters(conn, work_id, [chapter], tokenizer)[1]
+
+
+def remove_chapter(conn: Connection, work_id: int, number: int) -> None:
+    """Forget a chapter the work no longer has."""
+    _drop_chapters(conn, work_id, number, number)
+    _touch(conn, work_id)
+
+
+def rebuild_index(conn: Connection, work_id: int) -> RebuildReport:
+    """Rebuild the work's whole index from canonical text with the current dictionary."""
+    started = time.perf_counter()
+    get_work_row(conn, work_id)
+    tokenizer = Tokenizer(dictionary_terms(conn, work_id))
+    _drop_chapters(conn, work_id, 0, MAX_CHAPTER)
+    _save_state(conn, work_id, tokenizer)
+    chapters, chunks = _write_chapters(conn, work_id, iter_chapter_texts(conn, work_id), tokenizer)
+    return RebuildReport(
+        work_id, version_for(tokenizer), chapters, chunks, round(time.perf_counter() - started, 3)
+    )
+
+
+# --- knowing when it is out of date ----------------------------------------------------------
+
+
+def _indexed_revisions(conn: Connection, work_id: int) -> dict[int, int]:
+    rows = conn.execute(
+        select(search_index_chapters.c.chapter, search_index_chapters.c.revision).where(
+            search_index_chapters.c.work_id == work_id
+        )
+    )
+    return {r.chapter: r.revision for r in rows}
+
+
+def stale_chapters(conn: Connection, work_id: int) -> list[int]:
+    """Canonical chapters whose indexed revision is not their current one (or not indexed)."""
+    indexed = _indexed_revisions(conn, work_id)
+    return [c.number for c in list_chapters(conn, work_id) if indexed.get(c.number) != c.revision]
+
+
+def index_status(conn: Connection, work_id: int) -> IndexStatus:
+    canonical = {c.number: c.revision for c in list_chapters(conn, work_id)}
+    indexed = _indexed_revisions(conn, work_id)
+    chunks = conn.execute(
+        select(func.count()).select_from(search_chunks).where(search_chunks.c.work_id == work_id)
+    ).scalar_one()
+    return IndexStatus(
+        work_id=work_id,
+        built_version=built_version(conn, work_id),
+        current_version=index_version(conn, work_id),
+        chapters=len(canonical),
+        indexed_chapters=len(indexed),
+        chunks=chunks,
+        stale=tuple(n for n, rev in canonical.items() if indexed.get(n) != rev),
+        orphaned=tuple(sorted(set(indexed) - set(canonical))),
+    )
+
+
+def refresh_index(conn: Connection, work_id: int) -> str:
+    """Bring the index up to date with the least work; returns its (now current) version.
+
+    A changed dictionary means a full rebuild; otherwise only stale chapters are re-indexed and
+    chapters the work no longer has are dropped. Run it before freezing a retrieval plan.
+    """
+    status = index_status(conn, work_id)
+    if status.built_version != status.current_version:
+        return rebuild_index(conn, work_id).index_version
+    for number in status.stale:
+        index_chapter(conn, work_id, number)
+    for number in status.orphaned:
+        remove_chapter(conn, work_id, number)
+    return status.current_version
+
+
+def enqueue_refresh(conn: Connection, work_id: int) -> str:
+    """Queue a refresh in the caller's transaction (e.g. when a card name or alias changes)."""
+    return enqueue(conn, REFRESH_JOB, {"work_id": work_id}, work_id=work_id)
+
+
+def run_refresh_job(conn: Connection, payload: dict[str, Any]) -> str:
+    """The job handler of ``REFRESH_JOB`` for the worker."""
+    return refresh_index(conn, int(payload["work_id"]))

@@ -1,0 +1,139 @@
+"""Tokenising Chinese prose for the search index (ARCHITECTURE.md §7).
+
+Why it is built this way:
+
+* **Coined names stay whole.** rjieba has per-instance dictionaries (``rjieba.Jieba().add_word``),
+  but jieba's segmentation is a maximum-probability path, so even a dictionary word can lose to a
+  neighbouring split. Instead the text is *pre-split* on the work's dictionary terms (card names
+  and aliases, found leftmost-longest by :class:`muse.knowledge.terms.TermMatcher`): every term
+  occurrence becomes one token, and only the gaps between terms go to jieba. 「萧炎」 in the
+  dictionary is always one token; not in it, it is 「萧」「炎」.
+* **No HMM.** jieba's HMM guesses unknown words from their neighbours, so the same name could be
+  one token here and two there, and a query would miss half its occurrences. With ``hmm=False``
+  an unknown word is always the same single characters, matched as a phrase.
+* **One private jieba, never mutated.** The module-level ``rjieba.cut`` shares a global dictionary
+  that any code in the process could change; a private instance keeps tokens a pure function of
+  (text, dictionary, rjieba version).
+* **Both backends see exactly these tokens.** Tokens are computed here and stored
+  space-separated; SQLite FTS5 (``unicode61``) and PostgreSQL ``to_tsvector('simple', …)`` then
+  only split on the spaces. To make that true, a token holds only characters both parsers treat
+  as word characters and neither case-folds differently: CJK letters (Unicode category Lo of the
+  Han, Hiragana, Katakana and Hangul scripts, plus 〇 and 々) and lowercase ASCII letters or digits, letters and
+  digits in separate tokens. Everything else (punctuation, symbols, other scripts) separates
+  tokens. Text and terms are NFKC-folded and lowercased before segmentation (full-width ``ＡＢＣ``
+  finds ``abc``): tokens are an index key only, never addressed by offsets (chunks carry the
+  offsets), so the author's text is untouched.
+  Verified once over every Lo code point of Unicode 14 on PostgreSQL 15 (C.UTF-8) and SQLite
+  3.40 FTS5: all CJK ones are single word tokens on both; 21 non-CJK Lo characters (New Tai Lue)
+  are not, which is why the alphabet is restricted to the CJK scripts. 〇 (Nl) and 々 (Lm) were
+  checked by hand on both.
+"""
+
+from __future__ import annotations
+
+import threading
+import unicodedata
+from collections.abc import Iterable, Iterator
+from functools import cache
+from importlib.metadata import version as package_version
+
+import regex
+import rjieba
+
+from muse.core.canonical import hash_value
+from muse.core.text import normalize_text
+from muse.knowledge.terms import TermMatcher
+
+TOKENIZER_VERSION = "t1"  # bump on any change to how text becomes tokens
+MAX_TOKEN_CHARS = 64  # PostgreSQL drops lexemes over 2047 bytes; FTS5 would keep them
+
+_TOKEN = regex.compile(
+    r"[a-z]+|[0-9]+"
+    r"|[\u3005\u3007[[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]&&\p{Lo}]]+",
+    regex.V1,
+)
+_JIEBA_LOCK = threading.Lock()
+_jieba: rjieba.Jieba | None = None
+
+
+def rjieba_version() -> str:
+    return package_version("rjieba")
+
+
+def _private_jieba() -> rjieba.Jieba:
+    global _jieba
+    with _JIEBA_LOCK:
+        if _jieba is None:
+            _jieba = rjieba.Jieba()  # loads jieba's default dictionary (~0.1 s, once)
+        return _jieba
+
+
+def normalize_terms(terms: Iterable[str]) -> list[str]:
+    """The user dictionary in canonical form: NFC, stripped, unique, sorted."""
+    return sorted({normalize_text(t).strip() for t in terms} - {""})
+
+
+def dictionary_sha256(terms: Iterable[str]) -> str:
+    """Identity of a user dictionary (canonical JSON of the sorted term list)."""
+    return hash_value(normalize_terms(terms))
+
+
+def fold(text: str) -> str:
+    """Case and width folding for the index key: NFKC, then lowercase."""
+    return unicodedata.normalize("NFKC", normalize_text(text)).lower()
+
+
+def _safe_tokens(pieces: str) -> list[str]:
+    return [t for t in _TOKEN.findall(pieces) if len(t) <= MAX_TOKEN_CHARS]
+
+
+class Tokenizer:
+    """Text → index tokens for one user dictionary. Deterministic; safe to share between threads."""
+
+    def __init__(self, terms: Iterable[str] = ()) -> None:
+        self.terms = normalize_terms(terms)
+        self.dictionary_sha256 = hash_value(self.terms)
+        self._matcher = TermMatcher(fold(t) for t in self.terms)
+        self._jieba = _private_jieba()
+        self._term_tokens = {tok for term in self.terms for tok in self.tokens(term)}
+
+    def pieces(self, folded: str) -> Iterator[str]:
+        """Dictionary terms whole, jieba (no HMM) between them, over folded text."""
+        pos = 0
+        for start, end in self._term_spans(folded):
+            if start > pos:
+                yield from self._jieba.cut(folded[pos:start], hmm=False)
+            yield folded[start:end]
+            pos = end
+        if pos < len(folded):
+            yield from self._jieba.cut(folded[pos:], hmm=False)
+
+    def tokens(self, text: str) -> list[str]:
+        """The index tokens of ``text``, in order (repeats kept: positions matter for phrases)."""
+        return _safe_tokens(" ".join(self.pieces(fold(text))))
+
+    def term_phrase(self, term: str) -> tuple[str, ...]:
+        """A name or alias as a phrase: its tokens, which must appear consecutively."""
+        return tuple(self.tokens(term))
+
+    def query_tokens(self, query: str) -> tuple[str, ...]:
+        """Free text as OR-ed tokens: unique, in order, single characters dropped unless they
+        are dictionary terms (「的」「了」 would match every chunk) or nothing else is left."""
+        tokens = list(dict.fromkeys(self.tokens(query)))
+        content = [t for t in tokens if len(t) > 1 or t in self._term_tokens]
+        return tuple(content or tokens)
+
+    def _term_spans(self, text: str) -> Iterator[tuple[int, int]]:
+        # TermMatcher yields leftmost-longest, non-overlapping matches in order; the leftmost
+        # occurrence of each at or after the previous end is exactly where it matched.
+        pos = 0
+        for found in self._matcher.finditer(text):
+            start = text.find(found, pos)
+            pos = start + len(found)
+            yield start, pos
+
+
+@cache
+def plain_tokenizer() -> Tokenizer:
+    """A tokenizer without user dictionary (tests, benchmarks, works without cards)."""
+    return Tokenizer(())

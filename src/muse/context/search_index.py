@@ -1,0 +1,198 @@
+"""The prose search index: where in the canonical text a name, an alias or a phrase appears.
+
+This is the one entry point the context builder uses (ARCHITECTURE.md §7, spec 000 §5):
+
+* Chinese text is cut into tokens in Python (rjieba, with the work's card names and aliases kept
+  whole: :mod:`muse.context.index_tokenizer`) and stored space-separated, so SQLite FTS5 and
+  PostgreSQL ``tsvector`` index exactly the same tokens and match the same chunks.
+* Chapters are cut into paragraph-aligned chunks of about 200–400 Han characters
+  (:mod:`muse.context.index_chunker`); every hit is a source pointer: chapter, revision, code
+  point offsets, sha256 and the text itself.
+* **Time is frozen** (principle 4): ``max_chapter`` is mandatory. It bounds the row-id range the
+  full-text engine scans, is repeated as a plain filter, and every hit is checked once more here;
+  a hit after the freeze point is a :class:`ContractViolation`, never a silent result.
+* **Deterministic order** (principle 6): score DESC, sourceVersion ASC, sourceId ASC, offset ASC
+  (spec 000 §5.1 tieBreak), with scores rounded to 6 decimals; see
+  :mod:`muse.context.index_backend` for how the two backends' scores differ.
+
+Searching reads the index as it is: call :func:`refresh_index` before freezing a retrieval plan
+(it returns the :func:`index_version` to record in it). Writing and maintenance live in
+:mod:`muse.context.index_builder` and are re-exported here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection
+
+from muse.context.index_backend import Phrase, match_chunks
+from muse.context.index_builder import (
+    INDEX_FORMAT,
+    REFRESH_JOB,
+    IndexStatus,
+    RebuildReport,
+    built_tokenizer,
+    built_version,
+    dictionary_terms,
+    enqueue_refresh,
+    index_chapter,
+    index_status,
+    index_version,
+    rebuild_index,
+    refresh_index,
+    remove_chapter,
+    run_refresh_job,
+    stale_chapters,
+)
+from muse.context.index_tokenizer import Tokenizer
+from muse.core.errors import ContractViolation, InvalidInput, NotFound
+
+__all__ = [
+    "INDEX_FORMAT",
+    "REFRESH_JOB",
+    "Hit",
+    "IndexStatus",
+    "QueryResult",
+    "RebuildReport",
+    "built_version",
+    "dictionary_terms",
+    "enqueue_refresh",
+    "index_chapter",
+    "index_status",
+    "index_version",
+    "rebuild_index",
+    "refresh_index",
+    "remove_chapter",
+    "run_refresh_job",
+    "search",
+    "search_query",
+    "search_text",
+    "stale_chapters",
+]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One matching chunk: a pointer into one revision of one chapter's canonical text."""
+
+    chunk_id: str  # f"{work_id}:{chapter}:{start}", independent of database row ids
+    chapter: int  # sourceId
+    revision: int  # sourceVersion
+    start: int  # code point offset into that revision's text, inclusive
+    end: int  # exclusive
+    score: float  # higher is better; comparable within one backend only
+    sha256: str  # of text
+    text: str  # the chapter text [start, end)
+
+    def sort_key(self) -> tuple[float, int, int, int]:
+        return (-self.score, self.revision, self.chapter, self.start)
+
+
+def search(
+    conn: Connection, work_id: int, terms: Sequence[str], *, max_chapter: int, limit: int = 10
+) -> list[Hit]:
+    """Chunks of chapters ``<= max_chapter`` holding any of ``terms`` (a card's name and its
+    aliases: OR). Each term matches as a whole phrase; a term in the work's dictionary is a
+    single token."""
+    tokenizer = _checked(conn, work_id, max_chapter, limit)
+    phrases = list(dict.fromkeys(tokenizer.term_phrase(t) for t in terms))
+    return _hits(conn, work_id, phrases, max_chapter, limit)
+
+
+def search_text(
+    conn: Connection, work_id: int, query: str, *, max_chapter: int, limit: int = 10
+) -> list[Hit]:
+    """Chunks of chapters ``<= max_chapter`` sharing words with free text (OR over its tokens,
+    single characters left out unless they are dictionary terms or all there is)."""
+    tokenizer = _checked(conn, work_id, max_chapter, limit)
+    phrases = [(token,) for token in tokenizer.query_tokens(query)]
+    return _hits(conn, work_id, phrases, max_chapter, limit)
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """What ``muse search`` shows: how a query was understood, and its hits."""
+
+    query: str
+    mode: str  # card: a card's name and aliases | text: free text
+    terms: tuple[str, ...]  # the names searched (card mode) or the query (text mode)
+    max_chapter: int
+    index_version: str
+    hits: list[Hit]
+
+
+def search_query(
+    conn: Connection, work_id: int, query: str, *, max_chapter: int, limit: int = 10
+) -> QueryResult:
+    """A query as an author types it: the name or alias of a confirmed card searches the card's
+    name and every alias known by ``max_chapter``; anything else is free text."""
+    terms = _card_terms(conn, work_id, query.strip(), max_chapter)
+    if terms:
+        hits = search(conn, work_id, terms, max_chapter=max_chapter, limit=limit)
+    else:
+        hits = search_text(conn, work_id, query, max_chapter=max_chapter, limit=limit)
+    return QueryResult(
+        query=query,
+        mode="card" if terms else "text",
+        terms=tuple(terms or (query,)),
+        max_chapter=max_chapter,
+        index_version=built_version(conn, work_id) or "",
+        hits=hits,
+    )
+
+
+def _card_terms(conn: Connection, work_id: int, name: str, as_of: int) -> list[str]:
+    """Adapter over the knowledge domain: the card's name and its aliases known by ``as_of``
+    (an alias first used later is future knowledge: principle 4). Empty when no card has the
+    name; a name two cards share is searched as itself."""
+    from muse.knowledge.cards import find_card
+
+    if not name or name.startswith("card_"):
+        return []
+    try:
+        card = find_card(conn, work_id, name)
+    except NotFound:
+        return []
+    except InvalidInput:
+        return [name]
+    known = [a.name for a in card.aliases if a.since_chapter is None or a.since_chapter <= as_of]
+    return list(dict.fromkeys([card.name, *known]))
+
+
+def _checked(conn: Connection, work_id: int, max_chapter: int, limit: int) -> Tokenizer:
+    if isinstance(max_chapter, bool) or not isinstance(max_chapter, int) or max_chapter < 0:
+        raise InvalidInput(f"检索的章号上限必须是非负整数，收到 {max_chapter!r}。")
+    if limit < 1:
+        raise InvalidInput(f"检索条数必须至少为 1，收到 {limit}。")
+    tokenizer = built_tokenizer(conn, work_id)
+    if tokenizer is None:
+        raise NotFound(
+            f"作品 {work_id} 还没有检索索引。", hint=f"运行 muse index rebuild --work {work_id}。"
+        )
+    return tokenizer
+
+
+def _hits(
+    conn: Connection, work_id: int, phrases: Sequence[Phrase], max_chapter: int, limit: int
+) -> list[Hit]:
+    hits = [
+        Hit(
+            chunk_id=f"{work_id}:{m.chapter}:{m.start}",
+            chapter=m.chapter,
+            revision=m.revision,
+            start=m.start,
+            end=m.end,
+            score=m.score,
+            sha256=m.sha256,
+            text=m.text,
+        )
+        for m in match_chunks(conn, work_id, phrases, max_chapter=max_chapter, limit=limit)
+    ]
+    leaked = sorted({h.chapter for h in hits if h.chapter > max_chapter})
+    if leaked:  # principle 4: tested, and checked here once more
+        raise ContractViolation(
+            f"检索结果越过冻结点第 {max_chapter} 章：第 {leaked} 章，结果已丢弃。"
+        )
+    return sorted(hits, key=Hit.sort_key)
