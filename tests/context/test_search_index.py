@@ -20,7 +20,7 @@ from muse.context import search_index as si
 from muse.context.index_builder import version_for
 from muse.context.index_chunker import HUGE_HAN, MAX_HAN, chunk_chapter
 from muse.context.index_tables import search_chunks, search_index_chapters
-from muse.context.index_tokenizer import Tokenizer
+from muse.context.index_tokenizer import CJK_RANGES, Tokenizer
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput, NotFound
 from muse.core.text import count_han
@@ -100,20 +100,32 @@ def book(engine) -> int:
 def expected(terms=None, *, query=None, max_chapter=CHAPTERS, texts=None):
     """(chapter, start) of every chunk the index must return, computed in Python."""
     tokenizer = Tokenizer(DICTIONARY)
+    texts = texts or {n: chapter_text(n) for n in range(1, CHAPTERS + 1)}
+    chunks = {
+        (n, chunk.start): tokenizer.tokens(chunk.text)
+        for n, body in texts.items()
+        if n <= max_chapter
+        for chunk in chunk_chapter(body)
+    }
     if query is not None:
-        phrases = [(t,) for t in tokenizer.query_tokens(query)]
+        phrases = [(t,) for t in informative(tokenizer.query_tokens(query), chunks.values())]
     else:
         phrases = [tokenizer.term_phrase(t) for t in terms]
-    texts = texts or {n: chapter_text(n) for n in range(1, CHAPTERS + 1)}
-    found = set()
-    for n, body in texts.items():
-        if n > max_chapter:
-            continue
-        for chunk in chunk_chapter(body):
-            tokens = tokenizer.tokens(chunk.text)
-            if any(_contains(tokens, p) for p in phrases if p):
-                found.add((n, chunk.start))
-    return found
+    return {
+        spot for spot, tokens in chunks.items() if any(_contains(tokens, p) for p in phrases if p)
+    }
+
+
+def informative(tokens, chunk_tokens) -> list[str]:
+    """The rule of search_index.informative_tokens, restated: words in more than half of the
+    chunks up to the freeze point are dropped, unless all are; then the rarest stay."""
+    chunk_sets = [set(t) for t in chunk_tokens]
+    if len(tokens) < 2:
+        return list(tokens)
+    counts = {t: sum(t in s for s in chunk_sets) for t in tokens}
+    kept = [t for t in tokens if 0 < counts[t] <= len(chunk_sets) / 2]
+    rarest = min([c for c in counts.values() if c > 0], default=0)
+    return kept or [t for t in tokens if counts[t] == rarest > 0]
 
 
 def _contains(tokens: list[str], phrase: tuple[str, ...]) -> bool:
@@ -231,7 +243,11 @@ def test_stored_chunks_point_into_the_canonical_text(engine, book):
 
 def test_the_backend_indexes_exactly_the_python_tokens(engine, book):
     """FTS5's unicode61 and PostgreSQL's parser must split only on our spaces."""
+    edges = " ".join(chr(a) + chr(b) for a, b in CJK_RANGES)  # every end of the alphabet
     with engine.begin() as conn:
+        other = create_work(conn, "字表")
+        add_chapter(conn, other, 1, "第1章", f"{edges}\n{MIXED}")
+        si.rebuild_index(conn, other)
         stored = {r.id: r.tokens.split() for r in conn.execute(select(search_chunks))}
         seen: dict[int, dict[int, str]] = {i: {} for i in stored}
         if conn.dialect.name == "sqlite":
@@ -277,8 +293,10 @@ QUERIES = [
     ("terms", ["徐凤年"]),  # not in the dictionary: a phrase of single characters
     ("terms", [marker(4)]),
     ("terms", ["没有这个人"]),
-    ("text", "萧炎与徐凤年在石阶上相遇"),
+    ("text", "萧炎与徐凤年在石阶上相遇"),  # 石阶 is in every chunk: dropped
     ("text", "钟声"),
+    ("text", "钟声 雨点 屋檐"),  # all everywhere: all kept
+    ("text", "炎帝之名 萧炎 钟声"),
     ("text", "ＡＢＣ二〇二四年"),
 ]
 
@@ -343,6 +361,16 @@ def test_order_is_deterministic_with_the_fixed_tie_break(engine):
         again = si.search_text(conn, work_id, "剑光", max_chapter=3)
     assert [(h.chapter, h.revision) for h in again] == [(2, 1), (3, 1), (1, 2)]  # revision ASC
     assert [h.score for h in again] == [first[0].score] * 3
+
+
+def test_words_in_most_chunks_are_left_out_of_free_text_queries(engine, book):
+    with engine.connect() as conn:
+        kept = si.informative_tokens(conn, book, ["萧炎", "石阶", "炎帝", "没有"], CHAPTERS)
+        common = si.informative_tokens(conn, book, ["石阶", "钟声", "萧炎"], 1)
+        single = si.informative_tokens(conn, book, ["石阶"], CHAPTERS)
+    assert kept == ["萧炎", "炎帝"]  # 石阶 and 没有 are in every chunk
+    assert common == ["萧炎"]  # chapter 1 alone: 萧炎 is in one of its two chunks
+    assert single == ["石阶"]
 
 
 def test_results_are_ordered_by_score_then_the_tie_break(engine, book):

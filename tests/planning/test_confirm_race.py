@@ -42,8 +42,10 @@ def test_two_variants_confirmed_at_once_leave_one_confirmed(planner, engine, wor
     b = planner.save(0, foundation(target_chapters=40))
     race(engine, [a, b])
     with engine.connect() as conn:
-        states = {s.id: s.state for s in list_sections(conn, work_id, stage=0,
-                                                       states=("confirmed", "superseded"))}
+        states = {
+            s.id: s.state
+            for s in list_sections(conn, work_id, stage=0, states=("confirmed", "superseded"))
+        }
     assert sorted(states.values()) == ["confirmed", "superseded"]
 
 

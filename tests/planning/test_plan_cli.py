@@ -56,6 +56,8 @@ def test_draft_show_confirm_and_the_refusal_names_the_stage(muse, tmp_path):
     outline_draft = muse.json("plan", "import", dump(tmp_path, "o.yaml", outline()))
     with pytest.raises(GateBlocked, match="阶段 0 · 定盘尚未确认"):
         muse("plan", "confirm", outline_draft["id"])
+    diff = muse.json("plan", "compare", *(d["sectionId"] for d in drafted))
+    assert "work_core.genre_positioning" in {r["field"] for r in diff["differences"]}
     muse("plan", "confirm", drafted[0]["sectionId"])
     muse("plan", "discard", drafted[1]["sectionId"])
     report = muse.json("plan", "check", code=1)  # the imported outline plans 30 of 120 chapters

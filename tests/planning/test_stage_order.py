@@ -131,3 +131,15 @@ def test_an_assembly_in_a_work_without_stages_cannot_be_confirmed(planner, engin
         assert (
             load_bound_patterns(conn, work_id) == [] and load_confirmed_style(conn, work_id) is None
         )
+
+
+def test_generation_stops_when_the_outline_no_longer_fits_a_newer_foundation(
+    planner, engine, work_id
+):
+    planner.through(3)
+    planner.save_and_confirm(4, fine(1))
+    planner.save_and_confirm(0, foundation(volume_count=4))  # the confirmed outline has 3 volumes
+    refusal = pytest.raises(GateBlocked, match="与已确认定盘的分卷数 4 不一致")
+    with refusal as refused, engine.connect() as conn:
+        load_confirmed(conn, work_id, 1)
+    assert "volume_count_mismatch" in codes(refused.value)

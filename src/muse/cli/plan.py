@@ -34,6 +34,7 @@ from muse.planning.saving import build_signoff, save_stage_section
 from muse.planning.sections import discard_section
 from muse.planning.stages import stage_of
 from muse.planning.status import plan_status
+from muse.planning.variants import compare_sections
 
 plan_app = typer.Typer(
     help="规划五阶段（定盘 → 大纲/卷纲 → 设定拆条 → 范式与文风 → 细纲）："
@@ -312,6 +313,26 @@ def _render_confirmed(d: dict, warnings: list[Finding]) -> None:
     _findings(warnings, "")
 
 
+@plan_app.command("compare")
+def plan_compare(
+    section_ids: list[str] = typer.Argument(..., help="两条或更多规划条目 ID"),
+    json_out: bool = JsonOption,
+) -> None:
+    """并排比较同一阶段的几份草稿（例如同一次起草的变体），只列出不同的字段。"""
+    with _reader() as conn:
+        data = compare_sections(conn, section_ids)
+    emit(data, json_out, _render_compare)
+
+
+def _render_compare(d: dict) -> None:
+    ids = [s["id"] for s in d["sections"]]
+    console.print(f"阶段 {d['stage']}：{' / '.join(ids)}，{len(d['differences'])} 处不同")
+    for row in d["differences"]:
+        console.print(f"[bold]{row['label']}[/]（{row['field']}）")
+        for section_id, value in zip(ids, row["values"], strict=True):
+            console.print(f"  {section_id}：{value}", highlight=False)
+
+
 @plan_app.command("discard")
 def plan_discard(section_id: str, json_out: bool = JsonOption) -> None:
     """丢弃一条 Shadow 草稿（例如没选中的变体）；记录保留。"""
@@ -368,11 +389,7 @@ def plan_ledger(
     if not save:
         with _reader() as conn:
             payload = build_signoff(conn, work_id, note)
-        emit(
-            payload,
-            json_out,
-            lambda d: sys.stdout.write(yaml.safe_dump(d, allow_unicode=True, sort_keys=False)),
-        )
+        emit(payload, json_out, _print_yaml)
         return
     with get_engine().begin() as conn:
         saved = save_stage_section(
@@ -391,19 +408,19 @@ def patterns_list(
     work_id = work_id_for(work) if work else None
     with _reader() as conn:
         rows = [p.brief() for p in list_patterns(conn, work_id, all_versions=all_versions)]
-    emit(
-        rows,
-        json_out,
-        lambda d: (
-            [
-                console.print(
-                    f"{'公共' if p['public'] else '私有'} {p['key']} v{p['version']}  {p['name']}（{p['category']}）"
-                )
-                for p in d
-            ]
-            or console.print("还没有范式卡：muse plan patterns builtin 安装自带的公共范式。")
-        ),
-    )
+    emit(rows, json_out, _render_patterns)
+
+
+def _render_patterns(rows: list[dict]) -> None:
+    if not rows:
+        console.print("还没有范式卡：muse plan patterns builtin 安装自带的公共范式。")
+    for p in rows:
+        kind = "公共" if p["public"] else "私有"
+        console.print(f"{kind} {p['key']} v{p['version']}  {p['name']}（{p['category']}）")
+
+
+def _print_yaml(data: dict) -> None:
+    sys.stdout.write(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
 
 
 @patterns_app.command("import")

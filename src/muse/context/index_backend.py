@@ -92,6 +92,30 @@ _RANKED = {
 }
 
 
+_COUNT = {
+    "sqlite": text(
+        "SELECT count(*) FROM search_chunks_fts"
+        " WHERE search_chunks_fts MATCH :query AND rowid BETWEEN :low AND :high"
+    ),
+    "postgresql": text(
+        "SELECT count(*) FROM search_chunks"
+        " WHERE search_vector @@ CAST(:query AS tsquery) AND id BETWEEN :low AND :high"
+    ),
+}
+
+
+def count_matches(conn: Connection, work_id: int, phrase: Phrase, *, max_chapter: int) -> int:
+    """How many chunks of chapters ``<= max_chapter`` hold ``phrase`` (cheap: no scoring)."""
+    if not phrase or max_chapter < 0:
+        return 0
+    low, high = chapter_id_range(work_id, 0, max_chapter)
+    dialect = conn.dialect.name
+    query = fts5_query([phrase]) if dialect == "sqlite" else tsquery([phrase])
+    return int(
+        conn.execute(_COUNT[dialect], {"query": query, "low": low, "high": high}).scalar_one()
+    )
+
+
 def rounded(score: float) -> float:
     """9 significant digits: equal scores stay equal across platforms and library versions."""
     return float(f"{score:.9g}")
@@ -100,7 +124,7 @@ def rounded(score: float) -> float:
 def _ranked(conn: Connection, statement, params: dict, limit: int) -> list[tuple[int, float]]:
     """The ``limit`` best (id, rounded score), plus every match tied with the last of them, so
     that the tie-break, not the database, decides which tied chunks make the cut."""
-    fetch = limit + 1
+    fetch = 4 * limit + 1  # one bounded sort costs the same for 11 rows or 41; a re-query doubles
     while True:
         rows = [(r[0], rounded(r[1])) for r in conn.execute(statement, {**params, "limit": fetch})]
         if len(rows) < fetch or rows[-1][1] != rows[limit - 1][1]:

@@ -263,6 +263,18 @@ def _indexed_revisions(conn: Connection, work_id: int) -> dict[int, int]:
     return {r.chapter: r.revision for r in rows}
 
 
+def chunk_total(conn: Connection, work_id: int, *, max_chapter: int) -> int:
+    """Number of indexed chunks of chapters ``<= max_chapter``."""
+    return int(
+        conn.execute(
+            select(func.coalesce(func.sum(search_index_chapters.c.chunk_count), 0)).where(
+                search_index_chapters.c.work_id == work_id,
+                search_index_chapters.c.chapter <= max_chapter,
+            )
+        ).scalar_one()
+    )
+
+
 def stale_chapters(conn: Connection, work_id: int) -> list[int]:
     """Canonical chapters whose indexed revision is not their current one (or not indexed)."""
     indexed = _indexed_revisions(conn, work_id)

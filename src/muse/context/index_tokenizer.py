@@ -25,19 +25,19 @@ Why it is built this way:
   offsets), so the author's text is untouched.
   Verified once over every Lo code point of Unicode 14 on PostgreSQL 15 (C.UTF-8) and SQLite
   3.40 FTS5: all CJK ones are single word tokens on both; 21 non-CJK Lo characters (New Tai Lue)
-  are not, which is why the alphabet is restricted to the CJK scripts. 〇 (Nl) and 々 (Lm) were
-  checked by hand on both.
+  are not, which is why the alphabet is restricted to the CJK scripts (``CJK_RANGES``). 〇 (Nl)
+  and 々 (Lm) were checked by hand on both.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import cache
 from importlib.metadata import version as package_version
 
-import regex
 import rjieba
 
 from muse.core.canonical import hash_value
@@ -47,11 +47,40 @@ from muse.knowledge.terms import TermMatcher
 TOKENIZER_VERSION = "t1"  # bump on any change to how text becomes tokens
 MAX_TOKEN_CHARS = 64  # PostgreSQL drops lexemes over 2047 bytes; FTS5 would keep them
 
-_TOKEN = regex.compile(
-    r"[a-z]+|[0-9]+"
-    r"|[\u3005\u3007[[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]&&\p{Lo}]]+",
-    regex.V1,
+# The CJK letters of Unicode 14 (category Lo of the Han, Hiragana, Katakana and Hangul scripts,
+# half-width forms left out: NFKC folds them first) plus 〇 and 々. A fixed table, not a Unicode
+# property, so that an upgrade of a Unicode database cannot change the tokens silently.
+CJK_RANGES = (
+    (0x1100, 0x11FF),  # Hangul Jamo
+    (0x3005, 0x3005),  # 々
+    (0x3007, 0x3007),  # 〇
+    (0x3041, 0x3096),  # Hiragana
+    (0x309F, 0x309F),
+    (0x30A1, 0x30FA),  # Katakana
+    (0x30FF, 0x30FF),
+    (0x3131, 0x318E),  # Hangul Compatibility Jamo
+    (0x31F0, 0x31FF),  # Katakana Phonetic Extensions
+    (0x3400, 0x4DBF),  # CJK Extension A
+    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
+    (0xA960, 0xA97C),  # Hangul Jamo Extended-A
+    (0xAC00, 0xD7A3),  # Hangul Syllables
+    (0xD7B0, 0xD7C6),  # Hangul Jamo Extended-B
+    (0xD7CB, 0xD7FB),
+    (0xF900, 0xFA6D),  # CJK Compatibility Ideographs
+    (0xFA70, 0xFAD9),
+    (0x1B000, 0x1B122),  # Kana Supplement, Extended-A
+    (0x1B150, 0x1B152),  # Small Kana Extension
+    (0x1B164, 0x1B167),
+    (0x20000, 0x2A6DF),  # CJK Extension B
+    (0x2A700, 0x2B738),  # C
+    (0x2B740, 0x2B81D),  # D
+    (0x2B820, 0x2CEA1),  # E
+    (0x2CEB0, 0x2EBE0),  # F
+    (0x2F800, 0x2FA1D),  # CJK Compatibility Ideographs Supplement
+    (0x30000, 0x3134A),  # G
 )
+_CJK_CLASS = "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in CJK_RANGES)
+_TOKEN = re.compile(f"[a-z]+|[0-9]+|[{_CJK_CLASS}]+")
 _JIEBA_LOCK = threading.Lock()
 _jieba: rjieba.Jieba | None = None
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
-from muse.context.index_backend import Phrase, match_chunks
+from muse.context.index_backend import Phrase, count_matches, match_chunks
 from muse.context.index_builder import (
     INDEX_FORMAT,
     REFRESH_JOB,
@@ -35,6 +35,7 @@ from muse.context.index_builder import (
     RebuildReport,
     built_tokenizer,
     built_version,
+    chunk_total,
     dictionary_terms,
     enqueue_refresh,
     index_chapter,
@@ -62,6 +63,7 @@ __all__ = [
     "index_chapter",
     "index_status",
     "index_version",
+    "informative_tokens",
     "rebuild_index",
     "refresh_index",
     "remove_chapter",
@@ -104,11 +106,34 @@ def search(
 def search_text(
     conn: Connection, work_id: int, query: str, *, max_chapter: int, limit: int = 10
 ) -> list[Hit]:
-    """Chunks of chapters ``<= max_chapter`` sharing words with free text (OR over its tokens,
-    single characters left out unless they are dictionary terms or all there is)."""
+    """Chunks of chapters ``<= max_chapter`` sharing words with free text: OR over its tokens,
+    single characters left out unless they are dictionary terms or all there is, and words in
+    more than half of those chunks left out unless they are all there is (see
+    :func:`informative_tokens`)."""
     tokenizer = _checked(conn, work_id, max_chapter, limit)
-    phrases = [(token,) for token in tokenizer.query_tokens(query)]
-    return _hits(conn, work_id, phrases, max_chapter, limit)
+    tokens = informative_tokens(conn, work_id, tokenizer.query_tokens(query), max_chapter)
+    return _hits(conn, work_id, [(t,) for t in tokens], max_chapter, limit)
+
+
+def informative_tokens(
+    conn: Connection, work_id: int, tokens: Sequence[str], max_chapter: int
+) -> list[str]:
+    """The query tokens worth matching, judged on the chunks up to the freeze point only.
+
+    A word in more than half of the chunks (「缓缓」 in a long book) carries no weight in bm25
+    (FTS5 clamps its idf to ~0), yet matching it makes the backend score most of the book; it is
+    dropped. When every word is that common, the rarest ones are kept. Counts are taken on the
+    same tokens on both backends, so the rule selects the same words on both.
+    """
+    if len(tokens) < 2:
+        return list(tokens)
+    counts = {t: count_matches(conn, work_id, (t,), max_chapter=max_chapter) for t in tokens}
+    total = chunk_total(conn, work_id, max_chapter=max_chapter)
+    kept = [t for t in tokens if counts[t] > 0 and counts[t] * 2 <= total]
+    if kept:
+        return kept
+    rarest = min((c for c in counts.values() if c > 0), default=0)
+    return [t for t in tokens if counts[t] == rarest > 0]
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,18 @@ runs = Table(
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     CheckConstraint("run_type IN ('production','evaluation')", name="run_type"),
+    Column(
+        "deadline_at",
+        UtcDateTime,
+        nullable=True,
+        comment="when the running node times out; NULL: no node with a deadline is running",
+    ),
+    Column(
+        "deadline_node",
+        String(32),
+        nullable=True,
+        comment="the run state deadline_at belongs to; NULL together with deadline_at",
+    ),
 )
 
 candidates = Table(

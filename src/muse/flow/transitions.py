@@ -1,61 +1,120 @@
-"""Applying state moves by compare-and-set, and recording node events."""
+"""Applying state moves by compare-and-set, and recording node events.
+
+A move reads the row, checks the transition table (``states.py``) and then issues one
+``UPDATE … WHERE id AND state AND revision AND attempt (or version)`` that must change exactly
+one row; anything else raises ``StaleTransition``. A caller acting on what it saw earlier (a
+node result, a timeout sweep, an author command) passes ``expected_*``: a move from a view that
+is no longer current is stale even if the transition itself would be allowed (spec 000 §9: a
+result of an older attempt or candidate version never moves the state).
+
+The database triggers (``triggers.py``) refuse the same moves; their refusal also surfaces as
+``StaleTransition``. Every run move clears the node deadline (``deadline_at``/``deadline_node``):
+a deadline belongs to one state, and ``deadlines.start_node`` sets the next one.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from sqlalchemy import Connection, select
+from sqlalchemy.exc import DBAPIError
 
 from muse.core.clock import utc_now
-from muse.core.errors import StaleTransition
+from muse.core.errors import NotFound, StaleTransition
 from muse.flow.states import candidate_move_allowed, run_move_allowed
 from muse.flow.tables import candidates, run_events, runs
+from muse.flow.triggers import is_state_machine_refusal
 from muse.store.cas import compare_and_set
 
 
+def _check_expected(what: str, seen: dict[str, Any], expected: dict[str, Any]) -> None:
+    for name, value in expected.items():
+        if value is not None and seen[name] != value:
+            raise StaleTransition(
+                f"{what} 的 {name} 已是 {seen[name]}（预期 {value}），此结果或操作已过期。"
+            )
+
+
+def _apply(conn: Connection, table, where: dict[str, Any], values: dict[str, Any]) -> None:
+    try:
+        compare_and_set(conn, table, where=where, values=values)
+    except DBAPIError as err:
+        if not is_state_machine_refusal(err):
+            raise
+        raise StaleTransition(f"数据库拒绝了这次状态转移：{err.orig}") from err
+
+
 def move_run(
-    conn: Connection, run_id: str, new_state: str, *, reason: str | None = None, **values: Any
+    conn: Connection,
+    run_id: str,
+    new_state: str,
+    *,
+    reason: str | None = None,
+    expected_state: str | None = None,
+    expected_attempt: int | None = None,
+    expected_revision: int | None = None,
+    **values: Any,
 ) -> None:
     """Move a run from its current state to ``new_state`` if the transition table allows it."""
     row = conn.execute(
         select(runs.c.state, runs.c.revision, runs.c.attempt).where(runs.c.id == run_id)
-    ).one()
+    ).first()
+    if row is None:
+        raise NotFound(f"运行 {run_id} 不存在。")
+    _check_expected(
+        f"运行 {run_id}",
+        row._asdict(),
+        {"state": expected_state, "attempt": expected_attempt, "revision": expected_revision},
+    )
     if not run_move_allowed(row.state, new_state):
         raise StaleTransition(f"运行 {run_id} 不能从 {row.state} 转到 {new_state}。")
-    update = {"state": new_state, "revision": row.revision + 1, "updated_at": utc_now(), **values}
+    update = {
+        "state": new_state,
+        "revision": row.revision + 1,
+        "updated_at": utc_now(),
+        "deadline_at": None,
+        "deadline_node": None,
+        **values,
+    }
     if reason is not None:
         update["reason"] = reason
-    compare_and_set(
+    _apply(
         conn,
         runs,
-        where={"id": run_id, "state": row.state, "revision": row.revision, "attempt": row.attempt},
-        values=update,
+        {"id": run_id, "state": row.state, "revision": row.revision, "attempt": row.attempt},
+        update,
     )
 
 
-def move_candidate(conn: Connection, candidate_id: str, new_state: str, **values: Any) -> None:
+def move_candidate(
+    conn: Connection,
+    candidate_id: str,
+    new_state: str,
+    *,
+    expected_state: str | None = None,
+    expected_version: int | None = None,
+    expected_revision: int | None = None,
+    **values: Any,
+) -> None:
     row = conn.execute(
         select(candidates.c.state, candidates.c.revision, candidates.c.version).where(
             candidates.c.id == candidate_id
         )
-    ).one()
+    ).first()
+    if row is None:
+        raise NotFound(f"候选 {candidate_id} 不存在。")
+    _check_expected(
+        f"候选 {candidate_id}",
+        row._asdict(),
+        {"state": expected_state, "version": expected_version, "revision": expected_revision},
+    )
     if not candidate_move_allowed(row.state, new_state):
         raise StaleTransition(f"候选 {candidate_id} 不能从 {row.state} 转到 {new_state}。")
-    compare_and_set(
+    _apply(
         conn,
         candidates,
-        where={
-            "id": candidate_id,
-            "state": row.state,
-            "revision": row.revision,
-            "version": row.version,
-        },
-        values={
-            "state": new_state,
-            "revision": row.revision + 1,
-            "updated_at": utc_now(),
-            **values,
-        },
+        {"id": candidate_id, "state": row.state, "revision": row.revision, "version": row.version},
+        {"state": new_state, "revision": row.revision + 1, "updated_at": utc_now(), **values},
     )
 
 
@@ -68,6 +127,8 @@ def record_event(
     duration_ms: int,
     detail: dict[str, Any],
 ) -> None:
+    """One row of the run's event log; ``status``: ok | failed | blocked | not_built | started |
+    timeout | swept | late_discarded (at most 16 characters)."""
     conn.execute(
         run_events.insert().values(
             run_id=run_id,

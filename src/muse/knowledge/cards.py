@@ -230,7 +230,7 @@ def _load_milestones(conn, chosen, refs) -> dict[str, list[Milestone]]:
     )
     for m in conn.execute(query):
         out[m.card_id].append(
-            Milestone.model_construct(
+            Milestone(
                 chapter=m.chapter,
                 chapter_note=m.chapter_note,
                 step=m.step,
@@ -251,7 +251,7 @@ def _load_relations(conn, chosen, refs) -> dict[str, list[Relation]]:
     )
     for r in conn.execute(query):
         out[r.card_id].append(
-            Relation.model_construct(
+            Relation(
                 kind=r.kind,
                 target=r.target,
                 since_chapter=r.since_chapter,
@@ -269,7 +269,7 @@ def _to_card(
     refs: dict[tuple[str, str], list[SourceRef]],
 ) -> Card:
     fields = {
-        key: CardField.model_construct(
+        key: CardField(
             value=doc.get("value"),
             doubt=doc.get("doubt"),
             since_chapter=doc.get("since_chapter"),
@@ -277,7 +277,7 @@ def _to_card(
         )
         for key, doc in row.fields.items()
     }
-    return Card.model_construct(
+    return Card(
         id=row.id,
         work_id=row.work_id,
         status=CardStatus(row.status),
@@ -290,12 +290,12 @@ def _to_card(
         milestones=milestones,
         relations=relations,
         aliases=[
-            Alias.model_construct(name=a["name"], since_chapter=a.get("since_chapter"))
+            Alias(name=a["name"], since_chapter=a.get("since_chapter"))
             for a in row.aliases
         ],
         refs=refs.get((row.id, "card"), []),
         growth_arc=[
-            PlannedStep.model_construct(
+            PlannedStep(
                 chapter=s.get("chapter"),
                 step=s.get("step", ""),
                 cycle=Cycle(s["cycle"]),

@@ -177,7 +177,7 @@ def delete_refs(
 
 
 def _row_to_ref(row) -> SourceRef:
-    return SourceRef.model_construct(
+    return SourceRef(
         chapter=row.chapter,
         start=row.start_offset,
         end=row.end_offset,
@@ -197,7 +197,21 @@ def load_refs(
     work_id: int | None = None,
 ) -> dict[tuple[str, str], list[SourceRef]]:
     """References grouped by (owner id, target), in their stored order."""
-    query = select(source_refs).where(source_refs.c.owner_kind == owner_kind)
+    c = source_refs.c
+    query = select(
+        c.owner_id,
+        c.target,
+        c.position,
+        c.chapter,
+        c.start_offset,
+        c.end_offset,
+        c.span_sha256,
+        c.chapter_revision,
+        c.quote,
+        c.stale,
+        c.stale_reason,
+    )
+    query = query.where(c.owner_kind == owner_kind)
     if isinstance(owner_ids, Select):
         query = query.where(source_refs.c.owner_id.in_(owner_ids))
     elif owner_ids is not None:

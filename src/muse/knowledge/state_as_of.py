@@ -37,7 +37,7 @@ confirmed cards and calls it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import NamedTuple
 
@@ -133,6 +133,7 @@ class BookTerms:
     reasons: Mapping[str, str]
     debuts: Mapping[str, Debut]
     matcher: TermMatcher
+    _dates: dict[str, tuple[float, str]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, cards: Sequence[Card]) -> BookTerms:
@@ -161,10 +162,21 @@ class BookTerms:
         """Why one of ``texts`` mentions something not yet known at ``as_of``, else None."""
         for text in texts:
             if text:
-                for term in self.matcher.terms_in(text):
-                    if self.first_known[term] > as_of:
-                        return self.reasons[term]
+                date, reason = self._date_of(text)
+                if date > as_of:
+                    return reason
         return None
+
+    def _date_of(self, text: str) -> tuple[float, str]:
+        """The latest first chapter among the terms ``text`` mentions (0: none), and why."""
+        found = self._dates.get(text)
+        if found is None:
+            found = max(
+                ((self.first_known[t], self.reasons[t]) for t in self.matcher.terms_in(text)),
+                default=(0, ""),
+            )
+            self._dates[text] = found
+        return found
 
 
 def _planning(card: Card) -> list[Exclusion]:
@@ -258,9 +270,23 @@ def _relations(card: Card, as_of: int, book: BookTerms, out: list[Exclusion]) ->
     return kept
 
 
+def _plainly_kept(m: Milestone, as_of: int, book: BookTerms) -> bool:
+    """The common case, checked fast: dated, not later than as_of, every reference sound."""
+    chapter = m.chapter
+    if chapter is None or chapter > as_of:
+        return False
+    for r in m.refs:
+        if r.stale or r.chapter > chapter:
+            return False
+    return book.mention(as_of, m.step, m.description) is None
+
+
 def _milestones(card: Card, as_of: int, book: BookTerms, out: list[Exclusion]) -> list[Milestone]:
     kept = []
     for m in card.milestones:
+        if _plainly_kept(m, as_of, book):
+            kept.append(m)
+            continue
         issue = _milestone_issue(m)
         if issue is None and m.chapter > as_of:  # type: ignore[operator]
             issue = R.future, m.chapter, f"发生在第 {m.chapter} 章，晚于冻结点第 {as_of} 章。"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pydantic import ValidationError
-from sqlalchemy import Connection, func, or_, select
+from sqlalchemy import ColumnElement, Connection, func, or_, select
 
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
@@ -112,7 +112,7 @@ def list_patterns(
     conn: Connection, work_id: int | None = None, *, all_versions: bool = False
 ) -> list[PatternRecord]:
     """Public cards and (with ``work_id``) the work's own; latest versions unless ``all_versions``."""
-    visible = pattern_cards.c.work_id.is_(None)
+    visible: ColumnElement[bool] = pattern_cards.c.work_id.is_(None)
     if work_id is not None:
         visible = or_(visible, pattern_cards.c.work_id == work_id)
     query = select(pattern_cards).where(visible)

@@ -10,9 +10,10 @@ two resumers never draft the same chapter twice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, Row, select
 
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound, StaleTransition
@@ -151,7 +152,7 @@ def resume_batch(engine: Engine, batch_id: str) -> BatchReport:
     return _run(engine, batch_id, token=token)
 
 
-def _pending(conn: Connection, batch_id: str) -> list:
+def _pending(conn: Connection, batch_id: str) -> Sequence[Row]:
     return conn.execute(
         select(plan_batch_items)
         .where(plan_batch_items.c.batch_id == batch_id, plan_batch_items.c.state != "done")

@@ -80,7 +80,7 @@ def check_plan(conn: Connection, work_id: int, *, stage: int | None = None) -> C
         findings += review(view, section.stage, model, section)  # type: ignore[arg-type]
         checked.append(section.brief())
     ledger = foreshadowing_ledger(
-        view.outline, [c.model for c in view.fine_outlines.values()], progress_of(view)
+        view.outline, view.outlines_before(progress_of(view) + 1), progress_of(view)
     )
     if stage in (None, 1, 4):
         findings += _ledger_findings(view, ledger)

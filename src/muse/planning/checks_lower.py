@@ -10,7 +10,7 @@ target, not revive a rejected direction, and keep the foreshadowing plan (``fore
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 
 from muse.core.errors import NotFound
@@ -168,7 +168,7 @@ def cards_known(view: PlanView, o: FineOutline, _s: Section | None) -> Iterator[
             )
 
 
-CHECKS = {
+CHECKS: dict[int, tuple[Callable[..., Iterable[Finding]], ...]] = {
     3: (assembly_patterns, style_sample),
     4: (hard_kinds, outline_size, chapter_in_plan, rejected_revived, threads, cards_known),
 }

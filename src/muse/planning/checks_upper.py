@@ -7,7 +7,7 @@ the missing stage itself). Codes are stable: tests and the dashboard refer to th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 
 from muse.core.length_target import LENGTH_MAX, LENGTH_MIN
@@ -183,7 +183,8 @@ def rejected_kept(view: PlanView, o: WorkOutline, s: Section | None) -> Iterator
     if before is None or (s is not None and before.section.id == s.id):
         return
     kept = {r.direction for r in o.rejected_directions}
-    for r in before.model.rejected_directions:
+    previous: WorkOutline = before.model  # type: ignore[assignment]
+    for r in previous.rejected_directions:
         if r.direction not in kept:
             yield warning(
                 "rejected_dropped",
@@ -202,7 +203,9 @@ def signoff_cards(view: PlanView, so: SettingSignoff, _s: Section | None) -> Ite
         card = current.get(pin.card_id)
         where = {"field": f"cards.{i}"}
         if card is None or card.spec_sha256 != pin.spec_sha256:
-            yield error(
+            # A signed-off ledger whose cards evolved while writing is expected: reported only.
+            signed = _s is not None and _s.state == "confirmed"
+            yield (warning if signed else error)(
                 "card_changed",
                 f"卡片「{pin.name}」已不是台账生成时的已确认版本，请重新生成台账",
                 **where,
@@ -243,7 +246,7 @@ def thread_cards_exist(view: PlanView, so: SettingSignoff, _s: Section | None) -
                 )
 
 
-CHECKS = {
+CHECKS: dict[int, tuple[Callable[..., Iterable[Finding]], ...]] = {
     0: (foundation_lengths,),
     1: (
         mainline_length,

@@ -17,7 +17,13 @@ from muse.patterns.cards import find_pattern
 from muse.planning.findings import Finding, GateBlocked, errors
 from muse.planning.gates import review
 from muse.planning.plan_view import load_plan_view
-from muse.planning.sections import Section, get_section, mark_confirmed, record_check
+from muse.planning.sections import (
+    Section,
+    get_section,
+    lock_twins,
+    mark_confirmed,
+    record_check,
+)
 from muse.planning.stage_contracts import Assembly
 from muse.planning.stages import STAGES
 
@@ -35,6 +41,7 @@ def _bind(conn: Connection, section: Section, assembly: Assembly) -> None:
 
 def confirm_section(conn: Connection, section_id: str) -> list[Finding]:
     """Confirm a shadow section if every gate passes; returns the remaining warnings."""
+    lock_twins(conn, get_section(conn, section_id))  # then read and check under the lock
     section = get_section(conn, section_id)
     if section.state != "shadow":
         raise StaleTransition(

@@ -58,7 +58,7 @@ class HardConstraints(Strict):
 
 
 class FineOutline(Strict):
-    schema_version: Literal["fine-outline-v1"] = FINE_OUTLINE_VERSION
+    schema_version: Literal["fine-outline-v1"] = "fine-outline-v1"
     target_chapter: int = Field(ge=1)
     title: str = ""
     hard_constraints: HardConstraints

@@ -9,6 +9,8 @@ generation, so a plan whose upper stages changed under it is stopped with the re
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from pydantic import BaseModel
 
 from muse.planning import checks_lower, checks_upper
@@ -19,7 +21,10 @@ from muse.planning.sections import Section
 from muse.planning.stages import STAGES
 from muse.planning.validation import schema_findings
 
-CHECKS = {**checks_upper.CHECKS, **checks_lower.CHECKS}
+CHECKS: dict[int, tuple[Callable[..., Iterable[Finding]], ...]] = {
+    **checks_upper.CHECKS,
+    **checks_lower.CHECKS,
+}
 FREE_MODE = "自由模式：作品尚未开始规划（没有定盘），仅提示"
 
 
@@ -63,10 +68,20 @@ def review(
 
 
 def generation_gate(view: PlanView, section: Section, outline: FineOutline) -> None:
-    """Refuse a confirmed fine outline whose plan does not hold (planning mode only)."""
+    """Refuse a confirmed fine outline whose plan does not hold (planning mode only).
+
+    Re-checked now: stages 0–3 confirmed; the confirmed outline (stage 1) and assembly (stage 3)
+    still agree with what is above them; the fine outline passes its own checks. Stage 2 is not
+    re-checked here: cards evolve while the book is written, and that is reported, not blocked.
+    """
     if not view.planning:
         return
-    blocking = errors(stage_order(view, 4) + check_stage(view, 4, outline, section))
+    blocking = stage_order(view, 4)
+    for stage in (1, 3):  # an upper plan that no longer agrees with the plan above it
+        if stage in view.confirmed:
+            upper = view.confirmed[stage]
+            blocking += errors(check_stage(view, stage, upper.model, upper.section))
+    blocking = errors(blocking + check_stage(view, 4, outline, section))
     if blocking:
         raise GateBlocked(
             f"第 {outline.target_chapter} 章细纲（{section.id}）不能进入生成上下文：",

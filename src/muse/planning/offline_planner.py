@@ -184,7 +184,7 @@ def fine_outline(task: dict) -> dict | None:
         return None
     confirmed, v = task.get("confirmed", {}), task["variant"]
     plan = confirmed.get("outline") or {}
-    actions = []
+    actions: list[dict] = []
     for t in plan.get("foreshadowing_threads", []):
         kind = (
             "埋"

@@ -74,7 +74,7 @@ class PlanView:
         return setting_state(self.conn, self.work_id)
 
     def outlines_before(self, chapter: int) -> list[FineOutline]:
-        return [c.model for n, c in sorted(self.fine_outlines.items()) if n < chapter]
+        return [c.model for n, c in sorted(self.fine_outlines.items()) if n < chapter]  # type: ignore[misc]
 
     def basis(self, stage: int) -> list[dict]:
         """The confirmed upstream of ``stage``, as stored with its confirmation."""

@@ -182,13 +182,8 @@ def record_check(conn: Connection, section_id: str, findings: list[Finding]) -> 
     )
 
 
-def mark_confirmed(conn: Connection, section: Section, basis: list[dict]) -> None:
-    """Shadow → confirmed; the confirmed twin (same work, stage, chapter) becomes superseded.
-
-    The twins are locked first (``FOR UPDATE`` on PostgreSQL; SQLite holds the write lock from
-    BEGIN IMMEDIATE), so two concurrent confirmations of two drafts serialise and exactly one
-    confirmed row remains.
-    """
+def _twins(section: Section):
+    """Rows of the same work, stage and chapter: at most one of them is confirmed."""
     same = (
         (plan_sections.c.work_id == section.work_id)
         & (plan_sections.c.stage == section.stage)
@@ -199,7 +194,23 @@ def mark_confirmed(conn: Connection, section: Section, basis: list[dict]) -> Non
         if section.target_chapter is not None
         else plan_sections.c.target_chapter.is_(None)
     )
-    pass
+    return same
+
+
+def lock_twins(conn: Connection, section: Section) -> None:
+    """Serialise confirmations of one stage (and chapter): ``FOR UPDATE`` on PostgreSQL; SQLite
+    already holds the write lock from BEGIN IMMEDIATE."""
+    conn.execute(select(plan_sections.c.id).where(_twins(section)).with_for_update()).all()
+
+
+def mark_confirmed(conn: Connection, section: Section, basis: list[dict]) -> None:
+    """Shadow → confirmed; the confirmed twin (same work, stage, chapter) becomes superseded.
+
+    The twins are locked first, so two concurrent confirmations of two drafts serialise and
+    exactly one confirmed row remains.
+    """
+    same = _twins(section)
+    lock_twins(conn, section)
     now = utc_now()
     compare_and_set(
         conn,

@@ -70,7 +70,7 @@ def _upper_stage(view: PlanView, conn: Connection, stage: StageDef) -> dict:
 def _fine_outlines(view: PlanView, conn: Connection) -> dict:
     sections = list_sections(conn, view.work_id, stage=4)
     confirmed = sorted(view.fine_outlines)
-    shadow_chapters = sorted({s.target_chapter for s in sections if s.state == "shadow"})
+    shadow_chapters = sorted({s.target_chapter or 0 for s in sections if s.state == "shadow"})
     blockers = [f.message for f in stage_order(view, 4)]
     return {
         "stage": 4,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -95,7 +96,8 @@ def field_label(model: type[BaseModel], loc: tuple) -> str:
 
 def _clean_loc(model: type[BaseModel], loc: tuple) -> tuple:
     """Drop pydantic's union-member tags (``'tuple[str, ...]'``) from a location."""
-    out, current = [], model
+    out: list = []
+    current: type[BaseModel] | None = model
     for part in loc:
         if isinstance(part, int):
             out.append(part)
@@ -108,7 +110,7 @@ def _clean_loc(model: type[BaseModel], loc: tuple) -> tuple:
     return tuple(out)
 
 
-def _message(e: dict, is_text: bool) -> str:
+def _message(e: Any, is_text: bool) -> str:
     kind, ctx = e["type"], e.get("ctx") or {}
     messages = {
         "missing": "缺失" + ("（确实无从判断时可写「字段存疑：原因」）" if is_text else ""),
@@ -136,7 +138,8 @@ def _message(e: dict, is_text: bool) -> str:
 
 
 def _is_text_field(model: type[BaseModel], loc: tuple) -> bool:
-    current, info = model, None
+    current: type[BaseModel] | None = model
+    info = None
     for part in loc:
         if isinstance(part, str) and current is not None and part in current.model_fields:
             info = current.model_fields[part]
