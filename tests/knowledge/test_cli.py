@@ -91,6 +91,11 @@ def test_conflict_is_shown_and_resolved_from_the_command_line(muse, tmp_path: Pa
     imported = as_json(muse("cards", "import", str(path), "--confirm", "--json"))
     [outcome] = imported["outcomes"]
     assert outcome["status"] == "update" and len(outcome["conflicts"]) == 1
+    shown = as_json(muse("card", "show", "孙悟空", "--json"))  # the card, not the draft's shadow
+    assert (shown["status"], shown["fields"]["identity"]["value"]) == (
+        "confirmed",
+        "花果山水帘洞美猴王",
+    )
     [conflict] = as_json(muse("conflicts", "--json"))
     assert conflict["subject_label"] == "字段「身份」"
     assert conflict["confirmed_side"]["value"] == "花果山水帘洞美猴王"

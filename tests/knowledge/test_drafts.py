@@ -23,6 +23,12 @@ from muse.knowledge.state_as_of import work_state_as_of
 from muse.store.engine import is_sqlite
 from tests.knowledge.conftest import spec
 
+BASE_FIELDS = {
+    "summary": {"value": "花果山石猴"},
+    "identity": {"value": "美猴王"},
+    "personality": {"value": "桀骜不驯"},
+}
+
 
 def test_a_draft_is_not_a_card_until_confirmed(conn, work):
     outcome = submit_draft(conn, work, spec(aliases=["美猴王"]))
@@ -93,22 +99,15 @@ def test_a_proposal_that_adds_nothing_is_not_stored_and_a_repeat_is_stored_once(
     assert len(list_drafts(conn, work)) == 1
 
 
-def test_a_target_is_found_through_an_alias(conn, work):
+def test_a_target_is_found_through_an_alias_and_the_draft_name_is_kept(conn, work):
     card_id = insert_card(conn, work, spec(aliases=["美猴王"]), CardStatus.confirmed)
-    outcome = submit_draft(
-        conn,
-        work,
-        spec(
-            "美猴王",
-            fields={
-                "summary": {"value": "石猴"},
-                "identity": {"value": "美猴王"},
-                "personality": {"value": "桀骜不驯"},
-                "goal": {"value": "长生"},
-            },
-        ),
-    )
-    assert outcome.target_card_id == card_id
+    fields = {**BASE_FIELDS, "goal": {"value": "长生"}}
+    by_alias = submit_draft(conn, work, spec("美猴王", fields=fields))
+    assert by_alias.target_card_id == card_id
+    sharing = submit_draft(conn, work, spec("孙行者", aliases=["美猴王"], fields=BASE_FIELDS))
+    assert sharing.target_card_id == card_id
+    confirm_draft(conn, sharing.draft_id)
+    assert [a.name for a in get_card(conn, card_id).aliases] == ["美猴王", "孙行者"]
 
 
 def test_reject_retires_the_draft_and_leaves_cards_alone(conn, work):

@@ -6,9 +6,17 @@ result, so a leak shows up as a failure where it is attempted.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from sqlalchemy import Connection
 
 from muse.core.errors import ContractViolation
+from muse.knowledge.cards import load_cards
+from muse.knowledge.conflicts import list_conflicts
+from muse.knowledge.contracts import Card, CardState
+from muse.knowledge.fact_types import LedgerEntry
+from muse.knowledge.facts import fact_ledger_entries
+from muse.knowledge.state_as_of import BookTerms, state_as_of
 from muse.works import catalog
 from muse.works.contracts import ChapterText
 
@@ -42,6 +50,28 @@ class AsOfView:
             (c.number, c.han_count)
             for c in catalog.list_chapters(self.conn, self.work_id, upto=self.as_of)
         ]
+
+    @cached_property
+    def _confirmed_cards(self) -> list[Card]:
+        return load_cards(self.conn, self.work_id)
+
+    @cached_property
+    def card_states(self) -> list[CardState]:
+        """Confirmed cards that exist as of the freeze, rebuilt only from what is dated ≤ as_of."""
+        book = BookTerms.of(self._confirmed_cards)
+        states = (state_as_of(card, self.as_of, book=book) for card in self._confirmed_cards)
+        return [s.state for s in states if s.exists and s.state is not None]
+
+    def card_revisions(self) -> list[tuple[str, int]]:
+        """(card id, revision) of every confirmed card: the identity of the card index."""
+        return sorted((c.id, c.revision) for c in self._confirmed_cards)
+
+    def fact_ledger(self) -> list[LedgerEntry]:
+        return fact_ledger_entries(self.conn, self.work_id, as_of=self.as_of)
+
+    def cards_in_conflict(self) -> set[str]:
+        """Ids of confirmed cards with an open conflict (the conflict content never leaves)."""
+        return {c.card_id for c in list_conflicts(self.conn, self.work_id)}
 
     def previous_chapters(self, before: int, count: int) -> list[int]:
         """Numbers of the ``count`` chapters right before ``before`` that exist and are ≤ as_of."""

@@ -72,6 +72,17 @@ class ManifestSource(Contract):
     trimmed: str | None = None
 
 
+class CardHit(Contract):
+    """One card found for the plan (spec 000 §5.2)."""
+
+    card_id: str
+    name: str
+    type: str
+    retrieval_reason: str
+    source_refs: tuple[dict[str, Any], ...]
+    state_as_of: dict[str, Any]
+
+
 class OmittedSource(Contract):
     kind: str
     source_id: str
@@ -83,6 +94,7 @@ class RetrievalManifest(Contract):
     manifest_id: str
     plan_id: str
     sources: tuple[ManifestSource, ...]
+    card_hits: tuple[CardHit, ...] = ()
     omitted_sources: tuple[OmittedSource, ...] = ()
 
 

@@ -6,7 +6,7 @@ the same plan against the same index versions gives the same id in any process, 
 
 from __future__ import annotations
 
-from muse.context.contracts import ManifestSource, OmittedSource, RetrievalManifest
+from muse.context.contracts import CardHit, ManifestSource, OmittedSource, RetrievalManifest
 from muse.core.canonical import hash_value
 
 _IDENTITY = (
@@ -28,11 +28,15 @@ def manifest_id(sources: list[ManifestSource]) -> str:
 
 
 def build_manifest(
-    plan_id: str, sources: list[ManifestSource], omitted: list[OmittedSource]
+    plan_id: str,
+    sources: list[ManifestSource],
+    omitted: list[OmittedSource],
+    hits: list[CardHit] | None = None,
 ) -> RetrievalManifest:
     return RetrievalManifest(
         manifest_id=manifest_id(sources),
         plan_id=plan_id,
         sources=tuple(sources),
+        card_hits=tuple(hits or ()),
         omitted_sources=tuple(omitted),
     )

@@ -12,7 +12,7 @@ from muse.planning.contracts import FineOutline
 
 BASELINE_CHAPTERS = 4  # spec 000 §5.3: the 4 consecutive full chapters before the target
 PROSE_INDEX_VERSION = "chapter-reader-v1"
-CARD_INDEX_VERSION = "none"  # no card index yet: card hits arrive with the retrieval issue
+CARD_INDEX_VERSION = "cards-none"  # a work without confirmed cards
 DEFAULT_BUDGET = TokenBudget(
     cards=6000, consecutive_prose=40000, historical_evidence=8000, patterns=2000
 )
@@ -24,6 +24,8 @@ def build_plan(
     run_id: str,
     work_id: int,
     as_of: int,
+    card_index_version: str = CARD_INDEX_VERSION,
+    prose_index_version: str = PROSE_INDEX_VERSION,
     budget: TokenBudget = DEFAULT_BUDGET,
 ) -> RetrievalPlan:
     hc = outline.hard_constraints
@@ -71,8 +73,8 @@ def build_plan(
         as_of=as_of,
         target_chapter=outline.target_chapter,
         queries=tuple(queries),
-        card_index_version=CARD_INDEX_VERSION,
-        prose_index_version=PROSE_INDEX_VERSION,
+        card_index_version=card_index_version,
+        prose_index_version=prose_index_version,
         filters=PlanFilters(
             work_id=work_id,
             authorization_purpose="production",

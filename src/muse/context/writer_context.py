@@ -14,21 +14,20 @@ from sqlalchemy import Connection
 from muse.context import evidence
 from muse.context.as_of import AsOfView
 from muse.context.baseline import measure
+from muse.context.card_hits import card_index_version
 from muse.context.contracts import (
     AuthorizationRef,
     ContextSnapshotRef,
     EvidenceCoverage,
-    ManifestSource,
     NarrativeState,
-    OmittedSource,
     OutputContract,
-    ProseEvidence,
     WriterContext,
 )
 from muse.context.manifest import build_manifest
 from muse.context.retrieval_plan import BASELINE_CHAPTERS, build_plan, plan_id
+from muse.context.sources import collect
 from muse.context.tables import context_snapshots
-from muse.context.tokens import estimate_tokens
+from muse.context.validation import validate_references
 from muse.core.canonical import hash_value
 from muse.core.clock import iso, utc_now
 from muse.core.errors import ContractViolation
@@ -36,7 +35,7 @@ from muse.core.ids import new_id
 from muse.core.length_target import ChapterLength, Density, compute_length_target
 from muse.planning.contracts import FineOutline
 from muse.works.catalog import get_work_row
-from muse.works.contracts import AuthorizationSnapshot, ChapterText
+from muse.works.contracts import AuthorizationSnapshot
 
 QUALITY_POLICY_VERSION = "writer-production-v1"
 TAIL_CHARS = 300
@@ -52,38 +51,6 @@ class FrozenContext:
     snapshot_id: str
     context: WriterContext
     blocking: tuple[EvidenceCoverage, ...]
-
-
-def _baseline_sources(
-    chapters: list[ChapterText],
-) -> tuple[list[ManifestSource], list[ProseEvidence]]:
-    sources, prose = [], []
-    for c in chapters:
-        sources.append(
-            ManifestSource(
-                kind="chapter",
-                source_id=f"chapter:{c.work_id}:{c.number}",
-                source_version=f"r{c.revision}",
-                chapter=c.number,
-                start=0,
-                end=len(c.text),
-                content_sha256=c.content_sha256,
-                reason="目标章之前连续四章全文基线（spec 000 §5.3）",
-                tokens=estimate_tokens(c.text),
-            )
-        )
-        prose.append(
-            ProseEvidence(
-                id=f"pe-baseline-{c.number}",
-                chapter=c.number,
-                start=0,
-                end=len(c.text),
-                sha256=c.content_sha256,
-                purpose="baseline",
-                excerpt=c.text,
-            )
-        )
-    return sources, prose
 
 
 def _length(view: AsOfView, outline: FineOutline, work_default: int):
@@ -133,19 +100,26 @@ def freeze_context(
         raise ContractViolation(f"冻结点（第 {as_of} 章）必须早于目标章（第 {target} 章）。")
     work = get_work_row(conn, work_id)
     view = AsOfView(conn, work_id, as_of)
-    plan = build_plan(outline, run_id=run_id, work_id=work_id, as_of=as_of)
-    pid = plan_id(plan)
+    plan = build_plan(
+        outline,
+        run_id=run_id,
+        work_id=work_id,
+        as_of=as_of,
+        card_index_version=card_index_version(view),
+    )
     chapters = view.chapters(view.previous_chapters(target, BASELINE_CHAPTERS))
-    sources, prose = _baseline_sources(chapters)
-    omitted = [
-        OmittedSource(kind=q.purpose, source_id=q.query_id, reason=NOT_YET_INDEXED)
-        for q in plan.queries
-        if q.purpose != "consecutive_prose"
-    ]
-    facts = evidence.declared_facts(outline, outline_section_id)
-    prose_facts, coverage_rows = evidence.coverage(outline, facts, chapters)
+    pack = collect(view, outline, plan, chapters)
+    facts = evidence.declared_facts(outline, outline_section_id) + pack.facts
+    prose_facts, coverage_rows = evidence.coverage(
+        outline,
+        facts,
+        chapters,
+        pack.matched,
+        pack.card_facts,
+        pack.card_prose,
+        view.cards_in_conflict(),
+    )
     length = _length(view, outline, work["default_chapter_chars"])
-    tail = chapters[-1].text[-TAIL_CHARS:] if chapters else ""
     draft = WriterContext(
         run_id=run_id,
         attempt=attempt,
@@ -163,15 +137,15 @@ def freeze_context(
         ),
         source_status=work["source_status"],
         retrieval_plan=plan,
-        manifest=build_manifest(pid, sources, omitted),
+        manifest=build_manifest(plan_id(plan), pack.sources, pack.omitted, pack.hits),
         fine_outline=outline.model_dump(mode="json"),
         narrative_state=NarrativeState(
             as_of_chapter=as_of,
-            previous_chapter_tail=tail,
+            previous_chapter_tail=chapters[-1].text[-TAIL_CHARS:] if chapters else "",
             provenance="仅取上一章结尾原文；时间、地点、人物位置待章后抽取建成后填入。",
         ),
         fact_evidence=tuple(facts + prose_facts),
-        prose_evidence=tuple(prose),
+        prose_evidence=tuple(pack.prose),
         evidence_coverage=tuple(coverage_rows),
         output_contract=OutputContract(
             length_target=length.to_dict(),
@@ -181,12 +155,13 @@ def freeze_context(
             narrative_baseline=measure(chapters),
         ),
         token_budget=plan.token_budget,
-        omitted_sources=tuple(omitted),
+        omitted_sources=tuple(pack.omitted),
     )
-    return _store(conn, draft, chapters)
+    validate_references(draft)
+    return _store(conn, draft, pack.read_revisions)
 
 
-def _store(conn: Connection, draft: WriterContext, chapters: list[ChapterText]) -> FrozenContext:
+def _store(conn: Connection, draft: WriterContext, read_revisions: dict[int, int]) -> FrozenContext:
     wire = draft.wire()
     wire["contextSnapshot"] = {
         "manifestId": draft.manifest.manifest_id,
@@ -207,7 +182,7 @@ def _store(conn: Connection, draft: WriterContext, chapters: list[ChapterText]) 
             plan_id=context.manifest.plan_id,
             manifest_id=context.manifest.manifest_id,
             sha256=context.context_snapshot.sha256,
-            chapter_revisions={str(c.number): c.revision for c in chapters},
+            chapter_revisions={str(n): rev for n, rev in sorted(read_revisions.items())},
             payload=context.wire(),
             created_at=utc_now(),
         )

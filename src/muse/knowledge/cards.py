@@ -223,20 +223,21 @@ def load_cards(
 
 def _load_milestones(conn, chosen, refs) -> dict[str, list[Milestone]]:
     out: dict[str, list[Milestone]] = defaultdict(list)
+    m = card_milestones.c
     query = (
-        select(card_milestones)
-        .where(card_milestones.c.card_id.in_(chosen))
-        .order_by(card_milestones.c.card_id, card_milestones.c.position)
+        select(m.card_id, m.id, m.chapter, m.chapter_note, m.step, m.cycle, m.description)
+        .where(m.card_id.in_(chosen))
+        .order_by(m.card_id, m.position)
     )
-    for m in conn.execute(query):
-        out[m.card_id].append(
+    for card_id, mid, chapter, note, step, cycle, description in conn.execute(query).tuples():
+        out[card_id].append(
             Milestone(
-                chapter=m.chapter,
-                chapter_note=m.chapter_note,
-                step=m.step,
-                cycle=Cycle(m.cycle),
-                description=m.description,
-                refs=refs.get((m.card_id, f"milestone:{m.id}"), []),
+                chapter=chapter,
+                chapter_note=note,
+                step=step,
+                cycle=cycle,
+                description=description,
+                refs=refs.get((card_id, f"milestone:{mid}"), []),
             )
         )
     return out
@@ -244,19 +245,20 @@ def _load_milestones(conn, chosen, refs) -> dict[str, list[Milestone]]:
 
 def _load_relations(conn, chosen, refs) -> dict[str, list[Relation]]:
     out: dict[str, list[Relation]] = defaultdict(list)
+    r = card_relations.c
     query = (
-        select(card_relations)
-        .where(card_relations.c.card_id.in_(chosen))
-        .order_by(card_relations.c.card_id, card_relations.c.position)
+        select(r.card_id, r.id, r.kind, r.target, r.since_chapter, r.note)
+        .where(r.card_id.in_(chosen))
+        .order_by(r.card_id, r.position)
     )
-    for r in conn.execute(query):
-        out[r.card_id].append(
+    for card_id, rid, kind, target, since, note in conn.execute(query).tuples():
+        out[card_id].append(
             Relation(
-                kind=r.kind,
-                target=r.target,
-                since_chapter=r.since_chapter,
-                note=r.note,
-                refs=refs.get((r.card_id, f"relation:{r.id}"), []),
+                kind=kind,
+                target=target,
+                since_chapter=since,
+                note=note,
+                refs=refs.get((card_id, f"relation:{rid}"), []),
             )
         )
     return out
@@ -289,10 +291,7 @@ def _to_card(
         fields=fields,
         milestones=milestones,
         relations=relations,
-        aliases=[
-            Alias(name=a["name"], since_chapter=a.get("since_chapter"))
-            for a in row.aliases
-        ],
+        aliases=[Alias(name=a["name"], since_chapter=a.get("since_chapter")) for a in row.aliases],
         refs=refs.get((row.id, "card"), []),
         growth_arc=[
             PlannedStep(

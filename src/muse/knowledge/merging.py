@@ -24,7 +24,15 @@ from pydantic import BaseModel, ConfigDict
 
 from muse.core.text import normalize_text
 from muse.knowledge.card_types import card_type, registry
-from muse.knowledge.contracts import CardField, CardSpec, Cycle, Milestone, Relation, SourceRef
+from muse.knowledge.contracts import (
+    Alias,
+    CardField,
+    CardSpec,
+    Cycle,
+    Milestone,
+    Relation,
+    SourceRef,
+)
 
 Resolution = Literal["keep", "replace", "merge"]
 MERGE_JOINER = "；"
@@ -154,8 +162,13 @@ def compare_cards(
     contradictions += found
     plan, found = _merge_plan(confirmed, draft, skip)
     contradictions += found
-    names = {confirmed.name, *(a.name for a in confirmed.aliases)}
-    aliases = [*confirmed.aliases, *(a for a in draft.aliases if a.name not in names)]
+    aliases = list(confirmed.aliases)
+    names = {confirmed.name, *(a.name for a in aliases)}
+    # a draft found through an alias keeps the name it was written under, as an alias
+    for alias in [Alias(name=draft.name), *draft.aliases]:
+        if alias.name not in names:
+            aliases.append(alias)
+            names.add(alias.name)
     merged = confirmed.model_copy(
         update=dict(
             fields=fields,

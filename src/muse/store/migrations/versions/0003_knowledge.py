@@ -1,5 +1,10 @@
 """knowledge: cards, milestones, drafts, facts
 
+The knowledge domain's branch (off the foundation 0001): typed cards and their milestones and
+relations, the source references that tie them (and fact deltas) to canonical prose, drafts and
+the conflict queue (shadow → confirmed), fact deltas and the fact ledger. What each column means
+and what NULL means is in the column comments (muse/knowledge/tables.py).
+
 Revision ID: 0003
 Revises: 0001
 Create Date: 2026-11-29 19:42:22.518177

@@ -1,0 +1,207 @@
+"""Collecting what the writer may read, within the token budget (spec 000 §5.3, §7.1).
+
+Order of priority: the four-chapter baseline (kept whole, never trimmed — spec 000 §5.3), then
+card hits (cards budget), then excerpts re-read by the cards' pointers and similar past scenes
+(historical-evidence budget). What does not fit is listed in omittedSources with its reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from muse.context.as_of import AsOfView
+from muse.context.card_hits import card_hits, summarize
+from muse.context.contracts import (
+    CardHit,
+    FactEvidence,
+    ManifestSource,
+    OmittedSource,
+    ProseEvidence,
+    RetrievalPlan,
+    TokenBudget,
+)
+from muse.context.reread import Excerpt, excerpts_for_card
+from muse.context.tokens import estimate_tokens
+from muse.core.canonical import hash_value, sha256_hex
+from muse.knowledge.contracts import CardState
+from muse.planning.contracts import FineOutline
+from muse.works.contracts import ChapterText
+
+
+@dataclass
+class SourcePack:
+    work_id: int
+    sources: list[ManifestSource] = field(default_factory=list)
+    omitted: list[OmittedSource] = field(default_factory=list)
+    hits: list[CardHit] = field(default_factory=list)
+    facts: list[FactEvidence] = field(default_factory=list)
+    prose: list[ProseEvidence] = field(default_factory=list)
+    matched: dict[str, CardState] = field(default_factory=dict)
+    card_facts: dict[str, str] = field(default_factory=dict)
+    card_prose: dict[str, list[str]] = field(default_factory=dict)
+    used: dict[str, int] = field(default_factory=dict)
+    read_revisions: dict[int, int] = field(default_factory=dict)
+
+    def spend(self, category: str, tokens: int, budget: int) -> bool:
+        if self.used.get(category, 0) + tokens > budget:
+            return False
+        self.used[category] = self.used.get(category, 0) + tokens
+        return True
+
+
+def collect(
+    view: AsOfView, outline: FineOutline, plan: RetrievalPlan, chapters: list[ChapterText]
+) -> SourcePack:
+    """Execute the plan's reads through the as-of view, in priority order, within budget."""
+    pack = SourcePack(work_id=view.work_id)
+    add_baseline(pack, chapters)
+    add_cards(pack, view, outline, plan.token_budget)
+    add_excerpts(pack, view, {c.number for c in chapters}, plan.token_budget)
+    add_similar_scenes(pack, view, plan)
+    return pack
+
+
+def add_similar_scenes(pack: SourcePack, view: AsOfView, plan: RetrievalPlan) -> None:
+    """Past scenes of the same kind as this chapter, through the search index."""
+    for query in plan.queries:
+        if query.purpose == "similar_scene":
+            pack.omitted.append(
+                OmittedSource(
+                    kind="similar_scene",
+                    source_id=query.query_id,
+                    reason="检索索引尚未接入：此查询未执行（不是空结果）。",
+                )
+            )
+
+
+def add_baseline(pack: SourcePack, chapters: list[ChapterText]) -> None:
+    for c in chapters:
+        pack.read_revisions[c.number] = c.revision
+        tokens = estimate_tokens(c.text)
+        pack.used["consecutiveProse"] = pack.used.get("consecutiveProse", 0) + tokens
+        pack.sources.append(
+            ManifestSource(
+                kind="chapter",
+                source_id=f"chapter:{c.work_id}:{c.number}",
+                source_version=f"r{c.revision}",
+                chapter=c.number,
+                start=0,
+                end=len(c.text),
+                content_sha256=c.content_sha256,
+                reason="目标章之前连续四章全文基线（spec 000 §5.3）",
+                tokens=tokens,
+            )
+        )
+        pack.prose.append(
+            ProseEvidence(
+                id=f"pe-baseline-{c.number}",
+                chapter=c.number,
+                start=0,
+                end=len(c.text),
+                sha256=c.content_sha256,
+                purpose="baseline",
+                excerpt=c.text,
+            )
+        )
+
+
+def add_cards(pack: SourcePack, view: AsOfView, outline: FineOutline, budget: TokenBudget) -> None:
+    hits, matched = card_hits(view, outline)
+    revisions = dict(view.card_revisions())
+    kept_ids = set()
+    for hit in hits:
+        state = CardState.model_validate(hit.state_as_of)
+        text = summarize(state)
+        tokens = estimate_tokens(text) + estimate_tokens(str(hit.state_as_of)) // 4
+        if not pack.spend("cards", tokens, budget.cards):
+            pack.omitted.append(
+                OmittedSource(
+                    kind="card",
+                    source_id=hit.card_id,
+                    reason=f"超出卡片预算（{budget.cards} tokens）",
+                )
+            )
+            continue
+        kept_ids.add(hit.card_id)
+        pack.hits.append(hit)
+        fact_id = f"fe-card-{hit.card_id}"
+        pack.card_facts[hit.card_id] = fact_id
+        pack.facts.append(
+            FactEvidence(
+                id=fact_id,
+                source_type="confirmed_card",
+                source_ref={
+                    "cardId": hit.card_id,
+                    "revision": revisions[hit.card_id],
+                    "asOf": view.as_of,
+                },
+                sha256=sha256_hex(text),
+                text=text,
+            )
+        )
+        pack.sources.append(
+            ManifestSource(
+                kind="card",
+                source_id=hit.card_id,
+                source_version=f"r{revisions[hit.card_id]}",
+                chapter=None,
+                start=None,
+                end=None,
+                content_sha256=hash_value(hit.state_as_of),
+                reason=hit.retrieval_reason,
+                tokens=tokens,
+            )
+        )
+    pack.matched = {k: v for k, v in matched.items() if v.card_id in kept_ids}
+
+
+def add_excerpts(pack: SourcePack, view: AsOfView, baseline: set[int], budget: TokenBudget) -> None:
+    for hit in pack.hits:
+        state = CardState.model_validate(hit.state_as_of)
+        for excerpt in excerpts_for_card(view, state, baseline):
+            add_excerpt(pack, excerpt, budget, owner=hit.card_id)
+
+
+def add_excerpt(pack: SourcePack, excerpt: Excerpt, budget: TokenBudget, owner: str | None) -> None:
+    evidence_id = f"pe-{excerpt.purpose}-{excerpt.chapter}-{excerpt.start}"
+    if evidence_id in {p.id for p in pack.prose}:
+        if owner:
+            pack.card_prose.setdefault(owner, []).append(evidence_id)
+        return
+    tokens = estimate_tokens(excerpt.text)
+    if not pack.spend("historicalEvidence", tokens, budget.historical_evidence):
+        pack.omitted.append(
+            OmittedSource(
+                kind="prose_excerpt",
+                source_id=evidence_id,
+                reason=f"超出历史证据预算（{budget.historical_evidence} tokens）：{excerpt.reason}",
+            )
+        )
+        return
+    pack.read_revisions[excerpt.chapter] = excerpt.revision
+    pack.prose.append(
+        ProseEvidence(
+            id=evidence_id,
+            chapter=excerpt.chapter,
+            start=excerpt.start,
+            end=excerpt.end,
+            sha256=excerpt.sha256,
+            purpose=excerpt.purpose,
+            excerpt=excerpt.text,
+        )
+    )
+    pack.sources.append(
+        ManifestSource(
+            kind="prose_excerpt",
+            source_id=f"chapter:{pack.work_id}:{excerpt.chapter}",
+            source_version=f"r{excerpt.revision}",
+            chapter=excerpt.chapter,
+            start=excerpt.start,
+            end=excerpt.end,
+            content_sha256=excerpt.sha256,
+            reason=excerpt.reason,
+            tokens=tokens,
+        )
+    )
+    if owner:
+        pack.card_prose.setdefault(owner, []).append(evidence_id)
