@@ -96,7 +96,12 @@ def test_expire_leaves_runs_before_their_deadline(engine):
 def test_expire_times_out_a_run_past_its_deadline(engine):
     run_id, deadline = _started(engine)
     [done] = expire(engine, deadline + timedelta(seconds=1))
-    assert (done.run_id, done.node, done.state, done.kind) == (run_id, "writing", "writing_timeout", "timeout")
+    assert (done.run_id, done.node, done.state, done.kind) == (
+        run_id,
+        "writing",
+        "writing_timeout",
+        "timeout",
+    )
     got = row(engine, runs, run_id)
     assert got["state"] == "writing_timeout" and "超过截止时间" in got["reason"]
     assert got["deadline_at"] is None

@@ -116,7 +116,9 @@ def test_processes_race_the_same_run_move(db_url, engine):
 
 def test_processes_race_accept_against_discard(db_url, engine):
     _, cand_id = candidate_in_state(engine, new_work(engine), "PASSED")
-    contenders = [("candidate", cand_id, t) for t in ("ACCEPTED", "DISCARDED", "ARCHIVED", "ACCEPTED")]
+    contenders = [
+        ("candidate", cand_id, t) for t in ("ACCEPTED", "DISCARDED", "ARCHIVED", "ACCEPTED")
+    ]
     winner = _one_winner(_race_processes(db_url, contenders))
     assert row(engine, candidates, cand_id)["state"] == winner
 
@@ -165,6 +167,8 @@ def test_timeout_races_a_finishing_node(db_url, engine):
     assert state == {"result": "detecting", "timeout": "writing_timeout"}[outcomes[0]]
     with engine.connect() as conn:
         timeouts = conn.execute(
-            select(func.count()).where(run_events.c.run_id == run_id, run_events.c.status == "timeout")
+            select(func.count()).where(
+                run_events.c.run_id == run_id, run_events.c.status == "timeout"
+            )
         ).scalar()
     assert timeouts == (1 if outcomes == ["timeout"] else 0)

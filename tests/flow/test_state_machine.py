@@ -31,7 +31,9 @@ def new_work(engine) -> int:
         return create_work(conn, f"状态机之书{new_id('w')}")
 
 
-def insert_run(conn, work_id: int, *, run_type: str = "production", mode: str = "production", **over) -> str:
+def insert_run(
+    conn, work_id: int, *, run_type: str = "production", mode: str = "production", **over
+) -> str:
     now = utc_now()
     values = {
         "id": new_id("run"),
@@ -156,7 +158,10 @@ def test_installed_triggers_match_the_table(engine, monkeypatch):
     with engine.connect() as conn:
         assert triggers.installed_matches(conn)
     # A table edited without a migration that re-installs the triggers is noticed.
-    changed = {**states.RUN_TRANSITIONS, "writing": states.RUN_TRANSITIONS["writing"] | {"shadow_ready"}}
+    changed = {
+        **states.RUN_TRANSITIONS,
+        "writing": states.RUN_TRANSITIONS["writing"] | {"shadow_ready"},
+    }
     monkeypatch.setattr(states, "RUN_TRANSITIONS", changed)
     with engine.connect() as conn:
         assert not triggers.installed_matches(conn)
@@ -184,7 +189,9 @@ def test_every_allowed_run_move_succeeds(engine):
         with engine.begin() as conn:
             move_run(conn, run_id, move.target, reason="测试")
         got = row(engine, runs, run_id)
-        assert (got["state"], got["revision"]) == (move.target, len(RUN_PATHS[move.source]) + 1), move
+        assert (got["state"], got["revision"]) == (move.target, len(RUN_PATHS[move.source]) + 1), (
+            move
+        )
 
 
 def test_every_allowed_candidate_move_succeeds(engine):

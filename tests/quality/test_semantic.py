@@ -31,7 +31,12 @@ def _detect(engine, checked, tools=None, output=None):
 
 
 def _report(verdict="passed", issues=(), gaps=()):
-    return {"verdict": verdict, "issues": list(issues), "evidenceGaps": list(gaps), "summary": "脚本"}
+    return {
+        "verdict": verdict,
+        "issues": list(issues),
+        "evidenceGaps": list(gaps),
+        "summary": "脚本",
+    }
 
 
 def _issue(quote, *, category="fact_conflict", severity="blocking", evidence=("fe-outline-H1",)):
@@ -68,7 +73,9 @@ def test_detector_input_carries_the_candidate_outline_evidence_and_checks(checke
     assert candidate["candidateVersion"] == 1
     hard = task_input["fineOutline"]["hardConstraints"]
     assert hard["hard_events"][0]["id"] == "H1" and hard["chapter_end_hook"]["id"] == "K1"
-    assert {f["id"] for f in task_input["factEvidence"]} == {f.id for f in checked.context.fact_evidence}
+    assert {f["id"] for f in task_input["factEvidence"]} == {
+        f.id for f in checked.context.fact_evidence
+    }
     assert all(f["text"] for f in task_input["factEvidence"])
     assert [c["id"] for c in task_input["checks"]] == [c for c, _ in CHECKS]
     assert {"hard_events", "knowledge_scope", "ability_costs", "item_limits"} <= {
@@ -92,7 +99,9 @@ def test_a_forged_quote_rejects_the_report(engine, checked, scripted_detector):
     assert report.findings == () and not report.passed  # nothing of a forged report is trusted
 
 
-def test_evidence_outside_the_dependency_list_rejects_the_report(engine, checked, scripted_detector):
+def test_evidence_outside_the_dependency_list_rejects_the_report(
+    engine, checked, scripted_detector
+):
     quote = _passage(checked.output.candidate_body)
     scripted_detector(lambda _: _report("rejected", [_issue(quote, evidence=["read_chapter:7"])]))
     report = _detect(engine, checked)
@@ -119,12 +128,17 @@ def test_a_read_of_another_run_is_not_evidence(engine, checked, scripted_detecto
 def test_a_blocking_issue_with_a_real_quote_blocks(engine, checked, scripted_detector):
     body = checked.output.candidate_body
     quote = _passage(body)
-    scripted_detector(lambda ti: _report("rejected", [_issue(ti["candidate"]["body"].split("\n\n")[1].split("。")[0] + "。")]))
+    # The scripted detector quotes from the body it was given, as a real one would.
+    scripted_detector(lambda ti: _report("rejected", [_issue(_passage(ti["candidate"]["body"]))]))
     report = _detect(engine, checked)
     assert report.status == "rejected"
     [finding] = report.blocking
     assert isinstance(finding, Finding)
-    assert (finding.kind, finding.severity, finding.quote) == ("semantic_fact_conflict", "high", quote)
+    assert (finding.kind, finding.severity, finding.quote) == (
+        "semantic_fact_conflict",
+        "high",
+        quote,
+    )
     assert body[finding.start : finding.end] == quote
     assert finding.evidence == ("fe-outline-H1",)
     assert report.wire()["findings"][0]["start"] == finding.start
@@ -165,7 +179,9 @@ def test_an_evidence_gap_is_a_gap_not_a_pass(engine, checked, scripted_detector)
     [("", ["fe-outline-H1"]), ("passage", [])],
     ids=["no-quote", "no-evidence"],
 )
-def test_an_unverifiable_blocking_issue_becomes_a_gap(engine, checked, scripted_detector, quote_of, evidence):
+def test_an_unverifiable_blocking_issue_becomes_a_gap(
+    engine, checked, scripted_detector, quote_of, evidence
+):
     quote = _passage(checked.output.candidate_body) if quote_of else ""
     scripted_detector(lambda _: _report("rejected", [_issue(quote, evidence=evidence)]))
     report = _detect(engine, checked)

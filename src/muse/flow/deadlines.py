@@ -122,14 +122,22 @@ def start_node(
         values={"deadline_at": deadline, "deadline_node": node, "updated_at": now},
     )
     record_event(
-        conn, run_id, row.attempt, node, "started", 0, {"deadlineAt": iso(deadline), "deadlineS": seconds}
+        conn,
+        run_id,
+        row.attempt,
+        node,
+        "started",
+        0,
+        {"deadlineAt": iso(deadline), "deadlineS": seconds},
     )
     return deadline
 
 
 def remaining_s(deadline: datetime, now: datetime | None = None) -> float:
     """Seconds left before ``deadline`` (≥ 0): a model call's ``timeout_s`` inside the node."""
-    return max(0.0, (as_utc(deadline) - (now or utc_now())).total_seconds())
+    aware = as_utc(deadline)
+    assert aware is not None
+    return max(0.0, (aware - (now or utc_now())).total_seconds())
 
 
 def guard_result(
@@ -175,11 +183,7 @@ def expire(engine: Engine, now: datetime | None = None) -> list[TimedOut]:
             .order_by(runs.c.deadline_at)
         ).scalars()
         due_ids = list(due)
-    return [
-        done
-        for run_id in due_ids
-        if (done := _expire_one(engine, run_id, now)) is not None
-    ]
+    return [done for run_id in due_ids if (done := _expire_one(engine, run_id, now)) is not None]
 
 
 def _expire_one(engine: Engine, run_id: str, now: datetime) -> TimedOut | None:

@@ -125,8 +125,10 @@ def timeout_state(node: str) -> str | None:
 
 def run_states() -> frozenset[str]:
     """Every run state the table knows."""
-    return frozenset(RUN_TRANSITIONS) | RUN_TERMINAL | frozenset(
-        t for targets in RUN_TRANSITIONS.values() for t in targets
+    return (
+        frozenset(RUN_TRANSITIONS)
+        | RUN_TERMINAL
+        | frozenset(t for targets in RUN_TRANSITIONS.values() for t in targets)
     )
 
 

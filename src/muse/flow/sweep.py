@@ -25,7 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from muse.core.clock import iso, utc_now
 from muse.core.errors import ConfigError, StaleTransition
-from muse.flow.deadlines import DEFAULT_DEADLINES_S, TimedOut, lock_run, expire, time_out
+from muse.flow.deadlines import DEFAULT_DEADLINES_S, TimedOut, expire, lock_run, time_out
 from muse.flow.states import RUN_STATE_LABELS, WORKING_NODES
 from muse.flow.tables import runs
 

@@ -275,8 +275,9 @@ def installed_matches(conn: Connection) -> bool:
         return installed == wanted and triggers == len(_PG_FUNCTIONS)
     names = [n for pair in _SQLITE_TRIGGERS.values() for n in pair]
     rows = conn.execute(
-        text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN :names")
-        .bindparams(bindparam("names", expanding=True)),
+        text(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN :names"
+        ).bindparams(bindparam("names", expanding=True)),
         {"names": names},
     ).all()
     installed = {name: _squash(sql) for name, sql in rows}

@@ -23,7 +23,7 @@ not taken from the model, together with the candidate version and the context ha
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from sqlalchemy import Engine
@@ -131,9 +131,7 @@ class SemanticReport:
             "modelReturned": self.model_returned,
             "modelVerdict": self.model_verdict,
             "summary": self.summary,
-            "findings": [
-                {**f.to_dict(), "evidence": list(f.evidence)} for f in self.findings
-            ],
+            "findings": [{**f.to_dict(), "evidence": list(f.evidence)} for f in self.findings],
             "gaps": [g.to_dict() for g in self.gaps],
             "problems": [p.to_dict() for p in self.problems],
             "dependencyReads": self.dependency_reads,
@@ -238,17 +236,18 @@ def assess(
 ) -> SemanticReport:
     """Verify ``report`` and derive the status Muse trusts (no model call)."""
     body = output.candidate_body
-    base = {
-        "candidate_sha256": sha256_hex(body),
-        "candidate_version": output.candidate_version,
-        "context_snapshot_sha256": output.context_snapshot_sha256,
-        "quality_policy_version": output.quality_policy_version,
-        "receipt_id": receipt_id,
-        "model_returned": model_returned,
-        "model_verdict": report.verdict,
-        "summary": report.summary,
-        "dependency_reads": dependency_reads,
-    }
+    base = SemanticReport(
+        status="forged",  # replaced below; nothing is trusted before verification
+        candidate_sha256=sha256_hex(body),
+        candidate_version=output.candidate_version,
+        context_snapshot_sha256=output.context_snapshot_sha256,
+        quality_policy_version=output.quality_policy_version,
+        receipt_id=receipt_id,
+        model_returned=model_returned,
+        model_verdict=report.verdict,
+        summary=report.summary,
+        dependency_reads=dependency_reads,
+    )
     checked = verify_report(
         report,
         body=body,
@@ -257,23 +256,19 @@ def assess(
         dependency=dependency,
     )
     if not checked.ok:
-        return SemanticReport(
-            status="forged", problems=checked.problems, failure_reason="detector_forgery", **base
-        )
+        return replace(base, problems=checked.problems, failure_reason="detector_forgery")
     findings, gaps = _classify(checked.issues)
     gaps += [EvidenceGap(g.subject, g.needed, "model") for g in report.evidenceGaps]
-    if not any(f.severity == "high" for f in findings) and not gaps:
-        if report.verdict in ("rejected", "needs_evidence"):
-            gaps.append(
-                EvidenceGap(
-                    "检测结论",
-                    f"检测员判定为 {report.verdict}，但没有给出可定位、可核对的阻断问题或证据缺口。",
-                    "verdict_without_issue",
-                )
+    verified_problem = gaps or any(f.severity == "high" for f in findings)
+    if not verified_problem and report.verdict in ("rejected", "needs_evidence"):
+        gaps.append(
+            EvidenceGap(
+                "检测结论",
+                f"检测员判定为 {report.verdict}，但没有给出可定位、可核对的阻断问题或证据缺口。",
+                "verdict_without_issue",
             )
-    return SemanticReport(
-        status=_status(findings, gaps), findings=tuple(findings), gaps=tuple(gaps), **base
-    )
+        )
+    return replace(base, status=_status(findings, gaps), findings=tuple(findings), gaps=tuple(gaps))
 
 
 def _status(findings: list[SemanticFinding], gaps: list[EvidenceGap]) -> Status:

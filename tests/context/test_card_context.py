@@ -1,0 +1,102 @@
+"""Cards as an index in the WriterContext: hits, stateAsOf, re-read by pointers, coverage."""
+
+import json
+
+from muse.context.writer_context import freeze_context
+from muse.knowledge.card_import import import_cards_yaml
+from muse.planning.fine_outlines import confirm_section, load_confirmed, save_fine_outline
+from muse.works.authorization import take_snapshot
+
+from .conftest import fine_outline
+
+CARDS = """
+格式: muse-cards-v1
+卡片:
+  - 类型: 人物
+    名称: 林远
+    别名: [{名称: 林师兄, 起始章: 7}]
+    字段:
+      简介: 山中少年。
+      身份: 外门弟子
+      性格: 沉静
+    演变历程:
+      - {章: 1, 周期: 登场, 台阶: 出山, 出处: [{章: 1, 引文: 林远在第1章里行走山间}]}
+      - {章: 2, 周期: 成长, 台阶: 入门, 出处: [{章: 2, 引文: 林远在第2章里行走山间}]}
+      - {章: 7, 周期: 高光, 台阶: 成名, 描述: 第七章的秘密, 出处: [{章: 7, 引文: 林远在第7章里行走山间}]}
+    成长弧线:
+      - {章: 20, 周期: 结局, 台阶: 飞升}
+    全书终态: 终成一代宗师
+  - 类型: 人物
+    名称: 苏晴
+    字段:
+      简介: 同行的少女。
+      身份: 师姐
+      性格: 爽朗
+    演变历程:
+      - {章: 6, 周期: 登场, 台阶: 相遇, 出处: [{章: 6, 引文: “走吧。”苏晴说道。}]}
+"""
+
+
+def _freeze(engine, work_id, target):
+    with engine.begin() as conn:
+        section_id, outline = load_confirmed(conn, work_id, target)
+        auth = take_snapshot(conn, work_id, "production")
+        return freeze_context(conn, work_id=work_id, outline=outline,
+                              outline_section_id=section_id, run_id="run_00000000000000000001",
+                              attempt=1, as_of=target - 1, authorization=auth)
+
+
+def _with_cards(engine, work_id):
+    with engine.begin() as conn:
+        report = import_cards_yaml(conn, work_id, CARDS, confirm=True)
+    assert report is not None
+    return work_id
+
+
+def test_card_hits_carry_state_as_of_and_source_pointers(engine, marked_book):
+    _with_cards(engine, marked_book)
+    ctx = _freeze(engine, marked_book, 9).context
+    hits = {h.name: h for h in ctx.manifest.card_hits}
+    assert set(hits) == {"林远", "苏晴"}
+    lin = hits["林远"]
+    assert [m["chapter"] for m in lin.state_as_of["milestones"]] == [1, 2, 7]
+    assert {r["chapter"] for r in lin.source_refs} == {1, 2, 7}
+    assert ctx.retrieval_plan.card_index_version.startswith("cards-v1:")
+    states = {r.element_id: r.state for r in ctx.evidence_coverage}
+    assert states["E1"] == "supported" and states["E2"] == "supported"
+
+
+def test_pointers_lead_back_to_prose_outside_the_baseline(engine, marked_book):
+    _with_cards(engine, marked_book)
+    ctx = _freeze(engine, marked_book, 9).context
+    excerpts = [p for p in ctx.prose_evidence if p.purpose != "baseline"]
+    assert excerpts, "a card pointer outside the 4-chapter baseline must be re-read"
+    assert all(p.chapter not in (5, 6, 7, 8) for p in excerpts)
+    for p in excerpts:
+        assert "林远" in p.excerpt and len(p.excerpt) <= 480
+    kinds = {s.kind for s in ctx.manifest.sources}
+    assert {"chapter", "card", "prose_excerpt"} <= kinds
+
+
+def test_planning_data_and_future_never_reach_the_context(engine, marked_book):
+    _with_cards(engine, marked_book)
+    data = fine_outline(5)
+    with engine.begin() as conn:
+        confirm_section(conn, save_fine_outline(conn, marked_book, data))
+    ctx = _freeze(engine, marked_book, 5).context
+    text = json.dumps(ctx.wire(), ensure_ascii=False)
+    for leaked in ("终成一代宗师", "飞升", "第七章的秘密", "林师兄"):
+        assert leaked not in text
+    hits = {h.name for h in ctx.manifest.card_hits}
+    assert hits == {"林远"}  # 苏晴 debuts in chapter 6: her card does not exist as of chapter 4
+    states = {r.element_id: r.state for r in ctx.evidence_coverage}
+    assert states["E2"] == "card_gap"  # the prose of chapters 1–4 still names her
+
+
+def test_open_conflict_on_a_card_blocks(engine, marked_book):
+    _with_cards(engine, marked_book)
+    changed = CARDS.replace("身份: 外门弟子", "身份: 内门弟子")
+    with engine.begin() as conn:
+        import_cards_yaml(conn, marked_book, changed)  # a draft contradicting a confirmed card
+    frozen = _freeze(engine, marked_book, 9)
+    assert [(r.element_id, r.state) for r in frozen.blocking] == [("E1", "conflict")]
