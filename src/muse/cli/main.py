@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from muse.cli import plan, works, writing
+from muse.cli import context, plan, works, writing
 from muse.cli.config import config_app
 from muse.cli.models import models_app
 from muse.cli.output import print_error
@@ -23,6 +23,7 @@ app = typer.Typer(
 works.register(app)
 plan.register(app)
 writing.register(app)
+context.register(app)
 app.add_typer(models_app, name="models")
 app.add_typer(config_app, name="config")
 

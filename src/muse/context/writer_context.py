@@ -93,8 +93,12 @@ def freeze_context(
     as_of: int,
     authorization: AuthorizationSnapshot,
     mode: str = "production",
+    store: bool = True,
 ) -> FrozenContext:
-    """Build, validate, hash and store the WriterContext for ``outline.target_chapter``."""
+    """Build, validate, hash and store the WriterContext for ``outline.target_chapter``.
+
+    ``store=False`` builds the same frozen context without writing it (the context viewer).
+    """
     target = outline.target_chapter
     if as_of >= target:
         raise ContractViolation(f"冻结点（第 {as_of} 章）必须早于目标章（第 {target} 章）。")
@@ -158,10 +162,12 @@ def freeze_context(
         omitted_sources=tuple(pack.omitted),
     )
     validate_references(draft)
-    return _store(conn, draft, pack.read_revisions)
+    return _store(conn, draft, pack.read_revisions, store)
 
 
-def _store(conn: Connection, draft: WriterContext, read_revisions: dict[int, int]) -> FrozenContext:
+def _store(
+    conn: Connection, draft: WriterContext, read_revisions: dict[int, int], store: bool
+) -> FrozenContext:
     wire = draft.wire()
     wire["contextSnapshot"] = {
         "manifestId": draft.manifest.manifest_id,
@@ -171,6 +177,9 @@ def _store(conn: Connection, draft: WriterContext, read_revisions: dict[int, int
     wire["contextSnapshot"]["sha256"] = snapshot_sha256(wire)
     context = WriterContext.model_validate(wire)
     snapshot_id = new_id("ctx")
+    blocking = tuple(evidence.blocking(list(context.evidence_coverage)))
+    if not store:
+        return FrozenContext(snapshot_id, context, blocking)
     conn.execute(
         context_snapshots.insert().values(
             id=snapshot_id,
@@ -187,6 +196,4 @@ def _store(conn: Connection, draft: WriterContext, read_revisions: dict[int, int
             created_at=utc_now(),
         )
     )
-    return FrozenContext(
-        snapshot_id, context, tuple(evidence.blocking(list(context.evidence_coverage)))
-    )
+    return FrozenContext(snapshot_id, context, blocking)
