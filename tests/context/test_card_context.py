@@ -2,12 +2,16 @@
 
 import json
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from muse.context.writer_context import freeze_context
 from muse.knowledge.card_import import import_cards_yaml
+from muse.knowledge.cards import load_cards
 from muse.planning.fine_outlines import confirm_section, load_confirmed, save_fine_outline
 from muse.works.authorization import take_snapshot
 
-from .conftest import fine_outline
+from .conftest import CHAPTERS, fine_outline, marker
 
 CARDS = """
 格式: muse-cards-v1
@@ -41,9 +45,16 @@ def _freeze(engine, work_id, target):
     with engine.begin() as conn:
         section_id, outline = load_confirmed(conn, work_id, target)
         auth = take_snapshot(conn, work_id, "production")
-        return freeze_context(conn, work_id=work_id, outline=outline,
-                              outline_section_id=section_id, run_id="run_00000000000000000001",
-                              attempt=1, as_of=target - 1, authorization=auth)
+        return freeze_context(
+            conn,
+            work_id=work_id,
+            outline=outline,
+            outline_section_id=section_id,
+            run_id="run_00000000000000000001",
+            attempt=1,
+            as_of=target - 1,
+            authorization=auth,
+        )
 
 
 def _with_cards(engine, work_id):
@@ -100,3 +111,31 @@ def test_open_conflict_on_a_card_blocks(engine, marked_book):
         import_cards_yaml(conn, marked_book, changed)  # a draft contradicting a confirmed card
     frozen = _freeze(engine, marked_book, 9)
     assert [(r.element_id, r.state) for r in frozen.blocking] == [("E1", "conflict")]
+
+
+def _dated_cards() -> str:
+    steps = "\n".join(
+        f"      - {{章: {n}, 周期: {'登场' if n == 1 else '成长'}, 台阶: 里程碑标记{n}, "
+        f"出处: [{{章: {n}, 引文: 林远在第{n}章里行走山间}}]}}"
+        for n in range(1, CHAPTERS + 1)
+    )
+    return (
+        "格式: muse-cards-v1\n卡片:\n  - 类型: 人物\n    名称: 林远\n"
+        "    字段: {简介: 山中少年。, 身份: 弟子, 性格: 沉静}\n    演变历程:\n" + steps + "\n"
+    )
+
+
+@settings(
+    max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None
+)
+@given(as_of=st.integers(min_value=1, max_value=CHAPTERS))
+def test_no_marker_dated_after_as_of_appears_in_any_field(engine, marked_book, as_of):
+    with engine.begin() as conn:
+        if not load_cards(conn, marked_book):
+            import_cards_yaml(conn, marked_book, _dated_cards(), confirm=True)
+    ctx = _freeze(engine, marked_book, as_of + 1).context
+    text = json.dumps(ctx.wire(), ensure_ascii=False)
+    for later in range(as_of + 1, CHAPTERS + 1):
+        assert f"里程碑标记{later}" not in text
+        assert marker(later) not in text
+    assert f"里程碑标记{as_of}" in text

@@ -402,6 +402,8 @@ def test_search_refuses_bad_arguments_and_a_missing_index(engine, book):
         with pytest.raises(NotFound, match="还没有检索索引"):
             si.search_text(conn, bare, "萧炎", max_chapter=3)
         assert si.search(conn, book, [], max_chapter=3) == []
+        with pytest.raises(TypeError):
+            si.search(conn, book, "萧炎", max_chapter=3)
         assert si.search_text(conn, book, "。。。", max_chapter=3) == []
 
 

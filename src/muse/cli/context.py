@@ -18,8 +18,14 @@ from muse.works.catalog import latest_chapter_number, resolve_work
 
 context_app = typer.Typer(help="查看写手将得到的冻结上下文。", no_args_is_help=True)
 
-STATE_LABELS = {"supported": "证据充分", "declared_new": "细纲新设", "card_gap": "缺卡",
-                "style_gap": "缺表现样本", "unsupported": "无证据（阻断）", "conflict": "冲突（阻断）"}
+STATE_LABELS = {
+    "supported": "证据充分",
+    "declared_new": "细纲新设",
+    "card_gap": "缺卡",
+    "style_gap": "缺表现样本",
+    "unsupported": "无证据（阻断）",
+    "conflict": "冲突（阻断）",
+}
 
 
 @context_app.command("build")
@@ -39,23 +45,35 @@ def build(
         section_id, outline = load_confirmed(conn, work_id, chapter)
         auth = take_snapshot(conn, work_id, "production")
         frozen = freeze_context(
-            conn, work_id=work_id, outline=outline, outline_section_id=section_id,
-            run_id=new_id("run"), attempt=1, as_of=freeze, authorization=auth, store=False)
+            conn,
+            work_id=work_id,
+            outline=outline,
+            outline_section_id=section_id,
+            run_id=new_id("run"),
+            attempt=1,
+            as_of=freeze,
+            authorization=auth,
+            store=False,
+        )
     emit(frozen.context.wire(), json_out, lambda _: _render(frozen.context))
 
 
 def _render(ctx: WriterContext) -> None:
-    console.print(f"[bold]第 {ctx.target_chapter} 章 · 冻结点第 {ctx.as_of} 章[/] · "
-                  f"planId {ctx.manifest.plan_id[:12]} · manifestId {ctx.manifest.manifest_id[:12]} · "
-                  f"sha256 {ctx.context_snapshot.sha256[:12]}")
+    console.print(
+        f"[bold]第 {ctx.target_chapter} 章 · 冻结点第 {ctx.as_of} 章[/] · "
+        f"planId {ctx.manifest.plan_id[:12]} · manifestId {ctx.manifest.manifest_id[:12]} · "
+        f"sha256 {ctx.context_snapshot.sha256[:12]}"
+    )
     table = Table("类型", "来源", "版本", "范围", "tokens", "理由", title="读取的来源")
     for s in ctx.manifest.sources:
         span = f"第{s.chapter}章 [{s.start}, {s.end})" if s.chapter else "—"
         table.add_row(s.kind, s.source_id, s.source_version, span, str(s.tokens), s.reason)
     console.print(table)
     budget = ctx.token_budget
-    console.print(f"预算：卡片 {budget.cards} · 连续原文 {budget.consecutive_prose} · "
-                  f"历史证据 {budget.historical_evidence} · 范式 {budget.patterns}（tokens，估算见文档）")
+    console.print(
+        f"预算：卡片 {budget.cards} · 连续原文 {budget.consecutive_prose} · "
+        f"历史证据 {budget.historical_evidence} · 范式 {budget.patterns}（tokens，估算见文档）"
+    )
     if ctx.omitted_sources:
         omitted = Table("类型", "来源", "原因", title="未纳入的来源")
         for o in ctx.omitted_sources:
@@ -66,8 +84,10 @@ def _render(ctx: WriterContext) -> None:
         cover.add_row(row.element_id, row.element_kind, STATE_LABELS[row.state], row.note)
     console.print(cover)
     length = ctx.output_contract.length_target
-    console.print(f"篇幅：目标 {length['targetChars']} 汉字（{length['source']}），"
-                  f"生成区间 {ctx.output_contract.generation_band}，接受区间 {ctx.output_contract.acceptance_band}")
+    console.print(
+        f"篇幅：目标 {length['targetChars']} 汉字（{length['source']}），"
+        f"生成区间 {ctx.output_contract.generation_band}，接受区间 {ctx.output_contract.acceptance_band}"
+    )
 
 
 def register(app: typer.Typer) -> None:

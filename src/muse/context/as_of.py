@@ -62,9 +62,13 @@ class AsOfView:
         states = (state_as_of(card, self.as_of, book=book) for card in self._confirmed_cards)
         return [s.state for s in states if s.exists and s.state is not None]
 
-    def card_revisions(self) -> list[tuple[str, int]]:
-        """(card id, revision) of every confirmed card: the identity of the card index."""
-        return sorted((c.id, c.revision) for c in self._confirmed_cards)
+    def card_versions(self) -> dict[str, tuple[str, str, str]]:
+        """card id → (type, name, spec sha256) of every confirmed card.
+
+        Content, not row ids, identifies the card index: the same cards give the same index
+        version in any database.
+        """
+        return {c.id: (c.type, c.name, c.spec_sha256) for c in self._confirmed_cards}
 
     def fact_ledger(self) -> list[LedgerEntry]:
         return fact_ledger_entries(self.conn, self.work_id, as_of=self.as_of)

@@ -84,7 +84,13 @@ def card_hits(view: AsOfView, outline: FineOutline) -> tuple[list[CardHit], dict
 
 def card_index_version(view: AsOfView) -> str:
     """Identity of the card index a plan read: every confirmed card and its revision."""
-    return "cards-v1:" + hash_value([list(pair) for pair in view.card_revisions()])[:16]
+    versions = sorted(view.card_versions().values())
+    return "cards-v1:" + hash_value([list(v) for v in versions])[:16]
+
+
+def content_identity(state_as_of: dict) -> str:
+    """Hash of a card state without database ids, so equal content hashes equally anywhere."""
+    return hash_value({k: v for k, v in state_as_of.items() if k != "card_id"})
 
 
 def summarize(state: CardState) -> str:

@@ -16,8 +16,9 @@ index was *built* with (stored with it), so the index never mixes two dictionari
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -95,26 +96,38 @@ def index_version(conn: Connection, work_id: int) -> str:
     return version_for(Tokenizer(dictionary_terms(conn, work_id)))
 
 
-_TOKENIZERS: dict[str, Tokenizer] = {}
+_TOKENIZERS: dict[str, Tokenizer] = {}  # by dictionary sha256; a few works at a time
+_TOKENIZERS_LOCK = threading.Lock()
+
+
+def _cached_tokenizer(sha: str, load_terms: Callable[[], list[str]]) -> Tokenizer:
+    with _TOKENIZERS_LOCK:
+        found = _TOKENIZERS.get(sha)
+    if found is not None:
+        return found
+    return _remember(Tokenizer(load_terms()))
+
+
+def _remember(tokenizer: Tokenizer) -> Tokenizer:
+    """Cache a tokenizer (a pure function of its terms, so a rolled-back build cannot harm)."""
+    with _TOKENIZERS_LOCK:
+        if tokenizer.dictionary_sha256 not in _TOKENIZERS and len(_TOKENIZERS) >= 16:
+            _TOKENIZERS.pop(next(iter(_TOKENIZERS)))
+        return _TOKENIZERS.setdefault(tokenizer.dictionary_sha256, tokenizer)
 
 
 def built_tokenizer(conn: Connection, work_id: int) -> Tokenizer | None:
     """The tokenizer the work's index was built with; None when it has no index."""
-    sha = conn.execute(
-        select(search_index_works.c.dictionary_sha256).where(
-            search_index_works.c.work_id == work_id
-        )
-    ).scalar()
+    where = search_index_works.c.work_id == work_id
+    sha = conn.execute(select(search_index_works.c.dictionary_sha256).where(where)).scalar()
     if sha is None:
         return None
-    if sha not in _TOKENIZERS:
-        terms = conn.execute(
-            select(search_index_works.c.dictionary).where(search_index_works.c.work_id == work_id)
-        ).scalar_one()
-        if len(_TOKENIZERS) >= 16:
-            _TOKENIZERS.pop(next(iter(_TOKENIZERS)))
-        _TOKENIZERS[sha] = Tokenizer(terms)
-    return _TOKENIZERS[sha]
+    return _cached_tokenizer(
+        sha,
+        lambda: list(
+            conn.execute(select(search_index_works.c.dictionary).where(where)).scalar_one()
+        ),
+    )
 
 
 def built_version(conn: Connection, work_id: int) -> str | None:
@@ -139,7 +152,7 @@ def _save_state(conn: Connection, work_id: int, tokenizer: Tokenizer) -> None:
             updated_at=now,
         )
     )
-    _TOKENIZERS.setdefault(tokenizer.dictionary_sha256, tokenizer)
+    _remember(tokenizer)
 
 
 def _drop_chapters(conn: Connection, work_id: int, first: int, last: int) -> None:
@@ -284,16 +297,13 @@ def stale_chapters(conn: Connection, work_id: int) -> list[int]:
 def index_status(conn: Connection, work_id: int) -> IndexStatus:
     canonical = {c.number: c.revision for c in list_chapters(conn, work_id)}
     indexed = _indexed_revisions(conn, work_id)
-    chunks = conn.execute(
-        select(func.count()).select_from(search_chunks).where(search_chunks.c.work_id == work_id)
-    ).scalar_one()
     return IndexStatus(
         work_id=work_id,
         built_version=built_version(conn, work_id),
         current_version=index_version(conn, work_id),
         chapters=len(canonical),
         indexed_chapters=len(indexed),
-        chunks=chunks,
+        chunks=chunk_total(conn, work_id, max_chapter=MAX_CHAPTER),
         stale=tuple(n for n, rev in canonical.items() if indexed.get(n) != rev),
         orphaned=tuple(sorted(set(indexed) - set(canonical))),
     )

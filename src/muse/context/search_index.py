@@ -98,6 +98,8 @@ def search(
     """Chunks of chapters ``<= max_chapter`` holding any of ``terms`` (a card's name and its
     aliases: OR). Each term matches as a whole phrase; a term in the work's dictionary is a
     single token."""
+    if isinstance(terms, str):  # a bare string would search each of its characters
+        raise TypeError("search() takes a list of names; use search_text() for free text")
     tokenizer = _checked(conn, work_id, max_chapter, limit)
     phrases = list(dict.fromkeys(tokenizer.term_phrase(t) for t in terms))
     return _hits(conn, work_id, phrases, max_chapter, limit)

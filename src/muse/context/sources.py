@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from muse.context.as_of import AsOfView
-from muse.context.card_hits import card_hits, summarize
+from muse.context.card_hits import card_hits, content_identity, summarize
 from muse.context.contracts import (
     CardHit,
     FactEvidence,
@@ -22,7 +22,7 @@ from muse.context.contracts import (
 )
 from muse.context.reread import Excerpt, excerpts_for_card
 from muse.context.tokens import estimate_tokens
-from muse.core.canonical import hash_value, sha256_hex
+from muse.core.canonical import sha256_hex
 from muse.knowledge.contracts import CardState
 from muse.planning.contracts import FineOutline
 from muse.works.contracts import ChapterText
@@ -107,7 +107,7 @@ def add_baseline(pack: SourcePack, chapters: list[ChapterText]) -> None:
 
 def add_cards(pack: SourcePack, view: AsOfView, outline: FineOutline, budget: TokenBudget) -> None:
     hits, matched = card_hits(view, outline)
-    revisions = dict(view.card_revisions())
+    versions = view.card_versions()
     kept_ids = set()
     for hit in hits:
         state = CardState.model_validate(hit.state_as_of)
@@ -132,7 +132,7 @@ def add_cards(pack: SourcePack, view: AsOfView, outline: FineOutline, budget: To
                 source_type="confirmed_card",
                 source_ref={
                     "cardId": hit.card_id,
-                    "revision": revisions[hit.card_id],
+                    "specSha256": versions[hit.card_id][2],
                     "asOf": view.as_of,
                 },
                 sha256=sha256_hex(text),
@@ -142,12 +142,12 @@ def add_cards(pack: SourcePack, view: AsOfView, outline: FineOutline, budget: To
         pack.sources.append(
             ManifestSource(
                 kind="card",
-                source_id=hit.card_id,
-                source_version=f"r{revisions[hit.card_id]}",
+                source_id=f"card:{view.work_id}:{hit.type}:{hit.name}",
+                source_version="sha:" + versions[hit.card_id][2][:16],
                 chapter=None,
                 start=None,
                 end=None,
-                content_sha256=hash_value(hit.state_as_of),
+                content_sha256=content_identity(hit.state_as_of),
                 reason=hit.retrieval_reason,
                 tokens=tokens,
             )

@@ -56,13 +56,16 @@ def main(workspace: Path) -> int:
     work_id = report.work_id
     assert work_id is not None
     with engine.begin() as conn:
-        cards = import_cards_yaml(conn, work_id, _data("cards.yaml").decode("utf-8"),
-                                  filename="cards.yaml", confirm=True)
+        cards = import_cards_yaml(
+            conn, work_id, _data("cards.yaml").decode("utf-8"), filename="cards.yaml", confirm=True
+        )
         section_id = save_fine_outline(conn, work_id, yaml.safe_load(_data("fine_outline_5.yaml")))
         confirm_section(conn, section_id)
         card_count = len(load_cards(conn, work_id))
-    console.print(f"② 设定：导入 {len(cards.outcomes)} 张卡片，作者确认后正式卡片 {card_count} 张；"
-                  f"第 5 回细纲已保存并确认（{section_id}）")
+    console.print(
+        f"② 设定：导入 {len(cards.outcomes)} 张卡片，作者确认后正式卡片 {card_count} 张；"
+        f"第 5 回细纲已保存并确认（{section_id}）"
+    )
 
     def progress(node: str, status: str) -> None:
         if status != "running":
@@ -114,7 +117,9 @@ def main(workspace: Path) -> int:
         if name in counts:
             console.print(f"  {name:<20} {counts[name]} 行")
     console.print(f"\n用命令行查看：MUSE_DATABASE_URL={url} .venv/bin/muse chapters")
-    console.print(f"              MUSE_DATABASE_URL={url} .venv/bin/muse card show 孙悟空 --as-of 3")
+    console.print(
+        f"              MUSE_DATABASE_URL={url} .venv/bin/muse card show 孙悟空 --as-of 3"
+    )
     console.print(f"              MUSE_DATABASE_URL={url} .venv/bin/muse context build --chapter 6")
     console.print(f"              MUSE_DATABASE_URL={url} .venv/bin/muse run show {summary.run_id}")
     return 0

@@ -229,7 +229,7 @@ def _load_milestones(conn, chosen, refs) -> dict[str, list[Milestone]]:
         .where(m.card_id.in_(chosen))
         .order_by(m.card_id, m.position)
     )
-    for card_id, mid, chapter, note, step, cycle, description in conn.execute(query).tuples():
+    for card_id, mid, chapter, note, step, cycle, description in conn.execute(query).all():
         out[card_id].append(
             Milestone(
                 chapter=chapter,
@@ -251,7 +251,7 @@ def _load_relations(conn, chosen, refs) -> dict[str, list[Relation]]:
         .where(r.card_id.in_(chosen))
         .order_by(r.card_id, r.position)
     )
-    for card_id, rid, kind, target, since, note in conn.execute(query).tuples():
+    for card_id, rid, kind, target, since, note in conn.execute(query).all():
         out[card_id].append(
             Relation(
                 kind=kind,

@@ -220,7 +220,7 @@ def load_refs(
         query = query.where(source_refs.c.work_id == work_id)
     grouped: dict[tuple[str, str], list[tuple[int, SourceRef]]] = defaultdict(list)
     # plain tuples: named access on tens of thousands of rows costs more than the query
-    for owner_id, target, position, *ref in conn.execute(query).tuples():
+    for owner_id, target, position, *ref in conn.execute(query).all():
         grouped[(owner_id, target)].append((position, _to_ref(*ref)))
     return {key: [ref for _, ref in sorted(items, key=_first)] for key, items in grouped.items()}
 

@@ -25,13 +25,15 @@ Dated items (the field-leak rule)
   * a *sealed* field (a secret's truth, a foreshadowing's payoff; see card_types.yaml) that is not
     dated is left out: what the story reveals later must say when.
   * stale source references are dropped from the state (the text they pointed at changed).
-  * mentions: an included text (milestone, field value, relation target or note) that names a
-    card that does not exist yet, or uses an alias dated after ``as_of``, is left out — its
-    content belongs to a later chapter.
+  * mentions: an included text (milestone, field value, relation target or note) that names,
+    anywhere in it, a card that does not exist yet or an alias dated after ``as_of`` is left out:
+    its content belongs to a later chapter. A name several cards share is known from the
+    earliest of them.
 
 :func:`state_as_of` is a pure function over card data; :func:`book_state_as_of` applies it to a
 whole book (so that mentions of other cards are checked); :func:`work_state_as_of` loads a work's
-confirmed cards and calls it.
+confirmed cards and calls it. :class:`BookTerms` does not depend on ``as_of``: build it once to
+serve many freeze points (bench/state_as_of.py).
 """
 
 from __future__ import annotations
