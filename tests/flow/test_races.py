@@ -24,15 +24,17 @@ from .test_state_machine import candidate_in_state, new_work, row, run_in_state
 N = 6
 
 
-def _attempt(db_url: str, kind: str, row_id: str, target: str) -> str:
-    """One contender's move in its own engine: 'won', 'stale' or the unexpected error."""
+def _attempt(db_url: str, kind: str, row_id: str, target: str, seen: str) -> str:
+    """One contender's move in its own engine, from the state it saw (``seen``): 'won', 'stale'
+    or the unexpected error. Without ``expected_state`` a contender that loses could still move
+    the row on from the winner's state (rewriting → failed is allowed), which is not a race."""
     engine = make_engine(db_url)
     try:
         with engine.begin() as conn:
             if kind == "run":
-                move_run(conn, row_id, target, reason="竞争测试")
+                move_run(conn, row_id, target, reason="竞争测试", expected_state=seen)
             else:
-                move_candidate(conn, row_id, target)
+                move_candidate(conn, row_id, target, expected_state=seen)
         return "won"
     except StaleTransition:
         return "stale"
@@ -42,12 +44,12 @@ def _attempt(db_url: str, kind: str, row_id: str, target: str) -> str:
         engine.dispose()
 
 
-def _race_threads(db_url: str, contenders: list[tuple[str, str, str]]) -> list[str]:
+def _race_threads(db_url: str, contenders: list[tuple[str, str, str, str]]) -> list[str]:
     barrier, results, lock = threading.Barrier(len(contenders)), [], threading.Lock()
 
-    def run(kind: str, row_id: str, target: str) -> None:
+    def run(kind: str, row_id: str, target: str, seen: str) -> None:
         barrier.wait()
-        outcome = _attempt(db_url, kind, row_id, target)
+        outcome = _attempt(db_url, kind, row_id, target, seen)
         with lock:
             results.append(f"{target}:{outcome}")
 
@@ -59,12 +61,12 @@ def _race_threads(db_url: str, contenders: list[tuple[str, str, str]]) -> list[s
     return results
 
 
-def _process_main(db_url, kind, row_id, target, barrier, queue) -> None:
+def _process_main(db_url, kind, row_id, target, seen, barrier, queue) -> None:
     barrier.wait(timeout=120)
-    queue.put(f"{target}:{_attempt(db_url, kind, row_id, target)}")
+    queue.put(f"{target}:{_attempt(db_url, kind, row_id, target, seen)}")
 
 
-def _race_processes(db_url: str, contenders: list[tuple[str, str, str]]) -> list[str]:
+def _race_processes(db_url: str, contenders: list[tuple[str, str, str, str]]) -> list[str]:
     ctx = multiprocessing.get_context("spawn")  # no forked copies of open connections
     barrier, queue = ctx.Barrier(len(contenders)), ctx.Queue()
     procs = [
@@ -87,7 +89,7 @@ def _one_winner(results: list[str]) -> str:
 
 def test_threads_race_the_same_run_move(db_url, engine):
     run_id = run_in_state(engine, new_work(engine), "validating_context")
-    _one_winner(_race_threads(db_url, [("run", run_id, "retrieving")] * N))
+    _one_winner(_race_threads(db_url, [("run", run_id, "retrieving", "validating_context")] * N))
     got = row(engine, runs, run_id)
     assert (got["state"], got["revision"]) == ("retrieving", 1)
 
@@ -95,21 +97,21 @@ def test_threads_race_the_same_run_move(db_url, engine):
 def test_threads_race_different_targets_one_state_results(db_url, engine):
     run_id = run_in_state(engine, new_work(engine), "detecting")
     targets = ["shadow_ready", "rewriting", "blocked_user_action", "failed", "detecting_timeout"]
-    winner = _one_winner(_race_threads(db_url, [("run", run_id, t) for t in targets]))
+    winner = _one_winner(_race_threads(db_url, [("run", run_id, t, "detecting") for t in targets]))
     got = row(engine, runs, run_id)
     assert (got["state"], got["revision"]) == (winner, 4)
 
 
 def test_threads_race_the_same_candidate_move(db_url, engine):
     _, cand_id = candidate_in_state(engine, new_work(engine), "PASSED")
-    _one_winner(_race_threads(db_url, [("candidate", cand_id, "ACCEPTED")] * N))
+    _one_winner(_race_threads(db_url, [("candidate", cand_id, "ACCEPTED", "PASSED")] * N))
     got = row(engine, candidates, cand_id)
     assert (got["state"], got["revision"]) == ("ACCEPTED", 3)
 
 
 def test_processes_race_the_same_run_move(db_url, engine):
     run_id = run_in_state(engine, new_work(engine), "writing")
-    _one_winner(_race_processes(db_url, [("run", run_id, "detecting")] * 4))
+    _one_winner(_race_processes(db_url, [("run", run_id, "detecting", "writing")] * 4))
     got = row(engine, runs, run_id)
     assert (got["state"], got["revision"]) == ("detecting", 3)
 

@@ -124,9 +124,10 @@ def test_a_proposal_that_breaks_the_contract_is_refused_and_nothing_is_stored(
 
 
 def test_the_quote_is_compared_after_nfc(conn, work):
-    quote = unicodedata.normalize("NFD", "悟空执着如意棒")
+    quote = "凡兵是\uf967堪用"  # U+F967: a compatibility form of 不, the same text after NFC
+    assert unicodedata.normalize("NFC", quote) == "凡兵是不堪用" != quote
     delta = propose_fact_delta(conn, work, {**ONE_OF_EACH[3], "evidence_quote": quote})
-    assert delta.evidence_quote == "悟空执着如意棒"
+    assert delta.evidence_quote == "凡兵是不堪用"
 
 
 def test_approval_writes_the_ledger_and_only_approved_deltas_are_in_it(conn, work):

@@ -4,13 +4,15 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
 
-from muse.store.migrate import head_revisions, is_up_to_date, load_all_tables
+from muse.store.migrate import head_revisions, include_object, is_up_to_date, load_all_tables
 
 
 def test_migrated_schema_matches_declared_tables(engine):
     metadata = load_all_tables()
     with engine.connect() as conn:
-        ctx = MigrationContext.configure(conn, opts={"compare_type": True})
+        ctx = MigrationContext.configure(
+            conn, opts={"compare_type": True, "include_object": include_object}
+        )
         diff = compare_metadata(ctx, metadata)
     assert diff == [], f"migrations and tables.py disagree: {diff}"
 

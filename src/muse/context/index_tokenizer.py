@@ -18,8 +18,8 @@ Why it is built this way:
   space-separated; SQLite FTS5 (``unicode61``) and PostgreSQL ``to_tsvector('simple', …)`` then
   only split on the spaces. To make that true, a token holds only characters both parsers treat
   as word characters and neither case-folds differently: CJK letters (Unicode category Lo of the
-  Han, Hiragana, Katakana and Hangul scripts, plus 〇 and 々) and lowercase ASCII letters or digits, letters and
-  digits in separate tokens. Everything else (punctuation, symbols, other scripts) separates
+  Han, Hiragana, Katakana and Hangul scripts, plus 〇 and 々) and lowercase ASCII letters or
+  digits, letters and digits in separate tokens. Everything else (punctuation, symbols, other scripts) separates
   tokens. Text and terms are NFKC-folded and lowercased before segmentation (full-width ``ＡＢＣ``
   finds ``abc``): tokens are an index key only, never addressed by offsets (chunks carry the
   offsets), so the author's text is untouched.
@@ -100,11 +100,6 @@ def _private_jieba() -> rjieba.Jieba:
 def normalize_terms(terms: Iterable[str]) -> list[str]:
     """The user dictionary in canonical form: NFC, stripped, unique, sorted."""
     return sorted({normalize_text(t).strip() for t in terms} - {""})
-
-
-def dictionary_sha256(terms: Iterable[str]) -> str:
-    """Identity of a user dictionary (canonical JSON of the sorted term list)."""
-    return hash_value(normalize_terms(terms))
 
 
 def fold(text: str) -> str:

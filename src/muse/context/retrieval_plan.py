@@ -7,8 +7,10 @@ versions, so the same inputs always give the same ``planId`` (runId is excluded 
 from __future__ import annotations
 
 from muse.context.contracts import PlanFilters, PlanQuery, RetrievalPlan, TokenBudget
+from muse.context.tokens import estimate_tokens
 from muse.core.canonical import hash_value
 from muse.planning.contracts import FineOutline
+from muse.works.contracts import ChapterText
 
 BASELINE_CHAPTERS = 4  # spec 000 §5.3: the 4 consecutive full chapters before the target
 PROSE_INDEX_VERSION = "chapter-reader-v1"
@@ -90,3 +92,16 @@ def plan_id(plan: RetrievalPlan) -> str:
     data = plan.wire()
     data.pop("runId")
     return hash_value(data)
+
+
+def sized_budget(budget: TokenBudget, baseline: list[ChapterText]) -> TokenBudget:
+    """The budget with its consecutive-prose share raised to fit the baseline.
+
+    The four-chapter baseline is never trimmed (spec 000 §5.3) and the context never exceeds its
+    budget: both hold because the plan's consecutive-prose budget is at least what the baseline
+    costs. The other shares are fixed, and what does not fit them is omitted with its reason.
+    """
+    needed = sum(estimate_tokens(c.text) for c in baseline)
+    if needed <= budget.consecutive_prose:
+        return budget
+    return budget.model_copy(update={"consecutive_prose": needed})

@@ -21,10 +21,17 @@ from muse.context.contracts import (
     EvidenceCoverage,
     NarrativeState,
     OutputContract,
+    TokenBudget,
     WriterContext,
 )
 from muse.context.manifest import build_manifest
-from muse.context.retrieval_plan import BASELINE_CHAPTERS, build_plan, plan_id
+from muse.context.retrieval_plan import (
+    BASELINE_CHAPTERS,
+    DEFAULT_BUDGET,
+    build_plan,
+    plan_id,
+    sized_budget,
+)
 from muse.context.sources import collect
 from muse.context.tables import context_snapshots
 from muse.context.validation import validate_references
@@ -94,6 +101,7 @@ def freeze_context(
     authorization: AuthorizationSnapshot,
     mode: str = "production",
     store: bool = True,
+    budget: TokenBudget | None = None,
 ) -> FrozenContext:
     """Build, validate, hash and store the WriterContext for ``outline.target_chapter``.
 
@@ -104,14 +112,15 @@ def freeze_context(
         raise ContractViolation(f"冻结点（第 {as_of} 章）必须早于目标章（第 {target} 章）。")
     work = get_work_row(conn, work_id)
     view = AsOfView(conn, work_id, as_of)
+    chapters = view.chapters(view.previous_chapters(target, BASELINE_CHAPTERS))
     plan = build_plan(
         outline,
         run_id=run_id,
         work_id=work_id,
         as_of=as_of,
         card_index_version=card_index_version(view),
+        budget=sized_budget(budget or DEFAULT_BUDGET, chapters),
     )
-    chapters = view.chapters(view.previous_chapters(target, BASELINE_CHAPTERS))
     pack = collect(view, outline, plan, chapters)
     facts = evidence.declared_facts(outline, outline_section_id) + pack.facts
     prose_facts, coverage_rows = evidence.coverage(

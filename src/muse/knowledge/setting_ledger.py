@@ -67,7 +67,7 @@ def arc_problems(card: Card) -> list[str]:
     problems = []
     if not debuts:
         problems.append("缺少「登场」：演变历程和成长弧线里都没有。")
-    if False:
+    if not endings:
         problems.append("缺少「结局」：成长弧线没有收口。")
     dated_debut = [ch for ch in debuts if ch is not None]
     dated_end = [ch for ch in endings if ch is not None]

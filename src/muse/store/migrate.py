@@ -68,3 +68,15 @@ def current_revisions(engine: Engine) -> set[str]:
 
 def is_up_to_date(engine: Engine) -> bool:
     return current_revisions(engine) == head_revisions(engine)
+
+
+def include_object(obj, name, type_, reflected, compare_to) -> bool:  # noqa: ANN001
+    """Leave out of schema comparison the objects migrations create with raw DDL.
+
+    Some objects cannot be declared portably in SQLAlchemy (SQLite FTS5 virtual tables, a
+    PostgreSQL generated tsvector column and its GIN index). Their owners list them in
+    ``metadata.info["raw_ddl_objects"]`` as (type, name) pairs, columns as "table.column".
+    """
+    if type_ == "column":
+        name = f"{obj.table.name}.{name}"
+    return (type_, name) not in metadata.info.get("raw_ddl_objects", ())

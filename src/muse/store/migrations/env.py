@@ -2,7 +2,7 @@
 
 from alembic import context
 
-from muse.store.migrate import load_all_tables
+from muse.store.migrate import include_object, load_all_tables
 
 config = context.config
 target_metadata = load_all_tables()
@@ -10,6 +10,8 @@ target_metadata = load_all_tables()
 
 def _include_object(obj, name, type_, reflected, compare_to):  # noqa: ANN001
     """Autogenerate for a subset of tables when ``only_tables`` is set (scripts/new_migration.py)."""
+    if not include_object(obj, name, type_, reflected, compare_to):
+        return False
     only = config.attributes.get("only_tables")
     if only is None:
         return True
