@@ -224,3 +224,14 @@ def test_no_confirmed_outline_no_run(engine):
     with pytest.raises(NotFound, match="已确认的细纲"):
         _write(engine, work_id, 2)
     assert _count(engine, runs) == 0
+
+
+def test_accepted_chapter_is_searchable_in_the_same_commit(engine, book):
+    from muse.context import search_index
+
+    summary = _write(engine, book)
+    accept_candidate(engine, summary.candidate_id)
+    with engine.connect() as conn:
+        assert search_index.stale_chapters(conn, book) == []
+        hits = search_index.search(conn, book, ["山门后传来一声钟响"], max_chapter=NEXT, limit=3)
+    assert [h.chapter for h in hits] == [NEXT]

@@ -5,12 +5,13 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+from pydantic import ValidationError
 from sqlalchemy import select
 
 from muse.core.canonical import sha256_hex
 from muse.core.errors import ContractViolation
 from muse.knowledge.cards import get_card, insert_card
-from muse.knowledge.contracts import CardStatus
+from muse.knowledge.contracts import CardStatus, SourceRef
 from muse.knowledge.source_refs import (
     ChapterTexts,
     locate_quote,
@@ -130,3 +131,9 @@ def test_stale_references_reach_the_card_and_revalidation_can_be_limited_to_chap
     assert not any(r.stale for r in get_card(conn, card_id).refs)
     revalidate_source_refs(conn, work, chapters=[1])
     assert [r.stale for r in get_card(conn, card_id).refs] == [True, False]
+
+
+@pytest.mark.parametrize(("start", "end"), [(5, 5), (6, 5)])
+def test_the_contract_refuses_an_empty_or_inverted_span(start, end):
+    with pytest.raises(ValidationError, match="non-empty"):
+        SourceRef(chapter=1, start=start, end=end, sha256="0" * 64, revision=1, quote="")

@@ -10,6 +10,8 @@ from functools import cached_property
 
 from sqlalchemy import Connection
 
+from muse.context import search_index
+from muse.context.search_index import Hit
 from muse.core.errors import ContractViolation
 from muse.knowledge.cards import load_cards
 from muse.knowledge.conflicts import list_conflicts
@@ -76,6 +78,18 @@ class AsOfView:
     def cards_in_conflict(self) -> set[str]:
         """Ids of confirmed cards with an open conflict (the conflict content never leaves)."""
         return {c.card_id for c in list_conflicts(self.conn, self.work_id)}
+
+    def search_text(self, query: str, limit: int) -> list[Hit]:
+        """Chunks up to the freeze point sharing words with ``query``."""
+        return search_index.search_text(
+            self.conn, self.work_id, query, max_chapter=self.as_of, limit=limit
+        )
+
+    def search_names(self, names: list[str], limit: int) -> list[Hit]:
+        """Chunks up to the freeze point naming any of ``names`` (a card's name and aliases)."""
+        return search_index.search(
+            self.conn, self.work_id, names, max_chapter=self.as_of, limit=limit
+        )
 
     def previous_chapters(self, before: int, count: int) -> list[int]:
         """Numbers of the ``count`` chapters right before ``before`` that exist and are ≤ as_of."""

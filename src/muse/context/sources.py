@@ -57,21 +57,38 @@ def collect(
     add_baseline(pack, chapters)
     add_cards(pack, view, outline, plan.token_budget)
     add_excerpts(pack, view, {c.number for c in chapters}, plan.token_budget)
-    add_similar_scenes(pack, view, plan)
+    add_similar_scenes(pack, view, plan, {c.number for c in chapters})
     return pack
 
 
-def add_similar_scenes(pack: SourcePack, view: AsOfView, plan: RetrievalPlan) -> None:
-    """Past scenes of the same kind as this chapter, through the search index."""
+def add_similar_scenes(
+    pack: SourcePack, view: AsOfView, plan: RetrievalPlan, baseline: set[int]
+) -> None:
+    """Past scenes of the same kind as this chapter's hard events, through the search index,
+    outside the baseline chapters (those are already read whole)."""
     for query in plan.queries:
-        if query.purpose == "similar_scene":
+        if query.purpose != "similar_scene":
+            continue
+        hits = [
+            h for h in view.search_text(query.text, query.top_k + 12) if h.chapter not in baseline
+        ]
+        if not hits:
             pack.omitted.append(
                 OmittedSource(
                     kind="similar_scene",
                     source_id=query.query_id,
-                    reason="检索索引尚未接入：此查询未执行（不是空结果）。",
+                    reason="检索无命中：冻结点前没有同类场景。",
                 )
             )
+            continue
+        for hit in hits[: query.top_k]:
+            reason = (
+                f"与细纲{query.query_id.split(':', 1)[1]}同类的历史场景（检索得分 {hit.score:.3f}）"
+            )
+            excerpt = Excerpt(
+                hit.chapter, hit.revision, hit.start, hit.end, hit.text, "similar_scene", reason
+            )
+            add_excerpt(pack, excerpt, plan.token_budget, owner=None)
 
 
 def add_baseline(pack: SourcePack, chapters: list[ChapterText]) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
-from muse.context import evidence
+from muse.context import evidence, search_index
 from muse.context.as_of import AsOfView
 from muse.context.baseline import measure
 from muse.context.card_hits import card_index_version
@@ -119,6 +119,7 @@ def freeze_context(
         work_id=work_id,
         as_of=as_of,
         card_index_version=card_index_version(view),
+        prose_index_version=search_index.refresh_index(conn, work_id),
         budget=sized_budget(budget or DEFAULT_BUDGET, chapters),
     )
     pack = collect(view, outline, plan, chapters)

@@ -18,9 +18,9 @@ from rich.console import Console
 from sqlalchemy import func, select
 
 from muse.flow.accept import accept_candidate
+from muse.flow.production import write_chapter
 from muse.knowledge.card_import import import_cards_yaml
 from muse.knowledge.cards import load_cards
-from muse.flow.production import write_chapter
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.store.engine import make_engine
 from muse.store.migrate import load_all_tables, upgrade

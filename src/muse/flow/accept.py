@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
+from muse.context import search_index
 from muse.context.tables import context_snapshots
 from muse.context.writer_context import QUALITY_POLICY_VERSION
 from muse.core.clock import utc_now
@@ -215,6 +216,8 @@ def _commit(conn: Connection, cand, run, command_id: str, actor: str) -> AcceptO
             origin="accept",
             attribution=attribution,
         )
+    # The new canonical text is searchable in the same transaction (issue 4: incremental index).
+    search_index.index_chapter(conn, work_id, chapter)
     move_run(conn, run["id"], "accepted")
     move_candidate(conn, cand["id"], "ACCEPTED")
     move_run(conn, run["id"], "canonical_committed")

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 
 class _Frozen(BaseModel):
@@ -50,11 +57,14 @@ class SourceRef(_Frozen):
     stale: bool = False
     stale_reason: str | None = None
 
-    @model_validator(mode="after")
-    def _span(self) -> SourceRef:
-        if self.end <= self.start:
+    @field_validator("end")
+    @classmethod
+    def _span(cls, end: int, info: ValidationInfo) -> int:
+        # a field validator, not a model one: pydantic re-runs model validators every time an
+        # instance is nested into another model, and cards hold hundreds of references
+        if end <= info.data.get("start", end):
             raise ValueError("source reference span must be non-empty (start < end)")
-        return self
+        return end
 
 
 class CardField(_Frozen):
