@@ -142,3 +142,30 @@ def test_no_marker_dated_after_as_of_appears_in_any_field(engine, marked_book, a
         assert f"里程碑标记{later}" not in text
         assert marker(later) not in text
     assert f"里程碑标记{as_of}" in text
+
+
+def test_budget_is_never_exceeded_and_the_baseline_never_trimmed(engine, marked_book):
+    from muse.context.contracts import TokenBudget
+    from muse.context.tokens import estimate_tokens
+
+    _with_cards(engine, marked_book)
+    full = _freeze(engine, marked_book, 9).context
+    first_card = next(s.tokens for s in full.manifest.sources if s.kind == "card")
+    tiny = TokenBudget(cards=first_card, consecutive_prose=10, historical_evidence=150, patterns=0)
+    with engine.begin() as conn:
+        section_id, outline = load_confirmed(conn, marked_book, 9)
+        ctx = freeze_context(conn, work_id=marked_book, outline=outline,
+                             outline_section_id=section_id, run_id="run_00000000000000000001",
+                             attempt=1, as_of=8, authorization=take_snapshot(conn, marked_book, "production"),
+                             budget=tiny).context
+    used: dict[str, int] = {}
+    for s in ctx.manifest.sources:
+        used[s.kind] = used.get(s.kind, 0) + s.tokens
+    budget = ctx.token_budget
+    assert used.get("card", 0) <= budget.cards
+    assert used.get("prose_excerpt", 0) <= budget.historical_evidence
+    baseline = [p for p in ctx.prose_evidence if p.purpose == "baseline"]
+    assert [p.chapter for p in baseline] == [5, 6, 7, 8]
+    assert used["chapter"] == sum(estimate_tokens(p.excerpt) for p in baseline) <= budget.consecutive_prose
+    reasons = " ".join(o.reason for o in ctx.omitted_sources)
+    assert "超出卡片预算" in reasons and "超出历史证据预算" in reasons
