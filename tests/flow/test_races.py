@@ -74,11 +74,10 @@ def _race_processes(db_url: str, contenders: list[tuple[str, str, str, str]]) ->
     ]
     for p in procs:
         p.start()
-    results = [queue.get(timeout=180) for _ in procs]
     for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0
-    return results
+        p.join(timeout=120)
+    assert [p.exitcode for p in procs] == [0] * len(procs)
+    return [queue.get(timeout=10) for _ in procs]
 
 
 def _one_winner(results: list[str]) -> str:
@@ -119,7 +118,8 @@ def test_processes_race_the_same_run_move(db_url, engine):
 def test_processes_race_accept_against_discard(db_url, engine):
     _, cand_id = candidate_in_state(engine, new_work(engine), "PASSED")
     contenders = [
-        ("candidate", cand_id, t) for t in ("ACCEPTED", "DISCARDED", "ARCHIVED", "ACCEPTED")
+        ("candidate", cand_id, t, "PASSED")
+        for t in ("ACCEPTED", "DISCARDED", "ARCHIVED", "ACCEPTED")
     ]
     winner = _one_winner(_race_processes(db_url, contenders))
     assert row(engine, candidates, cand_id)["state"] == winner

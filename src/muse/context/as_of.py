@@ -13,6 +13,7 @@ from sqlalchemy import Connection
 from muse.context import search_index
 from muse.context.search_index import Hit
 from muse.core.errors import ContractViolation
+from muse.core.length_target import MIN_VALID_HAN, SAMPLE_SIZE
 from muse.knowledge.cards import load_cards
 from muse.knowledge.conflicts import list_conflicts
 from muse.knowledge.contracts import Card, CardState
@@ -46,12 +47,12 @@ class AsOfView:
             self._guard(number)
         return list(catalog.iter_chapter_texts(self.conn, self.work_id, numbers=numbers))
 
-    def chapter_lengths(self) -> list[tuple[int, int]]:
-        """(number, Han count) of every canonical chapter up to as_of."""
-        return [
-            (c.number, c.han_count)
-            for c in catalog.list_chapters(self.conn, self.work_id, upto=self.as_of)
-        ]
+    def recent_valid_lengths(self, before: int) -> list[tuple[int, int]]:
+        """(number, Han count) of the latest chapters that can count for the length rule
+        (spec 000 §8.1: canonical, ≥ 500 Han, before the target), at most the 20 it samples."""
+        return catalog.recent_chapter_lengths(
+            self.conn, self.work_id, upto=min(before - 1, self.as_of), min_han=MIN_VALID_HAN,
+            limit=SAMPLE_SIZE)
 
     @cached_property
     def _confirmed_cards(self) -> list[Card]:
@@ -94,5 +95,5 @@ class AsOfView:
     def previous_chapters(self, before: int, count: int) -> list[int]:
         """Numbers of the ``count`` chapters right before ``before`` that exist and are ≤ as_of."""
         upto = min(before - 1, self.as_of)
-        numbers = [n for n, _ in self.chapter_lengths() if n <= upto]
-        return numbers[-count:]
+        recent = catalog.recent_chapter_lengths(self.conn, self.work_id, upto=upto, limit=count)
+        return sorted(n for n, _ in recent)

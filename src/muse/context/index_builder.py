@@ -31,7 +31,12 @@ from muse.context.index_tokenizer import TOKENIZER_VERSION, Tokenizer, rjieba_ve
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
 from muse.store.jobs import enqueue
-from muse.works.catalog import get_chapter_text, get_work_row, iter_chapter_texts, list_chapters
+from muse.works.catalog import (
+    chapter_revisions,
+    get_chapter_text,
+    get_work_row,
+    iter_chapter_texts,
+)
 from muse.works.contracts import ChapterText
 
 INDEX_FORMAT = f"prose-fts-{TOKENIZER_VERSION}.{CHUNKER_VERSION}"
@@ -291,11 +296,12 @@ def chunk_total(conn: Connection, work_id: int, *, max_chapter: int) -> int:
 def stale_chapters(conn: Connection, work_id: int) -> list[int]:
     """Canonical chapters whose indexed revision is not their current one (or not indexed)."""
     indexed = _indexed_revisions(conn, work_id)
-    return [c.number for c in list_chapters(conn, work_id) if indexed.get(c.number) != c.revision]
+    canonical = chapter_revisions(conn, work_id)
+    return sorted(n for n, rev in canonical.items() if indexed.get(n) != rev)
 
 
 def index_status(conn: Connection, work_id: int) -> IndexStatus:
-    canonical = {c.number: c.revision for c in list_chapters(conn, work_id)}
+    canonical = chapter_revisions(conn, work_id)
     indexed = _indexed_revisions(conn, work_id)
     return IndexStatus(
         work_id=work_id,
@@ -304,7 +310,7 @@ def index_status(conn: Connection, work_id: int) -> IndexStatus:
         chapters=len(canonical),
         indexed_chapters=len(indexed),
         chunks=chunk_total(conn, work_id, max_chapter=MAX_CHAPTER),
-        stale=tuple(n for n, rev in canonical.items() if indexed.get(n) != rev),
+        stale=tuple(sorted(n for n, rev in canonical.items() if indexed.get(n) != rev)),
         orphaned=tuple(sorted(set(indexed) - set(canonical))),
     )
 

@@ -68,7 +68,8 @@ def _length(view: AsOfView, outline: FineOutline, work_default: int):
         required_scene_count=len(hc.required_scenes),
     )
     lengths = [
-        ChapterLength(number=n, han_count=h, empty=h == 0) for n, h in view.chapter_lengths()
+        ChapterLength(number=n, han_count=h)
+        for n, h in view.recent_valid_lengths(outline.target_chapter)
     ]
     return compute_length_target(
         lengths,

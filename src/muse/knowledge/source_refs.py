@@ -201,7 +201,6 @@ def load_refs(
     query = select(
         c.owner_id,
         c.target,
-        c.position,
         c.chapter,
         c.start_offset,
         c.end_offset,
@@ -210,23 +209,19 @@ def load_refs(
         c.quote,
         c.stale,
         c.stale_reason,
-    )
-    query = query.where(c.owner_kind == owner_kind)
+    ).where(c.owner_kind == owner_kind)
     if isinstance(owner_ids, Select):
-        query = query.where(source_refs.c.owner_id.in_(owner_ids))
+        query = query.where(c.owner_id.in_(owner_ids))
     elif owner_ids is not None:
-        query = query.where(source_refs.c.owner_id.in_(list(owner_ids)))
+        query = query.where(c.owner_id.in_(list(owner_ids)))
     if work_id is not None:
-        query = query.where(source_refs.c.work_id == work_id)
-    grouped: dict[tuple[str, str], list[tuple[int, SourceRef]]] = defaultdict(list)
-    # plain tuples: named access on tens of thousands of rows costs more than the query
-    for owner_id, target, position, *ref in conn.execute(query).all():
-        grouped[(owner_id, target)].append((position, _to_ref(*ref)))
-    return {key: [ref for _, ref in sorted(items, key=_first)] for key, items in grouped.items()}
-
-
-def _first(item: tuple[int, SourceRef]) -> int:
-    return item[0]
+        query = query.where(c.work_id == work_id)
+    grouped: dict[tuple[str, str], list[SourceRef]] = defaultdict(list)
+    # the database sorts; plain tuples, since named access on many rows costs more than the query
+    rows = conn.execute(query.order_by(c.owner_id, c.target, c.position)).all()
+    for owner_id, target, *ref in rows:
+        grouped[(owner_id, target)].append(_to_ref(*ref))
+    return grouped
 
 
 # --- revalidation --------------------------------------------------------------------------

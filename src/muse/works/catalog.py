@@ -239,3 +239,29 @@ def latest_chapter_number(conn: Connection, work_id: int) -> int | None:
     return conn.execute(
         select(func.max(chapters.c.number)).where(chapters.c.work_id == work_id)
     ).scalar()
+
+
+def chapter_revisions(conn: Connection, work_id: int) -> dict[int, int]:
+    """chapter number → canonical revision, for every chapter (one light query)."""
+    rows = conn.execute(
+        select(chapters.c.number, chapters.c.current_revision).where(chapters.c.work_id == work_id)
+    )
+    return {number: revision for number, revision in rows}
+
+
+def recent_chapter_lengths(
+    conn: Connection, work_id: int, *, upto: int, min_han: int = 0, limit: int | None = None
+) -> list[tuple[int, int]]:
+    """(number, Han count) of the latest chapters ``<= upto`` with at least ``min_han`` Han
+    characters, newest first — what the length rule and the baseline need, without reading
+    the whole book."""
+    query = (
+        select(chapters.c.number, prose_blocks.c.han_count)
+        .select_from(chapters.join(prose_blocks, _current_block()))
+        .where(chapters.c.work_id == work_id, chapters.c.number <= upto,
+               prose_blocks.c.han_count >= min_han)
+        .order_by(chapters.c.number.desc())
+    )
+    if limit is not None:
+        query = query.limit(limit)
+    return [(number, han) for number, han in conn.execute(query)]
