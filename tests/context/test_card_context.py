@@ -154,10 +154,17 @@ def test_budget_is_never_exceeded_and_the_baseline_never_trimmed(engine, marked_
     tiny = TokenBudget(cards=first_card, consecutive_prose=10, historical_evidence=150, patterns=0)
     with engine.begin() as conn:
         section_id, outline = load_confirmed(conn, marked_book, 9)
-        ctx = freeze_context(conn, work_id=marked_book, outline=outline,
-                             outline_section_id=section_id, run_id="run_00000000000000000001",
-                             attempt=1, as_of=8, authorization=take_snapshot(conn, marked_book, "production"),
-                             budget=tiny).context
+        ctx = freeze_context(
+            conn,
+            work_id=marked_book,
+            outline=outline,
+            outline_section_id=section_id,
+            run_id="run_00000000000000000001",
+            attempt=1,
+            as_of=8,
+            authorization=take_snapshot(conn, marked_book, "production"),
+            budget=tiny,
+        ).context
     used: dict[str, int] = {}
     for s in ctx.manifest.sources:
         used[s.kind] = used.get(s.kind, 0) + s.tokens
@@ -166,6 +173,25 @@ def test_budget_is_never_exceeded_and_the_baseline_never_trimmed(engine, marked_
     assert used.get("prose_excerpt", 0) <= budget.historical_evidence
     baseline = [p for p in ctx.prose_evidence if p.purpose == "baseline"]
     assert [p.chapter for p in baseline] == [5, 6, 7, 8]
-    assert used["chapter"] == sum(estimate_tokens(p.excerpt) for p in baseline) <= budget.consecutive_prose
+    assert (
+        used["chapter"]
+        == sum(estimate_tokens(p.excerpt) for p in baseline)
+        <= budget.consecutive_prose
+    )
     reasons = " ".join(o.reason for o in ctx.omitted_sources)
     assert "超出卡片预算" in reasons and "超出历史证据预算" in reasons
+
+
+def test_confirmed_style_and_bound_patterns_reach_the_context(engine, marked_book):
+    from muse.patterns.bindings import Binding, bind_assembly
+    from tests.patterns.test_bindings import STYLE, pattern
+
+    before = _freeze(engine, marked_book, 9).context
+    assert before.style_constraints is None and before.pattern_references == ()
+    with engine.begin() as conn:
+        hook = pattern(conn, "章末留悬念")
+        bind_assembly(conn, marked_book, "plan_assembly", [Binding(hook, "章末")], STYLE)
+    ctx = _freeze(engine, marked_book, 9).context
+    assert ctx.style_constraints["personViewpoint"] == "第一人称"
+    assert [p["key"] for p in ctx.pattern_references] == ["hook"]
+    assert {"style", "pattern"} <= {s.kind for s in ctx.manifest.sources}

@@ -20,6 +20,7 @@ from muse.knowledge.contracts import Card, CardState
 from muse.knowledge.fact_types import LedgerEntry
 from muse.knowledge.facts import fact_ledger_entries
 from muse.knowledge.state_as_of import BookTerms, state_as_of
+from muse.patterns.bindings import load_bound_patterns, load_confirmed_style
 from muse.works import catalog
 from muse.works.contracts import ChapterText
 
@@ -51,8 +52,12 @@ class AsOfView:
         """(number, Han count) of the latest chapters that can count for the length rule
         (spec 000 §8.1: canonical, ≥ 500 Han, before the target), at most the 20 it samples."""
         return catalog.recent_chapter_lengths(
-            self.conn, self.work_id, upto=min(before - 1, self.as_of), min_han=MIN_VALID_HAN,
-            limit=SAMPLE_SIZE)
+            self.conn,
+            self.work_id,
+            upto=min(before - 1, self.as_of),
+            min_han=MIN_VALID_HAN,
+            limit=SAMPLE_SIZE,
+        )
 
     @cached_property
     def _confirmed_cards(self) -> list[Card]:
@@ -91,6 +96,14 @@ class AsOfView:
         return search_index.search(
             self.conn, self.work_id, names, max_chapter=self.as_of, limit=limit
         )
+
+    def style(self) -> dict | None:
+        """The confirmed style profile (stage 3), or None: never a shadow one."""
+        return load_confirmed_style(self.conn, self.work_id)
+
+    def patterns(self) -> list[dict]:
+        """Patterns bound through the confirmed assembly (stage 3), nothing unconfirmed."""
+        return load_bound_patterns(self.conn, self.work_id)
 
     def previous_chapters(self, before: int, count: int) -> list[int]:
         """Numbers of the ``count`` chapters right before ``before`` that exist and are ≤ as_of."""

@@ -22,7 +22,7 @@ from muse.context.contracts import (
 )
 from muse.context.reread import Excerpt, excerpts_for_card
 from muse.context.tokens import estimate_tokens
-from muse.core.canonical import sha256_hex
+from muse.core.canonical import hash_value, sha256_hex
 from muse.knowledge.contracts import CardState
 from muse.planning.contracts import FineOutline
 from muse.works.contracts import ChapterText
@@ -41,6 +41,8 @@ class SourcePack:
     card_prose: dict[str, list[str]] = field(default_factory=dict)
     used: dict[str, int] = field(default_factory=dict)
     read_revisions: dict[int, int] = field(default_factory=dict)
+    style: dict | None = None
+    patterns: list[dict] = field(default_factory=list)
 
     def spend(self, category: str, tokens: int, budget: int) -> bool:
         if self.used.get(category, 0) + tokens > budget:
@@ -58,7 +60,54 @@ def collect(
     add_cards(pack, view, outline, plan.token_budget)
     add_excerpts(pack, view, {c.number for c in chapters}, plan.token_budget)
     add_similar_scenes(pack, view, plan, {c.number for c in chapters})
+    add_style_and_patterns(pack, view, plan.token_budget)
     return pack
+
+
+def add_style_and_patterns(pack: SourcePack, view: AsOfView, budget: TokenBudget) -> None:
+    """The confirmed style profile and the bound patterns (spec 001 §1A stage 3): structural
+    method references only, within the patterns budget."""
+    style = view.style()
+    if style is not None:
+        pack.style = style
+        pack.sources.append(
+            ManifestSource(
+                kind="style",
+                source_id=f"style:{view.work_id}",
+                source_version="confirmed",
+                chapter=None,
+                start=None,
+                end=None,
+                content_sha256=hash_value(style),
+                reason="已确认的文风画像（阶段 3）",
+                tokens=estimate_tokens(str(style)),
+            )
+        )
+    for pattern in view.patterns():
+        tokens = estimate_tokens(str(pattern.get("content", "")))
+        if not pack.spend("patterns", tokens, budget.patterns):
+            pack.omitted.append(
+                OmittedSource(
+                    kind="pattern",
+                    source_id=str(pattern["id"]),
+                    reason=f"超出范式预算（{budget.patterns} tokens）",
+                )
+            )
+            continue
+        pack.patterns.append(pattern)
+        pack.sources.append(
+            ManifestSource(
+                kind="pattern",
+                source_id=f"pattern:{pattern['key']}",
+                source_version=str(pattern["version"]),
+                chapter=None,
+                start=None,
+                end=None,
+                content_sha256=pattern["contentSha256"],
+                reason=f"已确认装配绑定的范式：{pattern['name']}",
+                tokens=tokens,
+            )
+        )
 
 
 def add_similar_scenes(

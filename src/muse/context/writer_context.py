@@ -169,6 +169,8 @@ def freeze_context(
             declaration_rule=DECLARATION_RULE,
             narrative_baseline=measure(chapters),
         ),
+        style_constraints=pack.style,
+        pattern_references=tuple(pack.patterns),
         token_budget=plan.token_budget,
         omitted_sources=tuple(pack.omitted),
     )

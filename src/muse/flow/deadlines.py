@@ -26,7 +26,7 @@ from sqlalchemy import Connection, Engine, select
 
 from muse.core.clock import as_utc, iso, utc_now
 from muse.core.errors import ConfigError, InvalidInput, NotFound, StaleTransition
-from muse.flow.states import RUN_STATE_LABELS, timeout_state
+from muse.flow.states import RUN_STATE_LABELS, WORKING_NODES, timeout_state
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.store.cas import compare_and_set
@@ -177,9 +177,14 @@ def expire(engine: Engine, now: datetime | None = None) -> list[TimedOut]:
     """Move every run whose running node's deadline has passed to ``<node>_timeout``."""
     now = now or utc_now()
     with engine.connect() as conn:
+        conn = conn.execution_options(sqlite_begin="DEFERRED")  # a pure read takes no write lock
         due = conn.execute(
             select(runs.c.id)
-            .where(runs.c.deadline_at <= now, runs.c.deadline_node == runs.c.state)
+            .where(
+                runs.c.deadline_at <= now,
+                runs.c.deadline_node == runs.c.state,
+                runs.c.state.in_(WORKING_NODES),
+            )
             .order_by(runs.c.deadline_at)
         ).scalars()
         due_ids = list(due)

@@ -72,12 +72,16 @@ def sweep(
     report = SweepReport(timed_out=expire(engine, now))
     cutoff = now - timedelta(seconds=stale_after if stale_after is not None else stale_after_s())
     with engine.connect() as conn:
+        conn = conn.execution_options(sqlite_begin="DEFERRED")  # a pure read takes no write lock
         stale_ids = list(
             conn.execute(
                 select(runs.c.id)
                 .where(
                     runs.c.state.in_(WORKING_NODES),
-                    or_(runs.c.deadline_at.is_(None), runs.c.deadline_node != runs.c.state),
+                    or_(
+                        runs.c.deadline_at.is_(None),
+                        runs.c.deadline_node.is_distinct_from(runs.c.state),
+                    ),
                     runs.c.updated_at < cutoff,
                 )
                 .order_by(runs.c.updated_at)
