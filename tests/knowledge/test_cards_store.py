@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from muse.core.errors import InvalidInput, NotFound, StaleTransition
@@ -157,3 +159,15 @@ def test_the_same_alias_on_two_cards_is_reported(conn, work):
         ("大圣", "name"),
     }
     assert "同时属于多张卡片" in collisions[0].message()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_loading_leaves_the_garbage_collector_as_it_was(conn, work, enabled):
+    insert_card(conn, work, spec(), CardStatus.confirmed)
+    before = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert len(work_state_as_of(conn, work, 1).visible()) == 1
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if before else gc.disable)()

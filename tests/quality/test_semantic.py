@@ -210,3 +210,20 @@ def test_the_binding_does_not_follow_an_edited_body(engine, checked):
     assert verify_binding(wire, body=body, version=1)
     assert not verify_binding(wire, body=body + "多写了一句。", version=1)
     assert not verify_binding(wire, body=body, version=2)
+
+
+def test_an_output_from_another_context_is_refused_before_any_call(engine, checked):
+    from muse.core.errors import ContractViolation
+
+    other = checked.output.model_copy(update={"context_snapshot_sha256": "e" * 64})
+    with pytest.raises(ContractViolation, match="contextSnapshotSha256"):
+        _detect(engine, checked, output=other)
+    with pytest.raises(ContractViolation, match="不属于运行"):
+        run_semantic_detector(
+            engine,
+            context=checked.context,
+            output=checked.output,
+            run_id="run_other",
+            provider="offline",
+            model="offline-1",
+        )

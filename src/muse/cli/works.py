@@ -11,7 +11,7 @@ from rich.table import Table
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
 from muse.cli.output import console, emit, print_json
 from muse.core.errors import InvalidInput
-from muse.store.engine import database_url, make_engine
+from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
 from muse.works import authorization, catalog
 from muse.works.contracts import SOURCE_KIND_LABELS, STATUS_LABELS, Purpose, SourceKind
@@ -55,7 +55,9 @@ def import_(
         None, "--purpose", help="允许用途：production / evaluation，可重复"
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="只列出识别到的章节，不写入"),
-    renumber: bool = typer.Option(False, "--renumber", help="按出现顺序重新编号（每卷重新编号的书）"),
+    renumber: bool = typer.Option(
+        False, "--renumber", help="按出现顺序重新编号（每卷重新编号的书）"
+    ),
     json_out: bool = JsonOption,
 ) -> None:
     """导入已有小说（拆书）：识别编码与章节，一个事务写入。"""
@@ -120,7 +122,7 @@ def export(
     work: str = WorkOption,
 ) -> None:
     """导出正式正文（Canonical）。"""
-    with get_engine().connect() as conn:
+    with reading(get_engine()) as conn:
         text = export_book(conn, work_id_for(work), fmt)
     if output is None:
         console.out(text, end="", highlight=False)
@@ -131,7 +133,7 @@ def export(
 
 def list_works(json_out: bool = JsonOption) -> None:
     """列出作品。"""
-    with get_engine().connect() as conn:
+    with reading(get_engine()) as conn:
         infos = catalog.list_works(conn)
     emit([i.model_dump(mode="json") for i in infos], json_out, _render_works)
 
@@ -156,7 +158,7 @@ def _render_works(rows: list[dict]) -> None:
 
 def list_chapters(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     """列出章节（章号、标题、卷、汉字数、修订版、内容哈希）。"""
-    with get_engine().connect() as conn:
+    with reading(get_engine()) as conn:
         rows = catalog.list_chapters(conn, work_id_for(work))
     emit([r.model_dump(mode="json") for r in rows], json_out, _render_chapters)
 
@@ -183,7 +185,7 @@ def chapter_show(
     json_out: bool = JsonOption,
 ) -> None:
     """显示一章正式正文。"""
-    with get_engine().connect() as conn:
+    with reading(get_engine()) as conn:
         work_id = work_id_for(work)
         chapter = (
             catalog.get_revision_text(conn, work_id, number, revision)

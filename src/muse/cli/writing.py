@@ -11,6 +11,7 @@ from muse.flow import queries
 from muse.flow.accept import accept_candidate
 from muse.flow.production import RunSummary, write_chapter
 from muse.flow.states import RUN_STATE_LABELS
+from muse.store.engine import reading
 
 run_app = typer.Typer(help="运行记录。", no_args_is_help=True)
 candidate_app = typer.Typer(help="候选稿。", no_args_is_help=True)
@@ -88,7 +89,7 @@ def accept(
 
 def list_runs(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     """列出运行记录。"""
-    with get_engine().connect() as conn:
+    with reading(get_engine()) as conn:
         rows = queries.list_runs(conn, work_id_for(work))
     emit(rows, json_out, _render_runs)
 
@@ -109,7 +110,7 @@ def _render_runs(rows: list[dict]) -> None:
 @run_app.command("show")
 def run_show(run_id: str, json_out: bool = JsonOption) -> None:
     """显示一次运行的每个节点、输入哈希与回执。"""
-    with get_engine().connect() as conn:
+    with reading(get_engine()) as conn:
         data = queries.show_run(conn, run_id)
     emit(data, json_out, _render_run)
 
@@ -132,7 +133,7 @@ def list_candidates(
     json_out: bool = JsonOption,
 ) -> None:
     """列出候选稿。"""
-    with get_engine().connect() as conn:
+    with reading(get_engine()) as conn:
         rows = queries.list_candidates(conn, work_id_for(work), chapter)
     emit(rows, json_out, _render_candidates)
 
@@ -154,7 +155,7 @@ def _render_candidates(rows: list[dict]) -> None:
 @candidate_app.command("show")
 def candidate_show(candidate_id: str, json_out: bool = JsonOption) -> None:
     """显示候选正文、状态与检测报告。"""
-    with get_engine().connect() as conn:
+    with reading(get_engine()) as conn:
         data = queries.show_candidate(conn, candidate_id)
     emit(data, json_out, _render_candidate)
 

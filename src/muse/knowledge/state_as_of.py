@@ -46,7 +46,7 @@ from typing import NamedTuple
 from sqlalchemy import Connection
 
 from muse.knowledge.card_types import CardType, card_type
-from muse.knowledge.cards import load_cards
+from muse.knowledge.cards import load_cards, many_objects
 from muse.knowledge.contracts import (
     Card,
     CardField,
@@ -371,5 +371,6 @@ def book_state_as_of(
 
 def work_state_as_of(conn: Connection, work_id: int, as_of: int) -> WorkStateAsOf:
     """All confirmed cards of a work as of chapter ``as_of``."""
-    states = book_state_as_of(load_cards(conn, work_id), as_of)
+    with many_objects():
+        states = book_state_as_of(load_cards(conn, work_id), as_of)
     return WorkStateAsOf(work_id=work_id, as_of=as_of, cards=states)

@@ -35,6 +35,7 @@ from muse.agents.tools import ToolSet
 from muse.context.contracts import WriterContext
 from muse.context.output_contracts import WriterOutput
 from muse.core.canonical import sha256_hex
+from muse.core.errors import ContractViolation
 from muse.core.text import count_han
 from muse.planning.contracts import FineOutline
 from muse.quality.anti_forgery import (
@@ -197,9 +198,11 @@ def run_semantic_detector(
     """Dispatch detector/check for ``output`` and return Muse's verified report.
 
     Model-call failures (``AgentCallError``: refused input, timeout, invalid output…) propagate:
-    the caller ends the run ``failed`` with the error. A report that fails anti-forgery comes
+    the caller ends the run ``failed`` with the error. An output that is not from ``context`` and
+    ``run_id`` raises ``ContractViolation`` before any call. A report that fails anti-forgery comes
     back with status ``forged`` and ``failure_reason == "detector_forgery"``.
     """
+    _require_pair(context, output, run_id)
     result = dispatch(
         engine,
         role="detector",
@@ -222,6 +225,15 @@ def run_semantic_detector(
         dependency=dependency_refs(reads),
         dependency_reads=len(reads),
     )
+
+
+def _require_pair(context: WriterContext, output: WriterOutput, run_id: str) -> None:
+    """The output must come from this context and this run: a mismatched pair is a caller bug
+    that must not produce a report bound to the wrong candidate."""
+    if output.context_snapshot_sha256 != context.context_snapshot.sha256:
+        raise ContractViolation("候选的 contextSnapshotSha256 与给定的冻结上下文不一致。")
+    if output.run_id != run_id or context.run_id != run_id:
+        raise ContractViolation(f"候选与上下文不属于运行 {run_id}。")
 
 
 def assess(

@@ -69,3 +69,9 @@ def _configure_sqlite(engine: Engine) -> None:
 
 def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
+
+
+def reading(engine: Engine):
+    """A connection for reads only: on SQLite its transactions are DEFERRED, so a long read
+    (an explore phase, a listing) never holds the write lock other writers are waiting for."""
+    return engine.connect().execution_options(sqlite_begin="DEFERRED")
