@@ -30,6 +30,7 @@ from muse.flow.states import RUN_STATE_LABELS, WORKING_NODES, timeout_state
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.store.cas import compare_and_set
+from muse.store.engine import reading
 
 # Seconds. A model node's deadline is longer than dispatch's own call timeout (600 s) plus one
 # repair request, so the call normally fails by itself first and the deadline catches the rest.
@@ -176,8 +177,7 @@ def guard_result(
 def expire(engine: Engine, now: datetime | None = None) -> list[TimedOut]:
     """Move every run whose running node's deadline has passed to ``<node>_timeout``."""
     now = now or utc_now()
-    with engine.connect() as conn:
-        conn = conn.execution_options(sqlite_begin="DEFERRED")  # a pure read takes no write lock
+    with reading(engine) as conn:
         due = conn.execute(
             select(runs.c.id)
             .where(

@@ -28,6 +28,7 @@ from muse.core.errors import ConfigError, StaleTransition
 from muse.flow.deadlines import DEFAULT_DEADLINES_S, TimedOut, expire, lock_run, time_out
 from muse.flow.states import RUN_STATE_LABELS, WORKING_NODES
 from muse.flow.tables import runs
+from muse.store.engine import reading
 
 STALE_AFTER_ENV = "MUSE_SWEEP_STALE_AFTER_S"
 STALE_AFTER_S = max(3600.0, 2 * max(DEFAULT_DEADLINES_S.values()))
@@ -71,8 +72,7 @@ def sweep(
     now = now or utc_now()
     report = SweepReport(timed_out=expire(engine, now))
     cutoff = now - timedelta(seconds=stale_after if stale_after is not None else stale_after_s())
-    with engine.connect() as conn:
-        conn = conn.execution_options(sqlite_begin="DEFERRED")  # a pure read takes no write lock
+    with reading(engine) as conn:
         stale_ids = list(
             conn.execute(
                 select(runs.c.id)
