@@ -46,8 +46,9 @@ def test_write_produces_a_checked_shadow_candidate(engine, book):
         )
     assert cand["state"] == "PASSED"
     assert cand["report"]["candidateSha256"] == cand["sha256"]
-    assert cand["report"]["semantic"]["status"] == "not_built"
-    assert nodes["semantic_detector"] == "not_built"
+    semantic = cand["report"]["semantic"]
+    assert semantic["status"] == "passed" and semantic["candidateSha256"] == cand["sha256"]
+    assert nodes["semantic_detector"] == "ok"
     assert nodes["retrieving"] == nodes["writing"] == nodes["mechanical_gate"] == "ok"
     with engine.connect() as conn:  # nothing became canonical
         assert catalog.latest_chapter_number(conn, book) == NEXT - 1
@@ -235,3 +236,77 @@ def test_accepted_chapter_is_searchable_in_the_same_commit(engine, book):
         assert search_index.stale_chapters(conn, book) == []
         hits = search_index.search(conn, book, ["山门后传来一声钟响"], max_chapter=NEXT, limit=3)
     assert [h.chapter for h in hits] == [NEXT]
+
+
+@pytest.fixture
+def scripted_detector():
+    from muse.agents.providers.offline import (
+        register_offline_generator,
+        unregister_offline_generator,
+    )
+
+    def install(report):
+        register_offline_generator(
+            "detector", "check", lambda task_input, model: report(task_input)
+        )
+
+    yield install
+    unregister_offline_generator("detector", "check")
+
+
+def _issue(quote: str) -> dict:
+    return {
+        "category": "fact_conflict",
+        "severity": "blocking",
+        "quote": quote,
+        "explanation": "脚本问题",
+        "evidence": ["fe-outline-H1"],
+    }
+
+
+def test_forged_detector_quote_ends_the_run_failed(engine, book, scripted_detector):
+    scripted_detector(
+        lambda _: {
+            "verdict": "rejected",
+            "issues": [_issue("正文里根本没有这一句。")],
+            "evidenceGaps": [],
+            "summary": "伪造",
+        }
+    )
+    summary = _write(engine, book)
+    assert summary.state == "failed" and "detector_forgery" in summary.reason
+    with engine.connect() as conn:
+        state = conn.execute(
+            select(candidates.c.state).where(candidates.c.id == summary.candidate_id)
+        ).scalar()
+    assert state == "REJECTED"
+
+
+def test_semantic_blocking_issue_with_a_real_quote_blocks(engine, book, scripted_detector):
+    def report(task_input):
+        body = task_input["candidate"]["body"] if "candidate" in task_input else None
+        quote = (body or "").split("\n\n")[1].split("。")[0] + "。"
+        return {
+            "verdict": "rejected",
+            "issues": [_issue(quote)],
+            "evidenceGaps": [],
+            "summary": "发现事实冲突",
+        }
+
+    scripted_detector(report)
+    summary = _write(engine, book)
+    assert summary.state == "blocked_user_action" and summary.semantic_status == "rejected"
+    assert any(f.get("kind") for f in summary.findings)
+
+
+def test_tampered_semantic_binding_is_quality_stale(engine, book):
+    summary = _write(engine, book)
+    with engine.begin() as conn:
+        report = conn.execute(
+            select(candidates.c.report).where(candidates.c.id == summary.candidate_id)
+        ).scalar()
+        report["semantic"]["candidateSha256"] = "0" * 64
+        conn.execute(
+            candidates.update().where(candidates.c.id == summary.candidate_id).values(report=report)
+        )
+    assert accept_candidate(engine, summary.candidate_id).state == "quality_stale"

@@ -9,7 +9,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from muse.cli.cards import card_app, cards_app, conflicts_app, drafts_app, facts_app
+from muse.cli import cards
+from muse.cli.common import get_engine
 from muse.knowledge.facts import propose_fact_delta
 from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work
@@ -17,19 +18,13 @@ from tests.knowledge.test_yaml_io import doc_example
 from tests.knowledge.xiyouji import CHAPTERS
 
 app = typer.Typer()
-for sub, name in (
-    (cards_app, "cards"),
-    (card_app, "card"),
-    (drafts_app, "drafts"),
-    (conflicts_app, "conflicts"),
-    (facts_app, "facts"),
-):
-    app.add_typer(sub, name=name)
+cards.register(app)
 
 
 @pytest.fixture
 def muse(engine, db_url, monkeypatch):
     monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
+    get_engine.cache_clear()
     with engine.begin() as conn:
         work = create_work(conn, "西游记")
         for number, (title, text) in CHAPTERS.items():
@@ -42,7 +37,9 @@ def muse(engine, db_url, monkeypatch):
         return result
 
     run.work = work
-    return run
+    yield run
+    get_engine().dispose()
+    get_engine.cache_clear()
 
 
 def as_json(result):

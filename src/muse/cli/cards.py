@@ -1,7 +1,7 @@
 """``muse cards / card / drafts / conflicts / facts``: the author's view of the book's memory.
 
 Commands only parse options, call the knowledge services in one transaction and print; every
-list and show command takes ``--json``.
+list and show command takes ``--json``. :func:`register` mounts the five nouns on ``muse``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import typer
 from rich.table import Table
 from sqlalchemy import Connection
 
+from muse.cli.common import JsonOption, WorkOption, get_engine
 from muse.cli.output import console, emit, fail
 from muse.core.errors import InvalidInput, MuseError, NotFound
 from muse.knowledge.aliases import alias_collisions
@@ -33,7 +34,6 @@ from muse.knowledge.facts import (
 from muse.knowledge.setting_ledger import setting_ledger
 from muse.knowledge.state_as_of import BookTerms, debut_of, state_as_of
 from muse.knowledge.yaml_export import export_cards_yaml
-from muse.store.engine import make_engine
 from muse.works.catalog import resolve_work
 
 cards_app = typer.Typer(help="知识卡：导入、导出、列表、设定台账。", no_args_is_help=True)
@@ -61,21 +61,18 @@ EXCLUSION_KINDS = {
     "plan": "规划",
 }
 
-WorkOpt = typer.Option(None, "--work", "-w", help="作品 ID 或书名；只有一部作品时可省略。")
-JsonOpt = typer.Option(False, "--json", help="输出 JSON。")
+WorkOpt = WorkOption
+JsonOpt = JsonOption
 
 
 @contextmanager
 def _session(work: str | None) -> Iterator[tuple[Connection, int]]:
     """One transaction; any Muse error is printed in Chinese and exits 1 (nothing written)."""
-    engine = make_engine()
     try:
-        with engine.begin() as conn:
+        with get_engine().begin() as conn:
             yield conn, resolve_work(conn, work)
     except MuseError as err:
         fail(err)
-    finally:
-        engine.dispose()
 
 
 def _print_table(title: str, columns: str, rows: Iterable[Iterable[object]]) -> None:
@@ -519,3 +516,11 @@ def facts_reject(
     with _session(work) as (conn, _):
         delta = reject_fact_delta(conn, delta_id, note=note)
     emit(delta.model_dump(mode="json"), as_json, lambda _: console.print(f"已驳回：{delta.id}"))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(cards_app, name="cards")
+    app.add_typer(card_app, name="card")
+    app.add_typer(drafts_app, name="drafts")
+    app.add_typer(conflicts_app, name="conflicts")
+    app.add_typer(facts_app, name="facts")

@@ -7,7 +7,9 @@ from functools import cache
 import typer
 from sqlalchemy import Engine
 
+from muse.cli.output import err_console
 from muse.core.errors import ConfigError
+from muse.flow.sweep import sweep_on_startup
 from muse.store.engine import is_sqlite, make_engine
 from muse.store.migrate import is_up_to_date, upgrade
 from muse.works.catalog import resolve_work
@@ -16,8 +18,21 @@ JsonOption = typer.Option(False, "--json", help="以 JSON 输出，便于脚本�
 WorkOption = typer.Option(None, "--work", "-w", help="作品 ID 或书名；只有一部作品时可省略。")
 
 
-@cache
 def get_engine() -> Engine:
+    """The ready engine; the first call also sweeps runs a crash left non-terminal."""
+    engine = ready_engine()
+    global _swept
+    if not _swept:
+        _swept = True
+        _sweep(engine)
+    return engine
+
+
+_swept = False
+
+
+@cache
+def ready_engine() -> Engine:
     """The engine for ``MUSE_DATABASE_URL`` (or ./muse.db), migrated and ready.
 
     The embedded SQLite database is migrated on first use; a PostgreSQL server database is only
@@ -31,6 +46,27 @@ def get_engine() -> Engine:
     return engine
 
 
+def _sweep(engine: Engine) -> None:
+    """Runs a crash left non-terminal are swept to their timeout state on startup (issue 6)."""
+    report = sweep_on_startup(engine)
+    if report.moved:
+        err_console.print(
+            f"[yellow]注意：[/]{len(report.moved)} 个中断的运行已标记为超时（muse runs 查看）。"
+        )
+    if report.error:
+        err_console.print(f"[yellow]注意：[/]启动时清理中断运行失败：{report.error}")
+
+
 def work_id_for(work: str | None) -> int:
     with get_engine().connect() as conn:
         return resolve_work(conn, work)
+
+
+def _reset() -> None:
+    """Forget the engine (tests point MUSE_DATABASE_URL elsewhere between runs)."""
+    global _swept
+    ready_engine.cache_clear()
+    _swept = False
+
+
+get_engine.cache_clear = _reset  # type: ignore[attr-defined]

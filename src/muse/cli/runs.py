@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from muse.cli.common import JsonOption, WorkOption, get_engine
+from muse.cli.common import JsonOption, WorkOption, ready_engine
 from muse.cli.output import console, emit
 from muse.flow.states import RUN_STATE_LABELS
 from muse.flow.sweep import SweepReport, sweep
@@ -28,7 +28,7 @@ def runs(ctx: typer.Context, work: str = WorkOption, json_out: bool = JsonOption
 @runs_app.command("sweep")
 def sweep_command(json_out: bool = JsonOption) -> None:
     """把进程中断后停在工作节点、已超过截止时间或长期无进展的运行，结束在对应的超时状态。"""
-    report = sweep(get_engine())
+    report = sweep(ready_engine())  # the explicit sweep reports what it moves itself
     emit(report.to_dict(), json_out, lambda _: _render(report))
 
 

@@ -178,7 +178,6 @@ def _render_candidate(d: dict) -> None:
 def register(app: typer.Typer) -> None:
     app.command("write")(write)
     app.command("accept")(accept)
-    app.command("runs")(list_runs)
     app.command("candidates")(list_candidates)
     app.add_typer(run_app, name="run")
     app.add_typer(candidate_app, name="candidate")

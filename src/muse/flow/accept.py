@@ -22,6 +22,7 @@ from muse.core.errors import AuthorizationError, InvalidInput, NotFound, Revisio
 from muse.core.ids import new_id
 from muse.flow.tables import candidates, decisions, runs
 from muse.flow.transitions import move_candidate, move_run
+from muse.quality.anti_forgery import verify_binding
 from muse.store.jobs import enqueue
 from muse.works import authorization, catalog
 from muse.works.canonical import add_chapter, write_revision
@@ -141,6 +142,8 @@ def _preflight(conn: Connection, cand, run) -> None:
         or report.get("candidateVersion") != cand["version"]
         or report.get("qualityPolicyVersion") != run["quality_policy_version"]
         or run["quality_policy_version"] != QUALITY_POLICY_VERSION
+        or (report.get("semantic") or {}).get("status") != "passed"
+        or not verify_binding(report["semantic"], body=cand["body"], version=cand["version"])
     ):
         raise PreflightFailed(
             "quality_stale",

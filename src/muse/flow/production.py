@@ -1,9 +1,11 @@
 """``muse write N``: one production run from the confirmed fine outline to a shadow candidate.
 
 Each node commits its own transaction, so every step (and where a run stopped) is stored and
-visible; a node's state change and its side-effect rows share one transaction. The nodes that
-later issues build (semantic detector, rewrite loop) are recorded as ``not_built`` events, never
-as a pretend pass.
+visible; a node's state change and its side-effect rows share one transaction. Every working node
+has a deadline (``flow.deadlines``): a result that arrives after its node timed out is discarded
+(``guard_result``), never applied. Every move names the state it expects, so a stale actor can
+never move a run that someone else already moved. The automatic rewrite loop is not built yet: it
+is recorded as a ``not_built`` event and a rejected candidate goes to the author.
 """
 
 from __future__ import annotations
@@ -12,25 +14,29 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine, select
 
 from muse.agents import offline_writer  # noqa: F401  (the offline provider's writer)
 from muse.agents.dispatch import dispatch
-from muse.context.output_contracts import WriterDraft
+from muse.context.output_contracts import WriterDraft, WriterOutput
 from muse.context.writer_context import QUALITY_POLICY_VERSION, FrozenContext, freeze_context
 from muse.context.writer_output import build_output
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, MuseError
 from muse.core.ids import new_id
 from muse.core.text import count_han
+from muse.flow.deadlines import guard_result, remaining_s, start_node
+from muse.flow.states import WORKING_NODES
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.planning.fine_outlines import load_confirmed
 from muse.quality import mechanical
+from muse.quality.semantic import SemanticReport, run_semantic_detector
 from muse.works import authorization, catalog
 from muse.works.tables import chapters
 
 Progress = Callable[[str, str], None]  # (node, status)
+ATTEMPT = 1  # the rewrite loop (attempt + 1) is not built yet
 
 
 @dataclass
@@ -42,6 +48,7 @@ class RunSummary:
     findings: list[dict] = field(default_factory=list)
     han_count: int | None = None
     context_snapshot_id: str | None = None
+    semantic_status: str | None = None
 
 
 class _Stopped(Exception):
@@ -68,17 +75,11 @@ def write_chapter(
         run_id = _insert_run(conn, work_id, chapter, latest, provider, model)
     summary = RunSummary(run_id=run_id, state="validating_context")
     try:
-        auth = _node(
-            engine,
-            run_id,
-            "validating_context",
-            notify,
-            lambda conn: authorization.take_snapshot(conn, work_id, "production"),
-        )
+        auth = _validate(engine, run_id, work_id, notify)
         frozen = _retrieve(engine, run_id, work_id, outline, section_id, latest, auth, notify)
         summary.context_snapshot_id = frozen.snapshot_id
         draft, receipt = _write(engine, run_id, frozen, provider, model, notify)
-        _detect(engine, run_id, frozen, draft, receipt, summary, notify)
+        _detect(engine, run_id, frozen, draft, receipt, provider, model, summary, notify)
     except _Stopped as stop:
         summary.state, summary.reason = stop.state, stop.reason
     return summary
@@ -103,7 +104,7 @@ def _insert_run(conn, work_id: int, chapter: int, as_of: int, provider: str, mod
             mode="production",
             quality_policy_version=QUALITY_POLICY_VERSION,
             state="validating_context",
-            attempt=1,
+            attempt=ATTEMPT,
             revision=0,
             provider=provider,
             model=model,
@@ -113,84 +114,143 @@ def _insert_run(conn, work_id: int, chapter: int, as_of: int, provider: str, mod
             updated_at=now,
         )
     )
+    start_node(conn, run_id, "validating_context")
     return run_id
 
 
-def _stop(engine: Engine, run_id: str, state: str, reason: str, node: str, ms: int) -> _Stopped:
+def _advance(conn: Connection, run_id: str, node: str, next_state: str, **values) -> None:
+    """Apply ``node``'s result: refuse it if late, else move on and start the next deadline."""
+    if not guard_result(conn, run_id, ATTEMPT, node):
+        raise _Late(node)
+    move_run(conn, run_id, next_state, expected_state=node, expected_attempt=ATTEMPT, **values)
+    if next_state in WORKING_NODES:
+        start_node(conn, run_id, next_state)
+
+
+class _Late(Exception):
+    def __init__(self, node: str) -> None:
+        self.node = node
+
+
+def _current_state(engine: Engine, run_id: str) -> tuple[str, str | None]:
+    with engine.connect() as conn:
+        row = conn.execute(select(runs.c.state, runs.c.reason).where(runs.c.id == run_id)).one()
+    return row.state, row.reason
+
+
+def _commit_node(
+    engine: Engine, run_id: str, node: str, work: Callable[[Connection], None]
+) -> None:
+    """Run ``work`` (which calls ``_advance``) in one transaction; a late result is discarded."""
+    late = False
     with engine.begin() as conn:
-        move_run(conn, run_id, state, reason=reason)
-        record_event(
-            conn,
-            run_id,
-            1,
-            node,
-            "failed" if state != "blocked_user_action" else "blocked",
-            ms,
-            {"reason": reason},
-        )
+        try:
+            work(conn)
+        except _Late:
+            late = True  # the late-discarded event and any timeout are committed
+    if late:
+        state, reason = _current_state(engine, run_id)
+        raise _Stopped(state, reason or f"{node} 的结果迟到，已丢弃。")
+
+
+def _stop(engine: Engine, run_id: str, state: str, reason: str, node: str, ms: int) -> _Stopped:
+    def work(conn: Connection) -> None:
+        _advance(conn, run_id, node, state, reason=reason)
+        status = "blocked" if state == "blocked_user_action" else "failed"
+        record_event(conn, run_id, ATTEMPT, node, status, ms, {"reason": reason})
+
+    _commit_node(engine, run_id, node, work)
     return _Stopped(state, reason)
 
 
-def _node(engine: Engine, run_id: str, node: str, notify: Progress, work):
-    """Run the validating node: freeze the authorization, then move on to retrieving."""
+def _validate(engine: Engine, run_id: str, work_id: int, notify: Progress):
+    node = "validating_context"
     notify(node, "running")
     started = time.perf_counter()
+    holder = {}
+
+    def work(conn: Connection) -> None:
+        snapshot = authorization.take_snapshot(conn, work_id, "production")
+        holder["snapshot"] = snapshot
+        _advance(conn, run_id, node, "retrieving", authorization_snapshot_id=snapshot.id)
+        record_event(
+            conn,
+            run_id,
+            ATTEMPT,
+            node,
+            "ok",
+            _ms(started),
+            {"authorizationSnapshotId": snapshot.id, "purpose": "production"},
+        )
+
     try:
-        with engine.begin() as conn:
-            snapshot = work(conn)
-            move_run(conn, run_id, "retrieving", authorization_snapshot_id=snapshot.id)
-            record_event(
-                conn,
-                run_id,
-                1,
-                node,
-                "ok",
-                _ms(started),
-                {"authorizationSnapshotId": snapshot.id, "purpose": "production"},
-            )
+        _commit_node(engine, run_id, node, work)
     except AuthorizationError as err:
         notify(node, "failed")
         raise _stop(engine, run_id, "authorization_stale", str(err), node, _ms(started)) from None
     notify(node, "ok")
-    return snapshot
+    return holder["snapshot"]
 
 
 def _retrieve(engine, run_id, work_id, outline, section_id, as_of, auth, notify) -> FrozenContext:
-    notify("retrieving", "running")
+    node = "retrieving"
+    notify(node, "running")
     started = time.perf_counter()
-    with engine.begin() as conn:
+    holder = {}
+
+    def work(conn: Connection) -> None:
         frozen = freeze_context(
             conn,
             work_id=work_id,
             outline=outline,
             outline_section_id=section_id,
             run_id=run_id,
-            attempt=1,
+            attempt=ATTEMPT,
             as_of=as_of,
             authorization=auth,
         )
+        holder["frozen"] = frozen
+        if frozen.blocking:
+            return  # the context is stored; the run stops below, in its own transaction
         ctx = frozen.context
-        detail = {
-            "contextSnapshotId": frozen.snapshot_id,
-            "planId": ctx.manifest.plan_id,
-            "manifestId": ctx.manifest.manifest_id,
-            "sha256": ctx.context_snapshot.sha256,
-            "sources": len(ctx.manifest.sources),
-            "omitted": len(ctx.omitted_sources),
-        }
-        if not frozen.blocking:
-            move_run(conn, run_id, "writing")
-            record_event(conn, run_id, 1, "retrieving", "ok", _ms(started), detail)
+        _advance(conn, run_id, node, "writing")
+        record_event(
+            conn,
+            run_id,
+            ATTEMPT,
+            node,
+            "ok",
+            _ms(started),
+            {
+                "contextSnapshotId": frozen.snapshot_id,
+                "planId": ctx.manifest.plan_id,
+                "manifestId": ctx.manifest.manifest_id,
+                "sha256": ctx.context_snapshot.sha256,
+                "sources": len(ctx.manifest.sources),
+                "omitted": len(ctx.omitted_sources),
+                "cardHits": len(ctx.manifest.card_hits),
+            },
+        )
+
+    _commit_node(engine, run_id, node, work)
+    frozen = holder["frozen"]
     if frozen.blocking:
-        notify("retrieving", "blocked")
+        notify(node, "blocked")
         reason = "覆盖门阻断：" + "；".join(r.note for r in frozen.blocking)
-        raise _stop(engine, run_id, "blocked_user_action", reason, "retrieving", _ms(started))
-    notify("retrieving", "ok")
+        raise _stop(engine, run_id, "blocked_user_action", reason, node, _ms(started))
+    notify(node, "ok")
     return frozen
 
 
+def _deadline_left(engine: Engine, run_id: str) -> float | None:
+    with engine.connect() as conn:
+        deadline = conn.execute(select(runs.c.deadline_at).where(runs.c.id == run_id)).scalar()
+    return remaining_s(deadline) if deadline is not None else None
+
+
 def _write(engine, run_id, frozen: FrozenContext, provider, model, notify):
-    notify("writing", "running")
+    node = "writing"
+    notify(node, "running")
     started = time.perf_counter()
     try:
         result = dispatch(
@@ -202,19 +262,19 @@ def _write(engine, run_id, frozen: FrozenContext, provider, model, notify):
             task_input=frozen.context.wire(),
             output_model=WriterDraft,
             run_id=run_id,
+            timeout_s=_deadline_left(engine, run_id),
         )
     except MuseError as err:
-        notify("writing", "failed")
-        raise _stop(
-            engine, run_id, "failed", f"写手调用失败：{err}", "writing", _ms(started)
-        ) from None
-    with engine.begin() as conn:
-        move_run(conn, run_id, "detecting")
+        notify(node, "failed")
+        raise _stop(engine, run_id, "failed", f"写手调用失败：{err}", node, _ms(started)) from None
+
+    def work(conn: Connection) -> None:
+        _advance(conn, run_id, node, "detecting")
         record_event(
             conn,
             run_id,
-            1,
-            "writing",
+            ATTEMPT,
+            node,
             "ok",
             _ms(started),
             {
@@ -223,16 +283,52 @@ def _write(engine, run_id, frozen: FrozenContext, provider, model, notify):
                 "toolsSent": False,
             },
         )
-    notify("writing", "ok")
+
+    _commit_node(engine, run_id, node, work)
+    notify(node, "ok")
     return result.output, result.receipt_id
 
 
-def _detect(engine, run_id, frozen: FrozenContext, draft, receipt, summary: RunSummary, notify):
-    notify("detecting", "running")
+def _semantic(engine, run_id, frozen, output: WriterOutput, provider, model) -> SemanticReport:
+    try:
+        return run_semantic_detector(
+            engine,
+            context=frozen.context,
+            output=output,
+            run_id=run_id,
+            provider=provider,
+            model=model,
+            timeout_s=_deadline_left(engine, run_id),
+        )
+    except MuseError as err:
+        raise _stop(
+            engine, run_id, "failed", f"语义检测员调用失败：{err}", "detecting", 0
+        ) from None
+
+
+def _outcome(blocking: list, semantic: SemanticReport | None) -> tuple[str, str, str | None]:
+    """(run state, candidate state, reason) from the two checks (spec 000 §9)."""
+    if blocking:
+        return "blocked_user_action", "REJECTED", f"机械门发现 {len(blocking)} 个阻断问题。"
+    assert semantic is not None
+    if semantic.status == "passed":
+        return "shadow_ready", "PASSED", None
+    if semantic.status == "forged":
+        return "failed", "REJECTED", "detector_forgery：检测报告未通过防造假校验，已拒收。"
+    if semantic.status == "needs_evidence":
+        return "blocked_user_action", "REJECTED", "needs_evidence：语义检测缺少证据，交作者决定。"
+    return "blocked_user_action", "REJECTED", f"语义检测发现 {len(semantic.blocking)} 个阻断问题。"
+
+
+def _detect(engine, run_id, frozen, draft, receipt, provider, model, summary, notify):
+    node = "detecting"
+    notify(node, "running")
     started = time.perf_counter()
     output, unlocated = build_output(frozen.context, frozen.snapshot_id, draft, candidate_version=1)
     findings = mechanical.check(frozen.context, output, unlocated)
     blocking = [f for f in findings if f.severity == "high"]
+    semantic = None if blocking else _semantic(engine, run_id, frozen, output, provider, model)
+    run_state, candidate_state, reason = _outcome(blocking, semantic)
     report = {
         "candidateSha256": output.candidate_sha256,
         "candidateVersion": 1,
@@ -241,40 +337,21 @@ def _detect(engine, run_id, frozen: FrozenContext, draft, receipt, summary: RunS
             "status": "failed" if blocking else "passed",
             "findings": [f.to_dict() for f in findings],
         },
-        "semantic": {
-            "status": "not_built",
-            "note": "语义检测员尚未建成（生产链议题）；本报告只含机械门结果。",
-        },
+        "semantic": semantic.wire()
+        if semantic
+        else {"status": "skipped", "note": "机械门已阻断，未运行语义检测。"},
     }
     candidate_id = new_id("cand")
-    with engine.begin() as conn:
-        now = utc_now()
-        conn.execute(
-            candidates.insert().values(
-                id=candidate_id,
-                run_id=run_id,
-                work_id=frozen.context.work_id,
-                chapter=frozen.context.target_chapter,
-                version=1,
-                state="DRAFT",
-                revision=0,
-                acceptance_eligible=output.acceptance_eligible,
-                body=output.candidate_body,
-                sha256=output.candidate_sha256,
-                han_count=count_han(output.candidate_body),
-                context_snapshot_id=frozen.snapshot_id,
-                writer_output=output.wire(),
-                report=None,
-                created_at=now,
-                updated_at=now,
-            )
-        )
+
+    def work(conn: Connection) -> None:
+        _insert_candidate(conn, candidate_id, run_id, frozen, output)
         move_candidate(conn, candidate_id, "CHECKING")
-        move_candidate(conn, candidate_id, "REJECTED" if blocking else "PASSED", report=report)
+        move_candidate(conn, candidate_id, candidate_state, report=report)
+        _advance(conn, run_id, node, run_state, reason=reason)
         record_event(
             conn,
             run_id,
-            1,
+            ATTEMPT,
             "mechanical_gate",
             "failed" if blocking else "ok",
             _ms(started),
@@ -285,38 +362,64 @@ def _detect(engine, run_id, frozen: FrozenContext, draft, receipt, summary: RunS
                 "writerReceiptId": receipt,
             },
         )
-        record_event(
-            conn,
-            run_id,
-            1,
-            "semantic_detector",
-            "not_built",
-            0,
-            {"note": report["semantic"]["note"]},
-        )
-        if blocking:
+        if semantic is not None:
             record_event(
                 conn,
                 run_id,
-                1,
+                ATTEMPT,
+                "semantic_detector",
+                "ok" if semantic.passed else "failed",
+                0,
+                {
+                    "status": semantic.status,
+                    "receiptId": semantic.receipt_id,
+                    "findings": len(semantic.findings),
+                    "gaps": len(semantic.gaps),
+                },
+            )
+        if run_state == "blocked_user_action":
+            record_event(
+                conn,
+                run_id,
+                ATTEMPT,
                 "rewriting",
                 "not_built",
                 0,
                 {"note": "自动返修尚未建成（生产链议题）；候选交作者决定。"},
             )
-            move_run(
-                conn,
-                run_id,
-                "blocked_user_action",
-                reason=f"机械门发现 {len(blocking)} 个阻断问题。",
-            )
-        else:
-            move_run(conn, run_id, "shadow_ready")
-    notify("detecting", "failed" if blocking else "ok")
-    summary.state = "blocked_user_action" if blocking else "shadow_ready"
-    summary.candidate_id = candidate_id
+
+    _commit_node(engine, run_id, node, work)
+    notify(node, "ok" if run_state == "shadow_ready" else "failed")
+    summary.state, summary.reason, summary.candidate_id = run_state, reason, candidate_id
     summary.findings = [f.to_dict() for f in findings]
+    if semantic is not None:
+        summary.findings += [f.to_dict() for f in semantic.findings]
+        summary.semantic_status = semantic.status
     summary.han_count = count_han(output.candidate_body)
+
+
+def _insert_candidate(conn, candidate_id, run_id, frozen: FrozenContext, output: WriterOutput):
+    now = utc_now()
+    conn.execute(
+        candidates.insert().values(
+            id=candidate_id,
+            run_id=run_id,
+            work_id=frozen.context.work_id,
+            chapter=frozen.context.target_chapter,
+            version=1,
+            state="DRAFT",
+            revision=0,
+            acceptance_eligible=output.acceptance_eligible,
+            body=output.candidate_body,
+            sha256=output.candidate_sha256,
+            han_count=count_han(output.candidate_body),
+            context_snapshot_id=frozen.snapshot_id,
+            writer_output=output.wire(),
+            report=None,
+            created_at=now,
+            updated_at=now,
+        )
+    )
 
 
 def _ms(started: float) -> int:
