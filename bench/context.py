@@ -40,11 +40,14 @@ def outline(chapter: int) -> dict:
         "target_chapter": chapter,
         "title": f"第{chapter}章",
         "hard_constraints": {
-            "hard_events": [{"id": "H1", "text": "林远与苏晴在山门前争执，最终决定连夜下山"},
-                            {"id": "H2", "text": "陈默带来宗门大比提前的消息"}],
+            "hard_events": [
+                {"id": "H1", "text": "林远与苏晴在山门前争执，最终决定连夜下山"},
+                {"id": "H2", "text": "陈默带来宗门大比提前的消息"},
+            ],
             "result_direction": {"id": "R1", "text": "林远独自踏上前往北境的路"},
-            "foreshadowing": [{"id": "F1", "action": "推", "thread": "玉佩", "text": "玉佩再次发热",
-                               "cards": []}],
+            "foreshadowing": [
+                {"id": "F1", "action": "推", "thread": "玉佩", "text": "玉佩再次发热", "cards": []}
+            ],
             "chapter_end_hook": {"id": "K1", "text": "山道尽头出现一个黑衣人"},
             "required_entities": [{"id": f"E{i}", "name": n} for i, n in enumerate(NAMES[:3], 1)],
         },
@@ -63,10 +66,17 @@ def timed(fn, repeat: int = 5) -> tuple[float, object]:
 def build_context(engine, work_id: int, chapter: int):
     with engine.begin() as conn:
         section_id, fine = load_confirmed(conn, work_id, chapter)
-        return freeze_context(conn, work_id=work_id, outline=fine, outline_section_id=section_id,
-                              run_id="run_0000000000000000benc", attempt=1, as_of=chapter - 1,
-                              authorization=take_snapshot(conn, work_id, "production"),
-                              store=False).context
+        return freeze_context(
+            conn,
+            work_id=work_id,
+            outline=fine,
+            outline_section_id=section_id,
+            run_id="run_0000000000000000benc",
+            attempt=1,
+            as_of=chapter - 1,
+            authorization=take_snapshot(conn, work_id, "production"),
+            store=False,
+        ).context
 
 
 def main() -> None:
@@ -76,15 +86,19 @@ def main() -> None:
     engine = make_engine(args.database_url or f"sqlite:///{tempfile.mkdtemp()}/bench.db")
     upgrade(engine)
     print(f"database: {engine.dialect.name}")
-    report = import_book(engine, synthetic_web_novel().encode(), title="synthetic", source_kind="own")
+    report = import_book(
+        engine, synthetic_web_novel().encode(), title="synthetic", source_kind="own"
+    )
     work_id = report.work_id
     started = time.perf_counter()
     with engine.begin() as conn:
         search_index.rebuild_index(conn, work_id)
         for chapter in (100, 2000):
             confirm_section(conn, save_fine_outline(conn, work_id, outline(chapter)))
-    print(f"index build: {len(report.chapters)} chapters, {report.han_count} Han in "
-          f"{time.perf_counter() - started:.2f} s")
+    print(
+        f"index build: {len(report.chapters)} chapters, {report.han_count} Han in "
+        f"{time.perf_counter() - started:.2f} s"
+    )
 
     rng = random.Random(7)
     latencies = []
@@ -95,7 +109,9 @@ def main() -> None:
             if i % 2:
                 search_index.search(conn, work_id, [rng.choice(NAMES)], max_chapter=max_chapter)
             else:
-                search_index.search_text(conn, work_id, "山门前争执连夜下山", max_chapter=max_chapter)
+                search_index.search_text(
+                    conn, work_id, "山门前争执连夜下山", max_chapter=max_chapter
+                )
             latencies.append((time.perf_counter() - started) * 1000)
     latencies.sort()
     print(f"query: p50 {latencies[99]:.1f} ms, p95 {latencies[189]:.1f} ms over 200 queries")
@@ -105,12 +121,16 @@ def main() -> None:
         seconds, ctx = timed(lambda c=chapter: build_context(engine, work_id, c))
         tokens = sum(s.tokens for s in ctx.manifest.sources)
         rows[chapter] = (seconds, tokens)
-        print(f"context at chapter {chapter:>4}: {seconds * 1000:7.1f} ms, {tokens:>6} tokens, "
-              f"{len(ctx.manifest.sources)} sources, {len(ctx.omitted_sources)} omitted")
+        print(
+            f"context at chapter {chapter:>4}: {seconds * 1000:7.1f} ms, {tokens:>6} tokens, "
+            f"{len(ctx.manifest.sources)} sources, {len(ctx.omitted_sources)} omitted"
+        )
     time_ratio = rows[2000][0] / rows[100][0]
     token_ratio = rows[2000][1] / rows[100][1]
     verdict = "ok" if time_ratio <= 1.5 and token_ratio <= 1.5 else "NOT FLAT"
-    print(f"growth 100 → 2000: time ×{time_ratio:.2f}, tokens ×{token_ratio:.2f} ({verdict}, target ≤ 1.5)")
+    print(
+        f"growth 100 → 2000: time ×{time_ratio:.2f}, tokens ×{token_ratio:.2f} ({verdict}, target ≤ 1.5)"
+    )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import statistics
 import tempfile
 import time
@@ -136,7 +137,16 @@ def bench_pure(cards: list[Card], chapters: int, rounds: int, rng: random.Random
 
 
 def bench_db(specs: list[CardSpec], chapters: int, rounds: int, rng: random.Random) -> None:
-    path = Path(tempfile.mkdtemp()) / "bench.db"
+    folder = Path(tempfile.mkdtemp())
+    try:
+        _bench_db(folder / "bench.db", specs, chapters, rounds, rng)
+    finally:
+        shutil.rmtree(folder)
+
+
+def _bench_db(
+    path: Path, specs: list[CardSpec], chapters: int, rounds: int, rng: random.Random
+) -> None:
     engine = make_engine(f"sqlite:///{path}")
     upgrade(engine)
     with engine.begin() as conn:

@@ -7,8 +7,14 @@ from pathlib import Path
 
 
 def _muse(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "from muse.cli.main import main; main()", *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", "from muse.cli.main import main; main()", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_error_is_a_chinese_message_with_a_hint(tmp_path, db_url):

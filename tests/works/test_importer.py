@@ -109,5 +109,9 @@ def test_explicit_renumber_numbers_by_position_and_says_so(engine):
     report = import_book(engine, data, title="书", renumber=True)
     with engine.connect() as conn:
         listed = catalog.list_chapters(conn, report.work_id)
-    assert [(c.number, c.title, c.volume) for c in listed] == [(1, "甲", "上"), (2, "乙", "上"), (3, "丙", "下")]
+    assert [(c.number, c.title, c.volume) for c in listed] == [
+        (1, "甲", "上"),
+        (2, "乙", "上"),
+        (3, "丙", "下"),
+    ]
     assert any("第1→3" in w for w in report.warnings)

@@ -5,15 +5,15 @@ Field names follow spec 000 §5.1, §5.3, §6 and §7.1 (camelCase on the wire).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import Field
 
 from muse.core.contract import Contract
 
-PLAN_VERSION = "retrieval-plan-v1"
-MANIFEST_VERSION = "retrieval-manifest-v1"
-WRITER_CONTEXT_VERSION = "writer-context-v1"
+PLAN_VERSION: Final = "retrieval-plan-v1"
+MANIFEST_VERSION: Final = "retrieval-manifest-v1"
+WRITER_CONTEXT_VERSION: Final = "writer-context-v1"
 TIE_BREAK = ("score DESC", "sourceVersion ASC", "sourceId ASC", "offset ASC")
 CoverageState = Literal[
     "supported", "declared_new", "card_gap", "style_gap", "unsupported", "conflict"

@@ -8,14 +8,14 @@ never guessed.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field
 
 from muse.context.contracts import CoverageState
 from muse.core.contract import Contract
 
-WRITER_OUTPUT_VERSION = "writer-output-v1"
+WRITER_OUTPUT_VERSION: Final = "writer-output-v1"
 
 
 class DraftClaim(Contract):

@@ -8,6 +8,7 @@ The writer receives nothing that is not in this object.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from sqlalchemy import Connection
 
@@ -100,7 +101,7 @@ def freeze_context(
     attempt: int,
     as_of: int,
     authorization: AuthorizationSnapshot,
-    mode: str = "production",
+    mode: Literal["production", "diagnostic_only"] = "production",
     store: bool = True,
     budget: TokenBudget | None = None,
 ) -> FrozenContext:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from muse.context.contracts import WriterContext
+from muse.context.contracts import CoverageState, WriterContext
 from muse.context.output_contracts import ClaimLedgerEntry, DraftClaim, WriterDraft, WriterOutput
 from muse.core.canonical import sha256_hex
 from muse.core.text import normalize_text
@@ -21,7 +21,7 @@ def candidate_body(draft: WriterDraft) -> str:
     return normalize_text("\n\n".join(p.strip() for p in draft.paragraphs if p.strip()))
 
 
-def _fact_type(context: WriterContext, constraint_id: str) -> tuple[str, str]:
+def _fact_type(context: WriterContext, constraint_id: str) -> tuple[str, CoverageState]:
     for row in context.evidence_coverage:
         if row.element_id == constraint_id:
             return row.element_kind, row.state

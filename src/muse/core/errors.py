@@ -1,15 +1,15 @@
 """The error tree. Every failure the author can meet is one of these, with a Chinese message.
 
-    MuseError                       base; ``message`` is what the author reads
-    ├── NotFound                    a work, chapter, card, candidate … does not exist
-    ├── InvalidInput                bad user input (a malformed file, an invalid card)
-    │   └── ImportFailed            a book file that cannot be imported (with byte offset/line)
-    ├── ContractViolation           an object that breaks its schema or a hash/reference rule
-    ├── StaleTransition             a compare-and-set that changed no row
-    │   └── RevisionConflict        canonical text changed since the caller read it
-    ├── AuthorizationError          the source's status or purpose forbids the use
-    ├── ProviderError               anything that went wrong talking to a model
-    └── ConfigError                 missing key, unknown provider, bad configuration
+MuseError                       base; ``message`` is what the author reads
+├── NotFound                    a work, chapter, card, candidate … does not exist
+├── InvalidInput                bad user input (a malformed file, an invalid card)
+│   └── ImportFailed            a book file that cannot be imported (with byte offset/line)
+├── ContractViolation           an object that breaks its schema or a hash/reference rule
+├── StaleTransition             a compare-and-set that changed no row
+│   └── RevisionConflict        canonical text changed since the caller read it
+├── AuthorizationError          the source's status or purpose forbids the use
+├── ProviderError               anything that went wrong talking to a model
+└── ConfigError                 missing key, unknown provider, bad configuration
 """
 
 from __future__ import annotations

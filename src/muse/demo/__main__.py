@@ -82,9 +82,12 @@ def main(workspace: Path) -> int:
         for f in summary.findings:
             console.print(f"   [{f['severity']}] {f['kind']}：{f['message']}")
         return 1
-    console.print(f"   语义检测（{PROVIDER} 提供方）：{summary.semantic_status}；报告绑定候选哈希，"
-                  "引文与证据已过防造假校验。离线提供方只做确定性演示，真实判断需接入真实模型。")
+    console.print(
+        f"   语义检测（{PROVIDER} 提供方）：{summary.semantic_status}；报告绑定候选哈希，"
+        "引文与证据已过防造假校验。离线提供方只做确定性演示，真实判断需接入真实模型。"
+    )
 
+    assert summary.candidate_id is not None
     outcome = accept_candidate(engine, summary.candidate_id)
     console.print(f"④ 采纳：{outcome.message}")
     with engine.connect() as conn:

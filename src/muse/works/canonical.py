@@ -23,6 +23,13 @@ from muse.works.tables import chapters, prose_blocks
 ORIGINS = ("import", "accept", "edit", "revert")
 
 
+def _new_id(result) -> int:
+    """The primary key of the row an INSERT just wrote."""
+    key = result.inserted_primary_key
+    assert key is not None
+    return int(key[0])
+
+
 def insert_prose_block(
     conn: Connection,
     chapter_id: int,
@@ -75,7 +82,7 @@ def add_chapter(
             updated_at=now,
         )
     )
-    chapter_id = int(result.inserted_primary_key[0])
+    chapter_id = _new_id(result)
     insert_prose_block(conn, chapter_id, 1, text, origin, attribution or {})
     return chapter_id
 

@@ -30,6 +30,13 @@ DEFAULT_PURPOSES = {
 }
 
 
+def _new_id(result) -> int:
+    """The primary key of the row an INSERT just wrote."""
+    key = result.inserted_primary_key
+    assert key is not None
+    return int(key[0])
+
+
 def create_work(
     conn: Connection,
     title: str,
@@ -61,7 +68,7 @@ def create_work(
             updated_at=now,
         )
     )
-    return int(result.inserted_primary_key[0])
+    return _new_id(result)
 
 
 def get_work_row(conn: Connection, work_id: int):
@@ -258,8 +265,11 @@ def recent_chapter_lengths(
     query = (
         select(chapters.c.number, prose_blocks.c.han_count)
         .select_from(chapters.join(prose_blocks, _current_block()))
-        .where(chapters.c.work_id == work_id, chapters.c.number <= upto,
-               prose_blocks.c.han_count >= min_han)
+        .where(
+            chapters.c.work_id == work_id,
+            chapters.c.number <= upto,
+            prose_blocks.c.han_count >= min_han,
+        )
         .order_by(chapters.c.number.desc())
     )
     if limit is not None:

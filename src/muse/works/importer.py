@@ -84,6 +84,13 @@ class ImportReport:
         }
 
 
+def _new_id(result) -> int:
+    """The primary key of the row an INSERT just wrote."""
+    key = result.inserted_primary_key
+    assert key is not None
+    return int(key[0])
+
+
 def _report(
     book: ParsedBook, title: str, encoding: str, version: str, dry_run: bool
 ) -> ImportReport:
@@ -148,19 +155,24 @@ def _renumbered(book: ParsedBook) -> ParsedBook:
 
 
 def _renumber_warnings(original: ParsedBook, renumbered: ParsedBook) -> tuple[str, ...]:
-    changed = [f"第{a.number}→{b.number}（第 {a.line_no} 行）"
-               for a, b in zip(original.chapters, renumbered.chapters, strict=True)
-               if a.number != b.number]
+    changed = [
+        f"第{a.number}→{b.number}（第 {a.line_no} 行）"
+        for a, b in zip(original.chapters, renumbered.chapters, strict=True)
+        if a.number != b.number
+    ]
     if not changed:
         return ()
-    return (f"按作者要求（--renumber）按出现顺序重新编号 {len(changed)} 章："
-            + "、".join(changed[:20]) + ("……" if len(changed) > 20 else ""),)
+    return (
+        f"按作者要求（--renumber）按出现顺序重新编号 {len(changed)} 章："
+        + "、".join(changed[:20])
+        + ("……" if len(changed) > 20 else ""),
+    )
 
 
 def _refuse_duplicates(book: ParsedBook) -> None:
     if not book.duplicates:
         return
-    lines = {}
+    lines: dict[int, list[str]] = {}
     for c in book.chapters:
         if c.number in book.duplicates:
             lines.setdefault(c.number, []).append(str(c.line_no))
@@ -219,7 +231,7 @@ def _insert_volumes(conn: Connection, work_id: int, book: ParsedBook) -> list[in
                 work_id=work_id, number=volume.number, title=volume.title, position=position
             )
         )
-        ids.append(int(result.inserted_primary_key[0]))
+        ids.append(_new_id(result))
     return ids
 
 
