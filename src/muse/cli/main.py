@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from muse.cli import context, index, plan, runs, works, writing
+from muse.cli import cards, context, index, plan, runs, works, writing
 from muse.cli.config import config_app
 from muse.cli.models import models_app
 from muse.cli.output import print_error
@@ -24,6 +24,7 @@ works.register(app)
 plan.register(app)
 writing.register(app)
 context.register(app)
+cards.register(app)
 runs.register(app)
 index.register(app)
 app.add_typer(models_app, name="models")
