@@ -1,4 +1,5 @@
-"""``muse cards / card / drafts / conflicts / facts``: the author's view of the book's memory.
+"""``muse cards / card`` (and, via :mod:`muse.cli.card_review`, ``drafts / conflicts / facts``):
+the author's view of the book's memory.
 
 Commands only parse options, call the knowledge services in one transaction and print; every
 list and show command takes ``--json``. :func:`register` mounts the five nouns on ``muse``.
@@ -21,16 +22,7 @@ from muse.knowledge.aliases import alias_collisions
 from muse.knowledge.card_import import import_cards_yaml
 from muse.knowledge.card_types import card_type
 from muse.knowledge.cards import find_card, load_cards
-from muse.knowledge.conflicts import RESOLUTION_LABELS, list_conflicts, resolve_conflict
 from muse.knowledge.contracts import Card, CardStatus, StateAsOf
-from muse.knowledge.drafts import confirm_all, confirm_draft, list_drafts, reject_draft
-from muse.knowledge.fact_types import FACT_TYPE_LABELS
-from muse.knowledge.facts import (
-    approve_fact_delta,
-    fact_ledger_entries,
-    list_fact_deltas,
-    reject_fact_delta,
-)
 from muse.knowledge.setting_ledger import setting_ledger
 from muse.knowledge.state_as_of import BookTerms, debut_of, state_as_of
 from muse.knowledge.yaml_export import export_cards_yaml
@@ -38,9 +30,6 @@ from muse.works.catalog import resolve_work
 
 cards_app = typer.Typer(help="知识卡：导入、导出、列表、设定台账。", no_args_is_help=True)
 card_app = typer.Typer(help="查看一张知识卡（可按冻结点查看）。", no_args_is_help=True)
-drafts_app = typer.Typer(help="待确认的卡片草稿：确认后才成为正式卡。", invoke_without_command=True)
-conflicts_app = typer.Typer(help="草稿与正式卡的冲突队列。", invoke_without_command=True)
-facts_app = typer.Typer(help="事实增量（待批准）与事实台账。", invoke_without_command=True)
 
 OUTCOME_LABELS = {
     "new": "新草稿",
@@ -66,7 +55,7 @@ JsonOpt = JsonOption
 
 
 @contextmanager
-def _session(work: str | None) -> Iterator[tuple[Connection, int]]:
+def work_session(work: str | None) -> Iterator[tuple[Connection, int]]:
     """One transaction; any Muse error is printed in Chinese and exits 1 (nothing written)."""
     try:
         with get_engine().begin() as conn:
@@ -75,7 +64,7 @@ def _session(work: str | None) -> Iterator[tuple[Connection, int]]:
         fail(err)
 
 
-def _print_table(title: str, columns: str, rows: Iterable[Iterable[object]]) -> None:
+def print_table(title: str, columns: str, rows: Iterable[Iterable[object]]) -> None:
     """A table with space-separated ``columns``; cells are printed as text."""
     table = Table(title=title, title_justify="left", header_style="bold")
     for column in columns.split():
@@ -85,7 +74,7 @@ def _print_table(title: str, columns: str, rows: Iterable[Iterable[object]]) -> 
     console.print(table)
 
 
-def _value(value) -> str:
+def field_value(value) -> str:
     if value.doubt is not None:
         return f"[yellow]存疑：{value.doubt}[/]"
     return "、".join(value.value) if isinstance(value.value, list) else str(value.value)
@@ -104,7 +93,7 @@ def import_(
     as_json: bool = JsonOpt,
 ) -> None:
     """导入卡片 YAML：每张卡先成为草稿；任何一处错误都不会写入。"""
-    with _session(work) as (conn, work_id):
+    with work_session(work) as (conn, work_id):
         report = import_cards_yaml(
             conn, work_id, file.read_text(encoding="utf-8"), filename=file.name, confirm=confirm
         )
@@ -129,7 +118,7 @@ def export(
     work: str | None = WorkOpt,
 ) -> None:
     """导出全部正式卡为 YAML（可再导入）。"""
-    with _session(work) as (conn, work_id):
+    with work_session(work) as (conn, work_id):
         text = export_cards_yaml(conn, work_id)
     if file is None:
         typer.echo(text, nl=False)
@@ -148,7 +137,7 @@ def list_(
     as_json: bool = JsonOpt,
 ) -> None:
     """列出知识卡。"""
-    with _session(work) as (conn, work_id):
+    with work_session(work) as (conn, work_id):
         cards = load_cards(conn, work_id, statuses=[status], card_type_key=card_type_key)
         collisions = alias_collisions(conn, work_id)
     data = {
@@ -168,7 +157,7 @@ def list_(
             )
             for c in cards
         ]
-        _print_table(f"知识卡（{len(cards)}）", "ID 类型 名称 别名 登场 里程碑", rows)
+        print_table(f"知识卡（{len(cards)}）", "ID 类型 名称 别名 登场 里程碑", rows)
         for collision in collisions:
             console.print(f"[yellow]别名冲突：[/]{collision.message()}")
 
@@ -182,7 +171,7 @@ def ledger(
     as_json: bool = JsonOpt,
 ) -> None:
     """设定台账：每张卡在哪些章出现，哪些卡从未被用到，哪些弧线没有收口。"""
-    with _session(work) as (conn, work_id):
+    with work_session(work) as (conn, work_id):
         report = setting_ledger(conn, work_id, upto=upto)
 
     def render(_) -> None:
@@ -196,7 +185,7 @@ def ledger(
             )
             for r in report.rows
         ]
-        _print_table(
+        print_table(
             f"设定台账（{len(report.chapters)} 章）", "名称 类型 出现章数 提及次数 章节", rows
         )
         for arc in report.unclosed:
@@ -219,7 +208,7 @@ def show(
     """查看一张卡；--as-of N 时显示第 N 章结束时的状态，以及被排除的内容和原因。"""
     if as_of is not None and as_of < 0:
         fail(InvalidInput("--as-of 不能是负数。"))
-    with _session(work) as (conn, work_id):
+    with work_session(work) as (conn, work_id):
         try:
             card = find_card(conn, work_id, name, card_type_key=card_type_key)
         except NotFound:  # not a card yet: perhaps a draft
@@ -250,7 +239,7 @@ def _render_card(card: Card) -> None:
     for key, value in card.fields.items():
         since = f" [dim]第 {value.since_chapter} 章起[/]" if value.since_chapter else ""
         refs = f" [dim]出处 {len(value.refs)}[/]" if value.refs else ""
-        console.print(f"  {kind.label_of(key)}：{_value(value)}{since}{refs}")
+        console.print(f"  {kind.label_of(key)}：{field_value(value)}{since}{refs}")
     for r in card.relations:
         console.print(
             f"  关系：{r.kind} → {r.target}"
@@ -281,7 +270,7 @@ def _render_state(card: Card, result: StateAsOf) -> None:
         if state.aliases:
             console.print("  别名：" + "、".join(state.aliases))
         for key, value in state.fields.items():
-            console.print(f"  {kind.label_of(key)}：{_value(value)}")
+            console.print(f"  {kind.label_of(key)}：{field_value(value)}")
         for r in state.relations:
             console.print(f"  关系：{r.kind} → {r.target}")
         for m in state.milestones:
@@ -290,237 +279,12 @@ def _render_state(card: Card, result: StateAsOf) -> None:
             console.print(f"  当前台阶：{state.step}（{state.cycle.value if state.cycle else ''}）")
     rows = [(EXCLUSION_KINDS.get(x.kind, x.kind), x.item, x.message) for x in result.excluded]
     if rows:
-        _print_table("被排除的内容（不会进入写作上下文）", "类别 内容 原因", rows)
-
-
-# --- drafts --------------------------------------------------------------------------------
-
-
-@drafts_app.callback()
-def drafts(
-    ctx: typer.Context,
-    work: str | None = WorkOpt,
-    show_all: bool = typer.Option(False, "--all", help="包括已处理的草稿"),
-    as_json: bool = JsonOpt,
-) -> None:
-    """列出待确认的草稿。"""
-    if ctx.invoked_subcommand is not None:
-        return
-    with _session(work) as (conn, work_id):
-        items = list_drafts(conn, work_id, status=None if show_all else "pending")
-
-    def render(_) -> None:
-        rows = [
-            (
-                d.id,
-                d.name,
-                card_type(d.type).label,
-                d.origin,
-                "更新" if d.target_card_id else "新卡",
-                d.open_conflicts,
-                d.status,
-            )
-            for d in items
-        ]
-        _print_table(f"草稿（{len(items)}）", "ID 名称 类型 来源 性质 冲突 状态", rows)
-
-    emit([d.model_dump(mode="json") for d in items], as_json, render)
-
-
-@drafts_app.command("confirm")
-def drafts_confirm(
-    ids: list[str] = typer.Argument(None, help="草稿 ID（可多个）"),
-    confirm_every: bool = typer.Option(False, "--all", help="确认所有没有冲突的草稿"),
-    work: str | None = WorkOpt,
-    as_json: bool = JsonOpt,
-) -> None:
-    """确认草稿：新卡成为正式卡，更新合并进正式卡；有冲突的先处理冲突。"""
-    if not ids and not confirm_every:
-        fail(InvalidInput("请给出草稿 ID，或用 --all 确认所有没有冲突的草稿。"))
-    with _session(work) as (conn, work_id):
-        outcomes = (
-            confirm_all(conn, work_id) if confirm_every else [confirm_draft(conn, i) for i in ids]
-        )
-
-    def render(_) -> None:
-        for o in outcomes:
-            if o.status == "conflict":
-                console.print(
-                    f"[yellow]未确认[/]：{o.name} 出现 {len(o.conflicts)} 个新冲突，见 muse conflicts。"
-                )
-            else:
-                console.print(f"已确认：{o.name}（{o.card_id}）")
-
-    emit([o.model_dump(mode="json") for o in outcomes], as_json, render)
-
-
-@drafts_app.command("reject")
-def drafts_reject(
-    draft_id: str = typer.Argument(...),
-    note: str | None = typer.Option(None, "--note", help="理由"),
-    work: str | None = WorkOpt,
-    as_json: bool = JsonOpt,
-) -> None:
-    """驳回草稿；它的未决冲突一并撤销。"""
-    with _session(work) as (conn, _):
-        outcome = reject_draft(conn, draft_id, note=note)
-    emit(
-        outcome.model_dump(mode="json"), as_json, lambda _: console.print(f"已驳回：{outcome.name}")
-    )
-
-
-# --- conflicts -----------------------------------------------------------------------------
-
-
-@conflicts_app.callback()
-def conflicts(
-    ctx: typer.Context,
-    work: str | None = WorkOpt,
-    show_all: bool = typer.Option(False, "--all", help="包括已处理的冲突"),
-    as_json: bool = JsonOpt,
-) -> None:
-    """列出草稿与正式卡之间待处理的冲突。"""
-    if ctx.invoked_subcommand is not None:
-        return
-    with _session(work) as (conn, work_id):
-        items = list_conflicts(conn, work_id, status=None if show_all else "open")
-
-    def render(_) -> None:
-        rows = [
-            (
-                c.id,
-                c.card_name,
-                c.subject_label,
-                _side(c.confirmed_side),
-                _side(c.draft_side),
-                RESOLUTION_LABELS.get(c.resolution or "", c.status),
-            )
-            for c in items
-        ]
-        _print_table(f"冲突（{len(items)}）", "ID 卡片 冲突项 正式卡 草稿 状态", rows)
-
-    emit([c.model_dump(mode="json") for c in items], as_json, render)
-
-
-def _side(side: dict) -> str:
-    if "relations" in side:
-        return "；".join(f"{r['kind']}→{r['target']}" for r in side["relations"])
-    if "milestones" in side:
-        return "；".join(f"第 {m['chapter']} 章登场" for m in side["milestones"])
-    value = side.get("value")
-    if value is None and side.get("doubt"):
-        value = f"存疑：{side['doubt']}"
-    shown = "、".join(map(str, value)) if isinstance(value, list) else str(value)
-    chapters = "、".join(str(r["chapter"]) for r in side.get("refs") or [])
-    return shown + (f"（出处：第 {chapters} 章）" if chapters else "")
-
-
-@conflicts_app.command("resolve")
-def conflicts_resolve(
-    conflict_id: str = typer.Argument(...),
-    keep: bool = typer.Option(False, "--keep", help="保留正式卡的内容"),
-    replace: bool = typer.Option(False, "--replace", help="采用草稿的内容"),
-    merge: bool = typer.Option(False, "--merge", help="两边合并"),
-    value: str | None = typer.Option(None, "--value", help="合并后的文字（仅 --merge）"),
-    work: str | None = WorkOpt,
-    as_json: bool = JsonOpt,
-) -> None:
-    """处理一个冲突：--keep、--replace 或 --merge 三选一。"""
-    chosen = [name for name, on in (("keep", keep), ("replace", replace), ("merge", merge)) if on]
-    if len(chosen) != 1:
-        fail(InvalidInput("请在 --keep、--replace、--merge 中选且只选一个。"))
-    with _session(work) as (conn, _):
-        result = resolve_conflict(conn, conflict_id, chosen[0], value=value)  # type: ignore[arg-type]
-    emit(
-        result.model_dump(mode="json"),
-        as_json,
-        lambda _: console.print(
-            f"已处理：{result.card_name} 的{result.subject_label}（{RESOLUTION_LABELS[chosen[0]]}）"
-        ),
-    )
-
-
-# --- facts ---------------------------------------------------------------------------------
-
-
-@facts_app.callback()
-def facts(
-    ctx: typer.Context,
-    work: str | None = WorkOpt,
-    status: str | None = typer.Option(
-        "proposed", "--status", help="proposed / approved / rejected / all"
-    ),
-    as_of: int | None = typer.Option(None, "--as-of", help="事实台账只看到第 N 章"),
-    as_json: bool = JsonOpt,
-) -> None:
-    """列出待批准的事实增量和事实台账。"""
-    if ctx.invoked_subcommand is not None:
-        return
-    with _session(work) as (conn, work_id):
-        deltas = list_fact_deltas(conn, work_id, status=None if status == "all" else status)
-        ledger_entries = fact_ledger_entries(conn, work_id, as_of=as_of)
-    data = {
-        "deltas": [d.model_dump(mode="json") for d in deltas],
-        "ledger": [e.model_dump(mode="json") for e in ledger_entries],
-    }
-
-    def render(_) -> None:
-        rows = [
-            (
-                d.id,
-                d.chapter,
-                FACT_TYPE_LABELS[d.type],
-                d.subject,
-                _payload(d.payload),
-                d.evidence_quote,
-                d.status + ("（引文已失效）" if d.evidence_stale else ""),
-            )
-            for d in deltas
-        ]
-        _print_table(f"事实增量（{len(deltas)}）", "ID 章 类型 主体 内容 引文 状态", rows)
-        entries = [
-            (e.chapter, FACT_TYPE_LABELS[e.type], e.subject, _payload(e.payload))
-            for e in ledger_entries
-        ]
-        _print_table(f"事实台账（{len(ledger_entries)}）", "章 类型 主体 内容", entries)
-
-    emit(data, as_json, render)
-
-
-def _payload(payload: dict) -> str:
-    return "；".join(str(v) for v in payload.values() if v)
-
-
-@facts_app.command("approve")
-def facts_approve(
-    delta_id: str = typer.Argument(...), work: str | None = WorkOpt, as_json: bool = JsonOpt
-) -> None:
-    """批准一条事实增量，写入事实台账。"""
-    with _session(work) as (conn, _):
-        entry = approve_fact_delta(conn, delta_id)
-    emit(
-        entry.model_dump(mode="json"),
-        as_json,
-        lambda _: console.print(f"已入账：第 {entry.chapter} 章 {entry.subject}"),
-    )
-
-
-@facts_app.command("reject")
-def facts_reject(
-    delta_id: str = typer.Argument(...),
-    note: str | None = typer.Option(None, "--note"),
-    work: str | None = WorkOpt,
-    as_json: bool = JsonOpt,
-) -> None:
-    """驳回一条事实增量。"""
-    with _session(work) as (conn, _):
-        delta = reject_fact_delta(conn, delta_id, note=note)
-    emit(delta.model_dump(mode="json"), as_json, lambda _: console.print(f"已驳回：{delta.id}"))
+        print_table("被排除的内容（不会进入写作上下文）", "类别 内容 原因", rows)
 
 
 def register(app: typer.Typer) -> None:
     app.add_typer(cards_app, name="cards")
     app.add_typer(card_app, name="card")
-    app.add_typer(drafts_app, name="drafts")
-    app.add_typer(conflicts_app, name="conflicts")
-    app.add_typer(facts_app, name="facts")
+    from muse.cli import card_review  # it builds on this module's helpers
+
+    card_review.register(app)
