@@ -26,7 +26,7 @@ from muse.quality.anti_forgery import verify_binding
 from muse.store.jobs import enqueue
 from muse.works import authorization, catalog
 from muse.works.canonical import add_chapter, write_revision
-from muse.works.tables import chapters, works
+from muse.works.tables import works
 
 NEXT_STEP = "请重新运行 muse write {chapter} 生成新的候选。"
 
@@ -158,15 +158,9 @@ def _preflight(conn: Connection, cand, run) -> None:
         authorization.revalidate(conn, run["authorization_snapshot_id"])
     except AuthorizationError as err:
         raise PreflightFailed("authorization_stale", str(err)) from None
-    _check_context_sources(conn, cand)
-    current = (
-        conn.execute(
-            select(chapters.c.current_revision).where(
-                chapters.c.work_id == cand["work_id"], chapters.c.number == chapter
-            )
-        ).scalar()
-        or 0
-    )
+    revisions = catalog.chapter_revisions(conn, cand["work_id"])  # one light read for both checks
+    _check_context_sources(conn, cand, revisions)
+    current = revisions.get(chapter, 0)
     if current != run["base_revision"]:
         raise PreflightFailed(
             "revision_conflict",
@@ -175,14 +169,13 @@ def _preflight(conn: Connection, cand, run) -> None:
         )
 
 
-def _check_context_sources(conn: Connection, cand) -> None:
+def _check_context_sources(conn: Connection, cand, revisions: dict[int, int]) -> None:
     read = conn.execute(
         select(context_snapshots.c.chapter_revisions).where(
             context_snapshots.c.id == cand["context_snapshot_id"]
         )
     ).scalar_one()
-    now = {str(c.number): c.revision for c in catalog.list_chapters(conn, cand["work_id"])}
-    changed = sorted(int(n) for n, rev in read.items() if now.get(n) != rev)
+    changed = sorted(int(n) for n, rev in read.items() if revisions.get(int(n)) != rev)
     if changed:
         raise PreflightFailed(
             "source_stale",
