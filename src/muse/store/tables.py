@@ -24,6 +24,18 @@ jobs = Table(
     Column("locked_at", UtcDateTime, nullable=True),
     Column("last_error", Text, nullable=True),
     Column(
+        "result",
+        JsonDoc,
+        nullable=True,
+        comment="what the finished job did (counts, ids, skip reason); NULL: not finished",
+    ),
+    Column(
+        "finished_at",
+        UtcDateTime,
+        nullable=True,
+        comment="when it ended done or failed; NULL: queued or running",
+    ),
+    Column(
         "dedupe_key",
         String(200),
         nullable=True,

@@ -1,0 +1,11 @@
+"""The worker: runs the queued jobs (post-chapter extraction, index refresh) — ``muse worker``.
+
+    store.jobs      the queue: enqueue, claim (SKIP LOCKED / BEGIN IMMEDIATE), finish, backoff
+    handlers        the registry of job kinds: a handler prepares outside any transaction (a
+                    model call) and returns the step that writes its effects; that step runs in
+                    the same transaction that marks the job done, so effects commit once
+    builtin         the built-in kinds: ``extract_chapter`` and ``search_index.refresh``
+    loop            :class:`Worker`: ``run_once`` (every due job, then return) and ``run_forever``
+
+Several workers (threads or processes, on one or several machines) may run at once.
+"""
