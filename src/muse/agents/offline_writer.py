@@ -5,11 +5,16 @@ the output contract the way a good writer must: every hard constraint of the fin
 sentence and a claim that quotes it verbatim, every required entity is named, the chapter-end hook
 closes the chapter, and the body is filled to the generation band's target with neutral texture
 sentences. It has no literary ambition and never stands in for checking logic.
+
+Evidence requests: only when the fine outline asks for them with a test marker
+``【补证：甲；乙】`` in its title or an adjustable beat does it return one evidenceRequest per
+listed query (tests of the evidence-request round); otherwise it asks for nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from muse.agents.providers.offline import builtin_generator
@@ -28,6 +33,22 @@ _TEXTURE = (
     "{a}忽然笑了一笑，那笑意却未到眼底，旁人看了，心里都是一紧。",
     "路边的野花开得正盛，{a}无心细看，脚下却不由得慢了几分。",
 )
+
+
+_REQUEST_MARKER = re.compile(r"【补证：([^】]+)】")
+
+
+def evidence_requests(outline: dict[str, Any]) -> list[dict[str, str]]:
+    """The requests a ``【补证：…】`` marker in the outline's title or beats asks for."""
+    texts = [outline.get("title", "")] + [b["text"] for b in outline.get("adjustable_beats", [])]
+    queries = [
+        q.strip()
+        for text in texts
+        for found in _REQUEST_MARKER.findall(text)
+        for q in found.split("；")
+        if q.strip()
+    ]
+    return [{"query": q, "reason": f"离线写手：需要「{q}」的前文依据。"} for q in queries]
 
 
 def _seed(task_input: dict[str, Any]) -> int:
@@ -74,7 +95,7 @@ def write_chapter(task_input: dict[str, Any], _schema: object = None) -> dict[st
     return {
         "paragraphs": paragraphs,
         "claims": claims,
-        "evidenceRequests": [],
+        "evidenceRequests": evidence_requests(outline),
         "newSettingDeclarations": [],
         "selfCheck": {
             "coveredConstraintIds": [c["constraintId"] for c in claims],

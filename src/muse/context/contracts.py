@@ -9,6 +9,11 @@ from typing import Any, Final, Literal
 
 from pydantic import Field
 
+from muse.context.exploration_contracts import (
+    AuthorInstruction,
+    ExplorationManifest,
+    ReplayedMaterial,
+)
 from muse.core.contract import Contract
 
 PLAN_VERSION: Final = "retrieval-plan-v1"
@@ -193,3 +198,18 @@ class WriterContext(Contract):
     output_contract: OutputContract
     token_budget: TokenBudget
     omitted_sources: tuple[OmittedSource, ...] = ()
+    # The two-phase writer (spec 001 §5) and the round's item 7 (spec 001 §2.3). Absent from the
+    # wire when unset, so a context frozen without them is byte-for-byte what it always was.
+    exploration: ExplorationManifest | None = None
+    replayed_materials: tuple[ReplayedMaterial, ...] = ()
+    author_instruction: AuthorInstruction | None = None
+
+    def wire(self) -> dict[str, Any]:
+        data = super().wire()
+        for key in _OPTIONAL_WIRE:
+            if data.get(key) in (None, []):
+                data.pop(key, None)
+        return data
+
+
+_OPTIONAL_WIRE = ("exploration", "replayedMaterials", "authorInstruction")

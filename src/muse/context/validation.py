@@ -36,11 +36,33 @@ def problems(context: WriterContext) -> list[str]:
             found.append(f"proseEvidence {prose.id} 的 offset 与片段长度不符")
         if prose.chapter > context.as_of:
             found.append(f"proseEvidence {prose.id} 来自冻结点之后的第 {prose.chapter} 章")
+    found += _exploration_problems(context, known)
     gen, acc = context.output_contract.generation_band, context.output_contract.acceptance_band
     if not (acc[0] <= gen[0] <= gen[1] <= acc[1]):
         found.append(f"接受区间 {acc} 未包含生成区间 {gen}")
     if context.manifest.plan_id == "" or context.retrieval_plan.as_of != context.as_of:
         found.append("检索计划与上下文的冻结点不一致")
+    return found
+
+
+def _exploration_problems(context: WriterContext, known: set[str]) -> list[str]:
+    """The replayed materials point at evidence that exists; the exploration is this freeze's."""
+    found = [
+        f"回放材料 {m.read_id} 引用了不存在的证据 {e}"
+        for m in context.replayed_materials
+        for e in m.evidence_ids
+        if e not in known
+    ]
+    exploration = context.exploration
+    if exploration is None:
+        if context.replayed_materials:
+            found.append("有回放材料却没有探索清单")
+        return found
+    if (exploration.as_of, exploration.target_chapter) != (context.as_of, context.target_chapter):
+        found.append("探索清单的冻结点或目标章与上下文不一致")
+    listed = [r.read_id for r in exploration.reads]
+    if [m.read_id for m in context.replayed_materials] != listed:
+        found.append("回放材料与探索清单的读取不一一对应")
     return found
 
 

@@ -1,12 +1,16 @@
 """Assembling and freezing the WriterContext v1 (spec 000 §7.1).
 
-Order of work: plan → reads through the AsOfView → manifest → evidence and coverage → length
-target and narrative baseline → the context, validated strictly → its snapshot hash → stored.
-The writer receives nothing that is not in this object.
+Order of work: plan → reads through the AsOfView → replayed exploration reads folded in →
+manifest → evidence and coverage → length target and narrative baseline → the context,
+validated strictly → its snapshot hash → stored. The writer receives nothing that is not in this
+object. With ``exploration``/``replayed`` (the two-phase writer, spec 001 §5) the manifest of the
+explore phase and what each of its reads became are part of the context and of its hash; with
+``author_words`` the round's item 7 is too (spec 001 §2.3).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,7 +29,10 @@ from muse.context.contracts import (
     TokenBudget,
     WriterContext,
 )
+from muse.context.exploration_contracts import ExplorationManifest, ReplayedRead
 from muse.context.manifest import build_manifest
+from muse.context.plan_reads import check_replayed
+from muse.context.replayed_sources import fold_replayed
 from muse.context.retrieval_plan import (
     BASELINE_CHAPTERS,
     DEFAULT_BUDGET,
@@ -33,6 +40,7 @@ from muse.context.retrieval_plan import (
     plan_id,
     sized_budget,
 )
+from muse.context.round_inputs import author_instruction
 from muse.context.sources import collect
 from muse.context.tables import context_snapshots
 from muse.context.validation import validate_references
@@ -104,16 +112,32 @@ def freeze_context(
     mode: Literal["production", "diagnostic_only"] = "production",
     store: bool = True,
     budget: TokenBudget | None = None,
+    exploration: ExplorationManifest | None = None,
+    replayed: Sequence[ReplayedRead] | None = None,
+    author_words: str | None = None,
+    round_number: int = 1,
 ) -> FrozenContext:
     """Build, validate, hash and store the WriterContext for ``outline.target_chapter``.
 
     ``store=False`` builds the same frozen context without writing it (the context viewer).
+    ``exploration`` and ``replayed`` (both or neither): the explore phase's manifest and its
+    deterministic replay; ``author_words``/``round_number``: item 7 of the round (round 2 and
+    later need the author's words).
     """
     target = outline.target_chapter
     if as_of >= target:
         raise ContractViolation(f"冻结点（第 {as_of} 章）必须早于目标章（第 {target} 章）。")
+    if (exploration is None) != (replayed is None):
+        raise ContractViolation("探索清单与回放结果必须一起提供：清单要先确定性回放，才能冻结。")
+    instruction = (
+        author_instruction(round_number, author_words)
+        if author_words is not None or round_number != 1
+        else None
+    )
     work = get_work_row(conn, work_id)
     view = AsOfView(conn, work_id, as_of)
+    if exploration is not None and replayed is not None:
+        check_replayed(view, outline, exploration, replayed)
     chapters = view.chapters(view.previous_chapters(target, BASELINE_CHAPTERS))
     plan = build_plan(
         outline,
@@ -125,6 +149,11 @@ def freeze_context(
         budget=sized_budget(budget or DEFAULT_BUDGET, chapters),
     )
     pack = collect(view, outline, plan, chapters)
+    materials = fold_replayed(
+        pack, replayed or (), plan.token_budget, {c.number for c in chapters}, as_of
+    )
+    for chapter, revision in _revisions(replayed or ()):
+        pack.read_revisions.setdefault(chapter, revision)
     facts = evidence.declared_facts(outline, outline_section_id) + pack.facts
     prose_facts, coverage_rows = evidence.coverage(
         outline,
@@ -174,12 +203,25 @@ def freeze_context(
         pattern_references=tuple(pack.patterns),
         token_budget=plan.token_budget,
         omitted_sources=tuple(pack.omitted),
+        exploration=exploration,
+        replayed_materials=tuple(materials),
+        author_instruction=instruction,
     )
     validate_references(draft)
-    return _store(conn, draft, pack.read_revisions, store)
+    return store_context(conn, draft, pack.read_revisions, store)
 
 
-def _store(
+def _revisions(replayed: Sequence[ReplayedRead]) -> list[tuple[int, int]]:
+    """(chapter, revision) of every prose source the replay read (accept preflight re-checks)."""
+    return [
+        (p.chapter, int(p.version[1:]))
+        for r in replayed
+        for p in r.sources
+        if p.chapter is not None and p.version.startswith("r")
+    ]
+
+
+def store_context(
     conn: Connection, draft: WriterContext, read_revisions: dict[int, int], store: bool
 ) -> FrozenContext:
     wire = draft.wire()
