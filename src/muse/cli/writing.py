@@ -7,63 +7,46 @@ from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
 from muse.cli.output import console, emit
+from muse.cli.write_display import LiveProgress, render_report, render_run, render_summary
 from muse.flow import queries
 from muse.flow.accept import accept_candidate
-from muse.flow.production import RunSummary, write_chapter
-from muse.flow.states import RUN_STATE_LABELS
+from muse.flow.production import write_chapter
+from muse.flow.run_detail import show_run_detail
 from muse.store.engine import reading
 
 run_app = typer.Typer(help="运行记录。", no_args_is_help=True)
 candidate_app = typer.Typer(help="候选稿。", no_args_is_help=True)
-
-NODE_LABELS = {
-    "validating_context": "校验授权",
-    "retrieving": "检索与冻结上下文",
-    "writing": "写手生成",
-    "detecting": "检测",
-}
-STATUS_MARKS = {
-    "running": "…",
-    "ok": "[green]✓[/]",
-    "failed": "[red]✗[/]",
-    "blocked": "[yellow]■[/]",
-}
 
 
 def write(
     chapter: int = typer.Argument(..., help="要写的章号（下一章）"),
     provider: str = typer.Option(..., "--provider", "-p", help="模型提供方，如 offline、deepseek"),
     model: str = typer.Option(..., "--model", "-m", help="模型 ID，必须显式指定"),
+    max_rewrites: int = typer.Option(
+        None,
+        "--max-rewrites",
+        min=0,
+        help="检测未通过时自动返修的最多轮数（默认取 MUSE_MAX_REWRITES，否则 2；0 表示不返修）",
+    ),
     work: str = WorkOption,
     json_out: bool = JsonOption,
 ) -> None:
     """按已确认细纲写下一章，产出 Shadow 候选（不会自动入正文）。"""
-
-    def progress(node: str, status: str) -> None:
-        if not json_out and status != "running":
-            console.print(f"{STATUS_MARKS.get(status, status)} {NODE_LABELS.get(node, node)}")
-
-    summary = write_chapter(
-        get_engine(), work_id_for(work), chapter, provider=provider, model=model, progress=progress
-    )
-    emit(summary.__dict__, json_out, lambda _: _render_summary(summary, chapter))
-
-
-def _render_summary(s: RunSummary, chapter: int) -> None:
-    console.print(f"运行 {s.run_id}：{RUN_STATE_LABELS.get(s.state, s.state)}")
-    if s.reason:
-        console.print(f"原因：{s.reason}")
-    for f in s.findings:
-        where = f" [{f['start']}, {f['end']})" if f.get("start") is not None else ""
-        console.print(f"  [{f['severity']}] {f['kind']}{where}：{f['message']}")
-    if s.candidate_id:
-        console.print(
-            f"候选 {s.candidate_id}（{s.han_count} 汉字）。查看：muse candidate show {s.candidate_id}"
+    live = None if json_out else LiveProgress()
+    try:
+        summary = write_chapter(
+            get_engine(),
+            work_id_for(work),
+            chapter,
+            provider=provider,
+            model=model,
+            observer=live,
+            max_rewrites=max_rewrites,
         )
-    if s.state == "shadow_ready":
-        console.print(f"下一步：采纳 muse accept {s.candidate_id}，或丢弃/修改（后续版本提供）。")
-    elif s.state == "blocked_user_action":
-        console.print(f"下一步：修改细纲或设定后重新运行 muse write {chapter}。")
+    finally:
+        if live is not None:
+            live.close()
+    emit(summary.to_dict(), json_out, lambda _: render_summary(summary, chapter))
 
 
 def accept(
@@ -109,22 +92,10 @@ def _render_runs(rows: list[dict]) -> None:
 
 @run_app.command("show")
 def run_show(run_id: str, json_out: bool = JsonOption) -> None:
-    """显示一次运行的每个节点、输入哈希与回执。"""
+    """显示一次运行的每个节点（按尝试分组）、输入哈希、回执、耗时与证据缺口。"""
     with reading(get_engine()) as conn:
-        data = queries.show_run(conn, run_id)
-    emit(data, json_out, _render_run)
-
-
-def _render_run(d: dict) -> None:
-    console.print(
-        f"运行 {d['id']} · 第 {d['chapter']} 章 · {d['stateLabel']} · {d['provider']}/{d['model']}"
-    )
-    for e in d["events"]:
-        console.print(
-            f"  {e['node']:<20} {e['status']:<10} {e['durationMs']:>6} ms  {e['detail']}",
-            highlight=False,
-            markup=False,
-        )
+        data = show_run_detail(conn, run_id)
+    emit(data, json_out, render_run)
 
 
 def list_candidates(
@@ -165,13 +136,7 @@ def _render_candidate(d: dict) -> None:
         f"候选 {d['id']} · 第 {d['chapter']} 章 · v{d['version']} · {d['state']} · "
         f"{d['hanCount']} 汉字 · {d['sha256'][:12]}"
     )
-    report = d["report"] or {}
-    mech = report.get("mechanical", {})
-    console.print(
-        f"机械门：{mech.get('status', '未检测')}；语义检测：{report.get('semantic', {}).get('status', '未检测')}"
-    )
-    for f in mech.get("findings", []):
-        console.print(f"  [{f['severity']}] {f['kind']}：{f['message']}", markup=False)
+    render_report(d["report"] or {}, d["body"])
     console.print(d["body"], markup=False, highlight=False)
 
 

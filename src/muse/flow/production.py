@@ -2,41 +2,61 @@
 
 Each node commits its own transaction, so every step (and where a run stopped) is stored and
 visible; a node's state change and its side-effect rows share one transaction. Every working node
-has a deadline (``flow.deadlines``): a result that arrives after its node timed out is discarded
-(``guard_result``), never applied. Every move names the state it expects, so a stale actor can
-never move a run that someone else already moved. The automatic rewrite loop is not built yet: it
-is recorded as a ``not_built`` event and a rejected candidate goes to the author.
+has a deadline (``flow.deadlines``): a result that arrives after its node timed out, or after the
+run moved on to a later attempt, is discarded (``guard_result``), never applied. Every move names
+the state and attempt it expects, so a stale actor can never move a run someone else moved.
+
+The chain: validating_context → retrieving → writing → detecting, then the check's verdict
+(``flow.checking``): shadow_ready, or — for verified, located problems — ``rewriting`` with
+attempt + 1 and a revision list, a new candidate version and ``detecting`` again, up to the
+rewrite policy (``flow.rewrite``), then ``blocked_user_action``; evidence gaps end in
+``authorization_required`` (or pass as new-setting candidates); a forged report ends ``failed``.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, func, select
 
 from muse.agents import offline_writer  # noqa: F401  (the offline provider's writer)
 from muse.agents.dispatch import dispatch
 from muse.context.output_contracts import WriterDraft, WriterOutput
 from muse.context.writer_context import QUALITY_POLICY_VERSION, FrozenContext, freeze_context
-from muse.context.writer_output import build_output
+from muse.context.writer_output import UnlocatedClaim, build_output
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, MuseError
 from muse.core.ids import new_id
 from muse.core.text import count_han
-from muse.flow.deadlines import guard_result, remaining_s, start_node
-from muse.flow.states import WORKING_NODES
+from muse.flow.checking import Verdict, check_candidate, located, with_attempt
+from muse.flow.deadlines import start_node
+from muse.flow.eligibility import run_acceptance_eligible
+from muse.flow.rewrite import RewritePolicy, exhausted_reason, revision_request, writer_input
+from muse.flow.run_steps import NodeEvent, Observer, RunCtx, Stopped
 from muse.flow.tables import candidates, runs
-from muse.flow.transitions import move_candidate, move_run, record_event
+from muse.flow.transitions import move_candidate, record_event
+from muse.flow.verdicts import commit_verdict
 from muse.planning.fine_outlines import load_confirmed
-from muse.quality import mechanical
-from muse.quality.semantic import SemanticReport, run_semantic_detector
 from muse.works import authorization, catalog
 from muse.works.tables import chapters
 
-Progress = Callable[[str, str], None]  # (node, status)
-ATTEMPT = 1  # the rewrite loop (attempt + 1) is not built yet
+Progress = Callable[[str, str], None]  # (node, status): the simple form, kept for the demo
+
+__all__ = ["NodeEvent", "Progress", "RunSummary", "write_chapter"]
+
+
+@dataclass
+class AttemptSummary:
+    attempt: int
+    candidate_id: str
+    version: int
+    outcome: str
+    candidate_state: str
+    han_count: int
+    findings: list[dict] = field(default_factory=list)
+    revision_list: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -49,11 +69,22 @@ class RunSummary:
     han_count: int | None = None
     context_snapshot_id: str | None = None
     semantic_status: str | None = None
+    attempt: int = 1
+    max_rewrites: int = 0
+    attempts: list[AttemptSummary] = field(default_factory=list)
+    evidence_gaps: list[dict] = field(default_factory=list)
+    new_setting_candidates: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
-class _Stopped(Exception):
-    def __init__(self, state: str, reason: str) -> None:
-        self.state, self.reason = state, reason
+@dataclass(frozen=True)
+class _Written:
+    output: WriterOutput
+    unlocated: list[UnlocatedClaim]
+    candidate_id: str
+    receipt_id: str
 
 
 def write_chapter(
@@ -64,25 +95,45 @@ def write_chapter(
     provider: str,
     model: str,
     progress: Progress | None = None,
+    observer: Observer | None = None,
+    max_rewrites: int | None = None,
 ) -> RunSummary:
-    """Run the production chain for ``chapter``; the run always ends in a named state."""
-    notify = progress or (lambda node, status: None)
+    """Run the production chain for ``chapter``; the run always ends in a named state.
+
+    ``max_rewrites``: automatic rewrites allowed after a rejected check (None: the policy,
+    ``MUSE_MAX_REWRITES`` or 2). ``progress`` gets (node, status); ``observer`` gets every
+    :class:`NodeEvent` (node, status, attempt, elapsed ms, detail) for a live display."""
+    policy = RewritePolicy.resolve(max_rewrites)
     with engine.begin() as conn:
         latest = catalog.latest_chapter_number(conn, work_id) or 0
         if chapter != latest + 1:
             raise InvalidInput(f"只能续写下一章（第 {latest + 1} 章），不能直接写第 {chapter} 章。")
         section_id, outline = load_confirmed(conn, work_id, chapter)
         run_id = _insert_run(conn, work_id, chapter, latest, provider, model)
-    summary = RunSummary(run_id=run_id, state="validating_context")
+    run = RunCtx(engine, run_id, provider, model, progress, observer)
+    summary = RunSummary(
+        run_id=run_id, state="validating_context", max_rewrites=policy.max_rewrites
+    )
     try:
-        auth = _validate(engine, run_id, work_id, notify)
-        frozen = _retrieve(engine, run_id, work_id, outline, section_id, latest, auth, notify)
+        auth = _validate(run, work_id, policy)
+        frozen = _retrieve(run, work_id, outline, section_id, latest, auth)
         summary.context_snapshot_id = frozen.snapshot_id
-        draft, receipt = _write(engine, run_id, frozen, provider, model, notify)
-        _detect(engine, run_id, frozen, draft, receipt, provider, model, summary, notify)
-    except _Stopped as stop:
+        _loop(run, frozen, policy, summary)
+    except Stopped as stop:
         summary.state, summary.reason = stop.state, stop.reason
     return summary
+
+
+def _loop(run: RunCtx, frozen: FrozenContext, policy: RewritePolicy, summary: RunSummary) -> None:
+    """writing → detecting, then rewriting → detecting while the verdict and policy allow."""
+    attempt, revision = 1, None
+    while True:
+        written = _generate(run, frozen, attempt, revision)
+        verdict = _detect(run, frozen, written, attempt, policy, summary)
+        if summary.state != "rewriting":
+            return
+        attempt += 1
+        revision = revision_request(attempt, verdict.revision_list)
 
 
 def _insert_run(conn, work_id: int, chapter: int, as_of: int, provider: str, model: str) -> str:
@@ -104,7 +155,7 @@ def _insert_run(conn, work_id: int, chapter: int, as_of: int, provider: str, mod
             mode="production",
             quality_policy_version=QUALITY_POLICY_VERSION,
             state="validating_context",
-            attempt=ATTEMPT,
+            attempt=1,
             revision=0,
             provider=provider,
             model=model,
@@ -118,85 +169,35 @@ def _insert_run(conn, work_id: int, chapter: int, as_of: int, provider: str, mod
     return run_id
 
 
-def _advance(conn: Connection, run_id: str, node: str, next_state: str, **values) -> None:
-    """Apply ``node``'s result: refuse it if late, else move on and start the next deadline."""
-    if not guard_result(conn, run_id, ATTEMPT, node):
-        raise _Late(node)
-    move_run(conn, run_id, next_state, expected_state=node, expected_attempt=ATTEMPT, **values)
-    if next_state in WORKING_NODES:
-        start_node(conn, run_id, next_state)
-
-
-class _Late(Exception):
-    def __init__(self, node: str) -> None:
-        self.node = node
-
-
-def _current_state(engine: Engine, run_id: str) -> tuple[str, str | None]:
-    with engine.connect() as conn:
-        row = conn.execute(select(runs.c.state, runs.c.reason).where(runs.c.id == run_id)).one()
-    return row.state, row.reason
-
-
-def _commit_node(
-    engine: Engine, run_id: str, node: str, work: Callable[[Connection], None]
-) -> None:
-    """Run ``work`` (which calls ``_advance``) in one transaction; a late result is discarded."""
-    late = False
-    with engine.begin() as conn:
-        try:
-            work(conn)
-        except _Late:
-            late = True  # the late-discarded event and any timeout are committed
-    if late:
-        state, reason = _current_state(engine, run_id)
-        raise _Stopped(state, reason or f"{node} 的结果迟到，已丢弃。")
-
-
-def _stop(engine: Engine, run_id: str, state: str, reason: str, node: str, ms: int) -> _Stopped:
-    def work(conn: Connection) -> None:
-        _advance(conn, run_id, node, state, reason=reason)
-        status = "blocked" if state == "blocked_user_action" else "failed"
-        record_event(conn, run_id, ATTEMPT, node, status, ms, {"reason": reason})
-
-    _commit_node(engine, run_id, node, work)
-    return _Stopped(state, reason)
-
-
-def _validate(engine: Engine, run_id: str, work_id: int, notify: Progress):
+def _validate(run: RunCtx, work_id: int, policy: RewritePolicy):
     node = "validating_context"
-    notify(node, "running")
-    started = time.perf_counter()
-    holder = {}
+    started = run.begin(node, 1)
+    holder: dict[str, Any] = {}
 
     def work(conn: Connection) -> None:
         snapshot = authorization.take_snapshot(conn, work_id, "production")
         holder["snapshot"] = snapshot
-        _advance(conn, run_id, node, "retrieving", authorization_snapshot_id=snapshot.id)
-        record_event(
-            conn,
-            run_id,
-            ATTEMPT,
-            node,
-            "ok",
-            _ms(started),
-            {"authorizationSnapshotId": snapshot.id, "purpose": "production"},
-        )
+        run.advance(conn, node, 1, "retrieving", authorization_snapshot_id=snapshot.id)
+        detail = {
+            "authorizationSnapshotId": snapshot.id,
+            "purpose": "production",
+            "maxRewrites": policy.max_rewrites,
+        }
+        record_event(conn, run.run_id, 1, node, "ok", run.ms(started), detail)
 
     try:
-        _commit_node(engine, run_id, node, work)
+        run.commit_node(node, work)
     except AuthorizationError as err:
-        notify(node, "failed")
-        raise _stop(engine, run_id, "authorization_stale", str(err), node, _ms(started)) from None
-    notify(node, "ok")
+        run.end(node, 1, "failed", started)
+        raise run.stop("authorization_stale", str(err), node, 1, started) from None
+    run.end(node, 1, "ok", started, {"authorizationSnapshotId": holder["snapshot"].id})
     return holder["snapshot"]
 
 
-def _retrieve(engine, run_id, work_id, outline, section_id, as_of, auth, notify) -> FrozenContext:
+def _retrieve(run: RunCtx, work_id, outline, section_id, as_of, auth) -> FrozenContext:
     node = "retrieving"
-    notify(node, "running")
-    started = time.perf_counter()
-    holder = {}
+    started = run.begin(node, 1)
+    holder: dict[str, Any] = {}
 
     def work(conn: Connection) -> None:
         frozen = freeze_context(
@@ -204,8 +205,8 @@ def _retrieve(engine, run_id, work_id, outline, section_id, as_of, auth, notify)
             work_id=work_id,
             outline=outline,
             outline_section_id=section_id,
-            run_id=run_id,
-            attempt=ATTEMPT,
+            run_id=run.run_id,
+            attempt=1,
             as_of=as_of,
             authorization=auth,
         )
@@ -213,189 +214,160 @@ def _retrieve(engine, run_id, work_id, outline, section_id, as_of, auth, notify)
         if frozen.blocking:
             return  # the context is stored; the run stops below, in its own transaction
         ctx = frozen.context
-        _advance(conn, run_id, node, "writing")
-        record_event(
-            conn,
-            run_id,
-            ATTEMPT,
-            node,
-            "ok",
-            _ms(started),
-            {
-                "contextSnapshotId": frozen.snapshot_id,
-                "planId": ctx.manifest.plan_id,
-                "manifestId": ctx.manifest.manifest_id,
-                "sha256": ctx.context_snapshot.sha256,
-                "sources": len(ctx.manifest.sources),
-                "omitted": len(ctx.omitted_sources),
-                "cardHits": len(ctx.manifest.card_hits),
-            },
-        )
+        run.advance(conn, node, 1, "writing")
+        holder["detail"] = {
+            "contextSnapshotId": frozen.snapshot_id,
+            "planId": ctx.manifest.plan_id,
+            "manifestId": ctx.manifest.manifest_id,
+            "sha256": ctx.context_snapshot.sha256,
+            "sources": len(ctx.manifest.sources),
+            "omitted": len(ctx.omitted_sources),
+            "cardHits": len(ctx.manifest.card_hits),
+        }
+        record_event(conn, run.run_id, 1, node, "ok", run.ms(started), holder["detail"])
 
-    _commit_node(engine, run_id, node, work)
+    run.commit_node(node, work)
     frozen = holder["frozen"]
     if frozen.blocking:
-        notify(node, "blocked")
+        run.end(node, 1, "blocked", started)
         reason = "覆盖门阻断：" + "；".join(r.note for r in frozen.blocking)
-        raise _stop(engine, run_id, "blocked_user_action", reason, node, _ms(started))
-    notify(node, "ok")
+        raise run.stop("blocked_user_action", reason, node, 1, started)
+    run.end(node, 1, "ok", started, holder["detail"])
     return frozen
 
 
-def _deadline_left(engine: Engine, run_id: str) -> float | None:
-    with engine.connect() as conn:
-        deadline = conn.execute(select(runs.c.deadline_at).where(runs.c.id == run_id)).scalar()
-    return remaining_s(deadline) if deadline is not None else None
-
-
-def _write(engine, run_id, frozen: FrozenContext, provider, model, notify):
-    node = "writing"
-    notify(node, "running")
-    started = time.perf_counter()
+def _generate(run: RunCtx, frozen: FrozenContext, attempt: int, revision) -> _Written:
+    """The writer's one tool-less call (``writing`` for attempt 1, ``rewriting`` after), and the
+    new candidate version, inserted DRAFT and moved to CHECKING with the move to ``detecting``."""
+    node = "writing" if attempt == 1 else "rewriting"
+    started = run.begin(node, attempt, {"revisionItems": len(revision["items"]) if revision else 0})
     try:
         result = dispatch(
-            engine,
+            run.engine,
             role="writer",
             task="generate",
-            provider=provider,
-            model=model,
-            task_input=frozen.context.wire(),
+            provider=run.provider,
+            model=run.model,
+            task_input=writer_input(frozen.context, revision),
             output_model=WriterDraft,
-            run_id=run_id,
-            timeout_s=_deadline_left(engine, run_id),
+            run_id=run.run_id,
+            timeout_s=run.deadline_left(),
         )
     except MuseError as err:
-        notify(node, "failed")
-        raise _stop(engine, run_id, "failed", f"写手调用失败：{err}", node, _ms(started)) from None
+        run.end(node, attempt, "failed", started)
+        raise run.stop("failed", f"写手调用失败：{err}", node, attempt, started) from None
+    holder: dict[str, Any] = {}
 
     def work(conn: Connection) -> None:
-        _advance(conn, run_id, node, "detecting")
-        record_event(
-            conn,
-            run_id,
-            ATTEMPT,
-            node,
-            "ok",
-            _ms(started),
-            {
-                "receiptId": result.receipt_id,
-                "modelReturned": result.model_returned,
-                "toolsSent": False,
-            },
+        version = _next_version(conn, run.run_id)
+        output, unlocated = with_attempt(
+            *build_output(frozen.context, frozen.snapshot_id, _draft(result.output), version),
+            attempt,
         )
+        run.advance(conn, node, attempt, "detecting")
+        candidate_id = new_id("cand")
+        _insert_candidate(conn, candidate_id, run.run_id, frozen, output)
+        move_candidate(conn, candidate_id, "CHECKING", expected_state="DRAFT")
+        holder["written"] = _Written(output, unlocated, candidate_id, result.receipt_id)
+        holder["detail"] = {
+            "receiptId": result.receipt_id,
+            "modelReturned": result.model_returned,
+            "toolsSent": False,
+            "candidateId": candidate_id,
+            "candidateVersion": version,
+            "candidateSha256": output.candidate_sha256,
+            "revisionItems": len(revision["items"]) if revision else 0,
+        }
+        record_event(conn, run.run_id, attempt, node, "ok", run.ms(started), holder["detail"])
 
-    _commit_node(engine, run_id, node, work)
-    notify(node, "ok")
-    return result.output, result.receipt_id
-
-
-def _semantic(engine, run_id, frozen, output: WriterOutput, provider, model) -> SemanticReport:
-    try:
-        return run_semantic_detector(
-            engine,
-            context=frozen.context,
-            output=output,
-            run_id=run_id,
-            provider=provider,
-            model=model,
-            timeout_s=_deadline_left(engine, run_id),
-        )
-    except MuseError as err:
-        raise _stop(
-            engine, run_id, "failed", f"语义检测员调用失败：{err}", "detecting", 0
-        ) from None
+    run.commit_node(node, work)
+    run.end(node, attempt, "ok", started, holder["detail"])
+    return holder["written"]
 
 
-def _outcome(blocking: list, semantic: SemanticReport | None) -> tuple[str, str, str | None]:
-    """(run state, candidate state, reason) from the two checks (spec 000 §9)."""
-    if blocking:
-        return "blocked_user_action", "REJECTED", f"机械门发现 {len(blocking)} 个阻断问题。"
-    assert semantic is not None
-    if semantic.status == "passed":
-        return "shadow_ready", "PASSED", None
-    if semantic.status == "forged":
-        return "failed", "REJECTED", "detector_forgery：检测报告未通过防造假校验，已拒收。"
-    if semantic.status == "needs_evidence":
-        return "blocked_user_action", "REJECTED", "needs_evidence：语义检测缺少证据，交作者决定。"
-    return "blocked_user_action", "REJECTED", f"语义检测发现 {len(semantic.blocking)} 个阻断问题。"
-
-
-def _detect(engine, run_id, frozen, draft, receipt, provider, model, summary, notify):
+def _detect(run: RunCtx, frozen, written: _Written, attempt: int, policy, summary) -> Verdict:
     node = "detecting"
-    notify(node, "running")
-    started = time.perf_counter()
-    output, unlocated = build_output(frozen.context, frozen.snapshot_id, draft, candidate_version=1)
-    findings = mechanical.check(frozen.context, output, unlocated)
-    blocking = [f for f in findings if f.severity == "high"]
-    semantic = None if blocking else _semantic(engine, run_id, frozen, output, provider, model)
-    run_state, candidate_state, reason = _outcome(blocking, semantic)
-    report = {
-        "candidateSha256": output.candidate_sha256,
-        "candidateVersion": 1,
-        "qualityPolicyVersion": frozen.context.quality_policy_version,
-        "mechanical": {
-            "status": "failed" if blocking else "passed",
-            "findings": [f.to_dict() for f in findings],
-        },
-        "semantic": semantic.wire()
-        if semantic
-        else {"status": "skipped", "note": "机械门已阻断，未运行语义检测。"},
-    }
-    candidate_id = new_id("cand")
+    started = run.begin(node, attempt, {"candidateId": written.candidate_id})
+    verdict = check_candidate(
+        run.engine,
+        run_id=run.run_id,
+        attempt=attempt,
+        frozen_or_context=frozen,
+        output=written.output,
+        provider=run.provider,
+        model=run.model,
+        timeout_s=run.deadline_left(),
+        unlocated=written.unlocated,
+        observe=lambda step, status, ms: run.emit(NodeEvent(step, status, attempt, ms)),
+    )
+    may_rewrite = policy.may_rewrite(attempt)
+    state = verdict.run_state(may_rewrite=may_rewrite)
+    reason = verdict.reason
+    if verdict.rewritable and not may_rewrite:
+        reason = exhausted_reason(policy, attempt, verdict.reason)
+    elif verdict.outcome == "passed" and attempt > 1:
+        reason = f"第 {attempt} 稿（自动返修 {attempt - 1} 轮后）通过检测。"
 
     def work(conn: Connection) -> None:
-        _insert_candidate(conn, candidate_id, run_id, frozen, output)
-        move_candidate(conn, candidate_id, "CHECKING")
-        move_candidate(conn, candidate_id, candidate_state, report=report)
-        _advance(conn, run_id, node, run_state, reason=reason)
-        record_event(
+        if not commit_verdict(
             conn,
-            run_id,
-            ATTEMPT,
-            "mechanical_gate",
-            "failed" if blocking else "ok",
-            _ms(started),
-            {
-                "candidateId": candidate_id,
-                "findings": len(findings),
-                "blocking": len(blocking),
-                "writerReceiptId": receipt,
-            },
-        )
-        if semantic is not None:
-            record_event(
-                conn,
-                run_id,
-                ATTEMPT,
-                "semantic_detector",
-                "ok" if semantic.passed else "failed",
-                0,
-                {
-                    "status": semantic.status,
-                    "receiptId": semantic.receipt_id,
-                    "findings": len(semantic.findings),
-                    "gaps": len(semantic.gaps),
-                },
-            )
-        if run_state == "blocked_user_action":
-            record_event(
-                conn,
-                run_id,
-                ATTEMPT,
-                "rewriting",
-                "not_built",
-                0,
-                {"note": "自动返修尚未建成（生产链议题）；候选交作者决定。"},
-            )
+            run_id=run.run_id,
+            attempt=attempt,
+            candidate_id=written.candidate_id,
+            verdict=verdict,
+            run_state=state,
+            reason=reason,
+            detail={"writerReceiptId": written.receipt_id},
+        ):
+            raise run.late(node)
 
-    _commit_node(engine, run_id, node, work)
-    notify(node, "ok" if run_state == "shadow_ready" else "failed")
-    summary.state, summary.reason, summary.candidate_id = run_state, reason, candidate_id
-    summary.findings = [f.to_dict() for f in findings]
-    if semantic is not None:
-        summary.findings += [f.to_dict() for f in semantic.findings]
-        summary.semantic_status = semantic.status
-    summary.han_count = count_han(output.candidate_body)
+    run.commit_node(node, work)
+    status = {"shadow_ready": "ok", "rewriting": "failed", "failed": "failed"}.get(state, "blocked")
+    run.end(node, attempt, status, started, {"outcome": verdict.outcome, "runState": state})
+    _summarise(summary, verdict, written, attempt, state, reason)
+    return verdict
+
+
+def _summarise(summary: RunSummary, verdict: Verdict, written: _Written, attempt, state, reason):
+    body = written.output.candidate_body
+    findings = [
+        {**f.to_dict(), "location": located(body, f.start, f.end)} for f in verdict.findings
+    ]
+    summary.attempts.append(
+        AttemptSummary(
+            attempt=attempt,
+            candidate_id=written.candidate_id,
+            version=written.output.candidate_version,
+            outcome=verdict.outcome,
+            candidate_state=verdict.candidate_state,
+            han_count=count_han(body),
+            findings=findings,
+            revision_list=[r.to_dict() for r in verdict.revision_list],
+        )
+    )
+    summary.state, summary.reason, summary.attempt = state, reason, attempt
+    summary.candidate_id, summary.findings, summary.han_count = (
+        written.candidate_id,
+        findings,
+        count_han(body),
+    )
+    summary.semantic_status = verdict.semantic.status if verdict.semantic else None
+    summary.evidence_gaps = [g.to_dict() for g in verdict.gaps]
+    summary.new_setting_candidates = list(
+        verdict.semantic.new_setting_candidates if verdict.semantic else ()
+    )
+
+
+def _draft(output: object) -> WriterDraft:
+    assert isinstance(output, WriterDraft)  # dispatch validated it against output_model
+    return output
+
+
+def _next_version(conn: Connection, run_id: str) -> int:
+    latest = conn.execute(
+        select(func.max(candidates.c.version)).where(candidates.c.run_id == run_id)
+    ).scalar()
+    return (latest or 0) + 1
 
 
 def _insert_candidate(conn, candidate_id, run_id, frozen: FrozenContext, output: WriterOutput):
@@ -406,10 +378,10 @@ def _insert_candidate(conn, candidate_id, run_id, frozen: FrozenContext, output:
             run_id=run_id,
             work_id=frozen.context.work_id,
             chapter=frozen.context.target_chapter,
-            version=1,
+            version=output.candidate_version,
             state="DRAFT",
             revision=0,
-            acceptance_eligible=output.acceptance_eligible,
+            acceptance_eligible=run_acceptance_eligible(conn, run_id),  # never the writer's word
             body=output.candidate_body,
             sha256=output.candidate_sha256,
             han_count=count_han(output.candidate_body),
@@ -420,7 +392,3 @@ def _insert_candidate(conn, candidate_id, run_id, frozen: FrozenContext, output:
             updated_at=now,
         )
     )
-
-
-def _ms(started: float) -> int:
-    return int((time.perf_counter() - started) * 1000)

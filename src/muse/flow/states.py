@@ -4,13 +4,19 @@ Runs follow the production chain; candidates carry the business state the author
 move goes through :func:`muse.flow.transitions.move_run` / ``move_candidate``, which look the
 move up here and apply it by compare-and-set. Terminal states never move again.
 
-The same tables are installed as database triggers (:mod:`muse.flow.triggers`, migration 0010),
-so a raw ``UPDATE`` that skips the code meets the same rules. Changing a table here therefore
-needs a new migration that re-installs the triggers; ``tests/flow/test_state_machine.py`` fails
-until it exists.
+The same tables are installed as database triggers (:mod:`muse.flow.triggers`, migrations 0010
+and 0011), so a raw ``UPDATE`` that skips the code meets the same rules. Changing a table here
+therefore needs a new migration that re-installs the triggers; ``tests/flow/test_state_machine.py``
+fails until it exists.
 
 Every working node has a deadline (:mod:`muse.flow.deadlines`); when it passes, the run moves
 to ``<node>_timeout``, a terminal state, and a late result of that node is discarded.
+
+Two terminal states end a run for the author to decide: ``blocked_user_action`` (a check
+blocked and the automatic rewrites are used up, or the coverage gate / canon blocked) and
+``authorization_required`` (spec 001 §5/§6: the detector lacked evidence and Muse found some in
+the as-of view; continuing, gathering more evidence, rewriting or changing direction is the
+author's call, through a new run).
 """
 
 from __future__ import annotations
@@ -33,7 +39,9 @@ _RUN_WORK: dict[str, frozenset[str]] = {
     "validating_context": frozenset({"retrieving", "failed", "authorization_stale"}),
     "retrieving": frozenset({"writing", "blocked_user_action", "failed"}),
     "writing": frozenset({"detecting", "failed"}),
-    "detecting": frozenset({"shadow_ready", "rewriting", "blocked_user_action", "failed"}),
+    "detecting": frozenset(
+        {"shadow_ready", "rewriting", "blocked_user_action", "authorization_required", "failed"}
+    ),
     "rewriting": frozenset({"detecting", "failed"}),
     "shadow_ready": frozenset({"accept_preflight", "edited_candidate", "discarded"}),
     "edited_candidate": frozenset({"detecting"}),
@@ -50,6 +58,7 @@ RUN_TRANSITIONS: dict[str, frozenset[str]] = {
 RUN_TERMINAL = frozenset(
     {
         "blocked_user_action",
+        "authorization_required",
         "failed",
         "discarded",
         "revision_conflict",
@@ -100,6 +109,7 @@ RUN_STATE_LABELS = {
     "canonical_committed": "已入正式正文",
     "extraction_queued": "已入正文，章后抽取已排队",
     "blocked_user_action": "已停止，等待作者决定",
+    "authorization_required": "待作者授权",
     "failed": "失败",
     "discarded": "已丢弃",
     "revision_conflict": "版本冲突",
@@ -107,6 +117,21 @@ RUN_STATE_LABELS = {
     "source_stale": "来源已变化",
     "quality_stale": "质量校验失效",
     **{TIMEOUT_STATES[n]: f"{label}超时" for n, label in _NODE_LABELS.items()},
+}
+
+# Steps inside a node that a live display and ``muse run show`` name (they are not run states).
+STEP_LABELS = {
+    "mechanical_gate": "机械门",
+    "semantic_detector": "语义检测",
+    "evidence_search": "补证检索",
+}
+OUTCOME_LABELS = {
+    "passed": "通过",
+    "rejected": "未通过（可返修）",
+    "forged": "检测报告造假，已拒收",
+    "detector_failed": "检测员调用失败",
+    "authorization_required": "证据不足，待作者授权",
+    "canon_conflict": "与正典冲突，失败关闭",
 }
 
 

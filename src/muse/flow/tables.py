@@ -143,3 +143,44 @@ decisions = Table(
     Column("detail", JsonDoc, nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
 )
+
+run_evidence = Table(
+    "run_evidence",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(40), ForeignKey("runs.id"), nullable=False),
+    Column(
+        "attempt", Integer, nullable=False, comment="the writer attempt whose check had the gap"
+    ),
+    Column("candidate_id", String(40), ForeignKey("candidates.id"), nullable=False),
+    Column("gap_index", Integer, nullable=False, comment="position of the gap in the report"),
+    Column("subject", Text, nullable=False, comment="what the detector lacked evidence for"),
+    Column("needed", Text, nullable=False, comment="what evidence it said was needed"),
+    Column(
+        "origin",
+        String(32),
+        nullable=False,
+        comment="model | unverifiable_blocking | verdict_without_issue",
+    ),
+    Column(
+        "outcome",
+        String(16),
+        nullable=False,
+        comment="found | new_setting | conflict | undetermined (spec 001 §6 needs_evidence)",
+    ),
+    Column(
+        "fact_evidence",
+        JsonDoc,
+        nullable=False,
+        comment="factEvidence found in the as-of view for this gap; [] when none",
+    ),
+    Column(
+        "new_setting",
+        JsonDoc,
+        nullable=True,
+        comment="the new-setting candidate offered to the author; NULL unless outcome new_setting",
+    ),
+    Column("note", Text, nullable=False, comment="why this outcome, for the author (Chinese)"),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+Index("ix_run_evidence_run", run_evidence.c.run_id, run_evidence.c.attempt)

@@ -16,6 +16,10 @@ One ``detector/check`` call per candidate, then Muse's own verdict from what it 
    advice whatever severity the model gave them (``low``); other advisory issues are ``medium``.
 4. Missing evidence is a gap, never a pass: a model gap, an unverifiable blocking issue or a
    "rejected"/"needs_evidence" verdict without a verifiable problem gives ``needs_evidence``.
+5. Only the production chain settles a gap (``flow.evidence_gaps``, spec 001 §6): when a search
+   of the as-of view finds nothing for any gap, the gaps become new-setting candidates for the
+   author and :func:`settle_as_new_settings` marks the report ``passed`` — with the gaps, the
+   model's verdict and the candidates kept in it, so nothing about the gap is hidden.
 
 The report is bound to the candidate by Muse: ``candidateSha256`` is computed from the body here,
 not taken from the model, together with the candidate version and the context hash.
@@ -109,6 +113,10 @@ class SemanticReport:
     problems: tuple[ForgeryProblem, ...] = ()
     dependency_reads: int = 0
     failure_reason: str | None = field(default=None)  # detector_forgery when status is forged
+    # spec 001 §6: "new_setting_candidates" when every gap was searched in the as-of view with
+    # no hit and became a new-setting candidate for the author; None: no gap was settled.
+    gap_resolution: str | None = None
+    new_setting_candidates: tuple[dict[str, Any], ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -136,7 +144,29 @@ class SemanticReport:
             "gaps": [g.to_dict() for g in self.gaps],
             "problems": [p.to_dict() for p in self.problems],
             "dependencyReads": self.dependency_reads,
+            "gapResolution": self.gap_resolution,
+            "newSettingCandidates": list(self.new_setting_candidates),
         }
+
+
+def settle_as_new_settings(
+    report: SemanticReport, candidates: list[dict[str, Any]]
+) -> SemanticReport:
+    """The report once every evidence gap was searched for in the as-of view and nothing was
+    found (spec 001 §6): the gaps become new-setting candidates for the author, the candidate
+    goes to the author, the report says ``passed`` and keeps what settled it."""
+    if report.status != "needs_evidence" or report.blocking:
+        raise ContractViolation(
+            f"只有证据不足（needs_evidence）的报告可以转为新设定候选，而不是 {report.status}。"
+        )
+    if len(candidates) != len(report.gaps):
+        raise ContractViolation("每个证据缺口都必须有一个新设定候选。")
+    return replace(
+        report,
+        status="passed",
+        gap_resolution="new_setting_candidates",
+        new_setting_candidates=tuple(candidates),
+    )
 
 
 def detector_input(context: WriterContext, output: WriterOutput) -> dict[str, Any]:

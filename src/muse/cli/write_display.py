@@ -1,0 +1,205 @@
+"""What ``muse write`` and ``muse run show`` print for the author (presentation only).
+
+The live display follows the run node by node: a spinner while a node runs, then one line per
+node with ✓ / ✗ / ■ and its elapsed milliseconds; rewrite attempts are numbered. The closing
+summary says where the run ended, which candidate it produced, each finding with its quote
+located in the text, and what to do next.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.markup import escape
+from rich.status import Status
+
+from muse.cli.output import console
+from muse.flow.checking import located
+from muse.flow.production import NodeEvent, RunSummary
+from muse.flow.states import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS
+
+MARKS = {"ok": "[green]✓[/]", "failed": "[red]✗[/]", "blocked": "[yellow]■[/]"}
+_LABELS = {
+    "validating_context": "校验授权",
+    "retrieving": "检索与冻结上下文",
+    "writing": "写手生成",
+    "rewriting": "写手返修",
+    "detecting": "检测",
+    **STEP_LABELS,
+}
+
+
+def label(node: str) -> str:
+    return _LABELS.get(node, RUN_STATE_LABELS.get(node, node))
+
+
+class LiveProgress:
+    """An ``observer`` for ``write_chapter``: live, node by node."""
+
+    def __init__(self) -> None:
+        self._status: Status | None = None
+        self._attempt = 1
+
+    def __call__(self, event: NodeEvent) -> None:
+        if event.attempt != self._attempt:
+            self._attempt = event.attempt
+            console.print(f"[bold]— 第 {event.attempt} 稿（自动返修第 {event.attempt - 1} 轮）—[/]")
+        indent = "    " if event.node in STEP_LABELS else "  "
+        if event.status == "running":
+            self._stop()
+            self._status = console.status(f"{indent}{label(event.node)}…", spinner="dots")
+            self._status.start()
+            return
+        if event.node not in STEP_LABELS:
+            self._stop()
+        mark = MARKS.get(event.status, event.status)
+        console.print(f"{indent}{mark} {label(event.node)}  [dim]{event.elapsed_ms} ms[/]")
+
+    def _stop(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+    def close(self) -> None:
+        self._stop()
+
+
+def render_summary(s: RunSummary, chapter: int) -> None:
+    head = f"运行 {s.run_id}：{RUN_STATE_LABELS.get(s.state, s.state)}"
+    if s.attempt > 1:
+        head += f"（第 {s.attempt} 稿，自动返修 {s.attempt - 1} 轮；上限 {s.max_rewrites} 轮）"
+    console.print(f"[bold]{escape(head)}[/]")
+    if s.reason:
+        console.print(f"原因：{escape(s.reason)}")
+    if s.candidate_id:
+        last = s.attempts[-1] if s.attempts else None
+        version = f"v{last.version}，" if last else ""
+        console.print(f"候选 {s.candidate_id}（{version}{s.han_count} 汉字）")
+    for a in s.attempts[:-1]:
+        console.print(
+            f"  第 {a.attempt} 稿 {a.candidate_id}：{OUTCOME_LABELS.get(a.outcome, a.outcome)}，"
+            f"{len(a.revision_list)} 条返修意见"
+        )
+    _findings(s.findings)
+    _gaps(s.evidence_gaps, s.new_setting_candidates)
+    console.print(f"[bold]下一步：[/]{escape(next_step(s, chapter))}")
+
+
+def _findings(findings: list[dict[str, Any]]) -> None:
+    if not findings:
+        return
+    console.print("检测发现：")
+    for f in findings:
+        where = f.get("location")
+        at = f"第 {where['paragraph']} 段 " if where else ""
+        console.print(f"  [{f['severity']}] {f['kind']} {at}", markup=False, highlight=False)
+        console.print(f"      {f['message']}", markup=False, highlight=False)
+        if where:
+            console.print(f"      原文：{where['excerpt']}", markup=False, highlight=False)
+        elif f.get("quote"):
+            console.print(f"      引文：{f['quote']}", markup=False, highlight=False)
+
+
+def _gaps(gaps: list[dict[str, Any]], new_settings: list[dict[str, Any]]) -> None:
+    if gaps:
+        console.print("证据缺口（已在冻结点前检索）：")
+        for g in gaps:
+            console.print(f"  · {g['subject']}：{g['note']}", markup=False, highlight=False)
+            for e in g["factEvidence"]:
+                console.print(f"      {e['label']}：{e['text'][:60]}", markup=False)
+    if new_settings:
+        console.print("新设定候选（不会自动入正典，由你决定）：")
+        for n in new_settings:
+            console.print(f"  · {n['name']}（{n['kind']}）：{n['statement']}", markup=False)
+
+
+def render_report(report: dict[str, Any], body: str) -> None:
+    """A stored check report (``candidates.report``) with every finding located in ``body``."""
+    mech = report.get("mechanical", {})
+    semantic = report.get("semantic", {})
+    console.print(
+        f"机械门：{mech.get('status', '未检测')}；语义检测：{semantic.get('status', '未检测')}"
+    )
+    findings = mech.get("findings", []) + semantic.get("findings", [])
+    _findings([{**f, "location": located(body, f.get("start"), f.get("end"))} for f in findings])
+    _gaps(report.get("evidenceGaps", []), semantic.get("newSettingCandidates", []))
+
+
+def next_step(s: RunSummary, chapter: int) -> str:
+    cand, run = s.candidate_id, s.run_id
+    if s.state == "shadow_ready":
+        extra = "；新设定候选需你确认后再补进设定卡" if s.new_setting_candidates else ""
+        return f"审阅 muse candidate show {cand}，采纳 muse accept {cand}{extra}。"
+    if s.state == "authorization_required":
+        return (
+            f"找到的材料已附入运行记录（muse run show {run}）。由你决定：继续、补证（补卡或补细纲）、"
+            f"重写或换方向（改细纲），然后以新运行 muse write {chapter} 继续。"
+        )
+    if s.state == "blocked_user_action":
+        look = f"查看问题 muse candidate show {cand}；" if cand else ""
+        return (
+            f"{look}修改细纲或设定后重新运行 muse write {chapter}"
+            "（--max-rewrites 可调整自动返修轮数）。"
+        )
+    if s.state == "authorization_stale":
+        return f"检查作品的授权与来源状态后重新运行 muse write {chapter}。"
+    return f"查看运行详情 muse run show {run}，处理后重新运行 muse write {chapter}。"
+
+
+def render_run(d: dict[str, Any]) -> None:
+    console.print(
+        f"[bold]运行 {d['id']}[/] · 第 {d['chapter']} 章 · {d['stateLabel']} · "
+        f"{escape(d['provider'])}/{escape(d['model'])} · 冻结点第 {d['asOf']} 章 · "
+        f"第 {d['attempt']} 稿（自动返修上限 {d.get('maxRewrites', '—')} 轮）"
+    )
+    if d["reason"]:
+        console.print(f"原因：{escape(d['reason'])}")
+    console.print(f"授权快照：{d['authorizationSnapshotId'] or '—'}")
+    for snap in d["contextSnapshots"]:
+        console.print(
+            f"冻结上下文 {snap['id']}：sha256 {snap['sha256'][:16]} · plan {snap['planId'][:16]}"
+            f" · manifest {snap['manifestId'][:16]}",
+            highlight=False,
+        )
+    for a in d["attempts"]:
+        console.print(f"[bold]— 第 {a['attempt']} 稿 —[/]（{a['durationMs']} ms）")
+        for e in a["nodes"]:
+            detail = {k: v for k, v in e["detail"].items() if k not in ("gaps", "revisionList")}
+            console.print(
+                f"  {e['label']:<10} {e['status']:<14} {e['durationMs']:>6} ms  {detail}",
+                markup=False,
+                highlight=False,
+            )
+            for item in e["detail"].get("revisionList", []):
+                console.print(
+                    f"      返修：{item['problem']} → {item['fix']}", markup=False, highlight=False
+                )
+    _render_run_tail(d)
+
+
+def _render_run_tail(d: dict[str, Any]) -> None:
+    console.print("候选：")
+    for c in d["candidates"]:
+        console.print(
+            f"  {c['id']} v{c['version']} {c['state']} {c['hanCount']} 汉字 sha256 "
+            f"{c['sha256'][:16]} · 机械门 {c['mechanical']} · 语义 {c['semantic']}",
+            highlight=False,
+        )
+    console.print("模型调用回执：")
+    for r in d["receipts"]:
+        console.print(
+            f"  {r['id']} {r['role']}/{r['task']} {r['provider']}/{r['modelRequested']}"
+            f"→{r['modelReturned']} {r['status']} {r['tokensIn']}+{r['tokensOut']} tokens "
+            f"{r['latencyMs']} ms input {r['inputSha256'][:12]} output "
+            f"{(r['outputSha256'] or '—')[:12]}",
+            markup=False,
+            highlight=False,
+        )
+    if d["evidenceGaps"]:
+        console.print("证据缺口：")
+        for g in d["evidenceGaps"]:
+            console.print(
+                f"  第 {g['attempt']} 稿 · {g['subject']} → {g['outcome']}：{g['note']}",
+                markup=False,
+                highlight=False,
+            )

@@ -1,0 +1,95 @@
+"""The automatic rewrite loop's policy and the writer's rewrite input (spec 000 §3.1, §9).
+
+REJECTED → a structured revision list → ``rewriting`` with ``attempt + 1`` → the writer is called
+again, still without tools, with the *same* frozen context plus the revision list → a new
+candidate (the next ``candidateVersion`` of the run, a new row: a candidate's body and hash never
+change) → ``detecting`` again. At most ``max_rewrites`` rewrites (default 2, spec 000 §9;
+``MUSE_MAX_REWRITES`` or ``muse write --max-rewrites``; 0 turns the loop off); after that the run
+stops in ``blocked_user_action`` with the last findings, and further rewrites are the author's
+call through a new run (spec 001 §5). Only verified, located problems are rewritten
+(``Verdict.rewritable``): a forged report fails the run, and evidence gaps go to the author.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from muse.context.contracts import WriterContext
+from muse.core.errors import ConfigError
+from muse.flow.checking import RevisionItem
+
+DEFAULT_MAX_REWRITES = 2
+MAX_REWRITES_ENV = "MUSE_MAX_REWRITES"
+UPPER_LIMIT = 10  # a guard against typos: each rewrite is a full chapter generation
+REVISION_KEY = "revisionRequest"
+_INSTRUCTION = (
+    "上一稿没有通过检测。请在同一份冻结任务输入的基础上重写整章，逐条解决下面返修单中的问题："
+    "quote 是上一稿中出问题的原句，problem 说明问题，fix 说明怎么改。"
+    "返修单之外、没有问题的部分保持细纲与文风要求不变；不要解释修改过程，只交付新的完整正文。"
+)
+
+
+@dataclass(frozen=True)
+class RewritePolicy:
+    max_rewrites: int = DEFAULT_MAX_REWRITES
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.max_rewrites <= UPPER_LIMIT:
+            raise ConfigError(
+                f"自动返修轮数必须在 0–{UPPER_LIMIT} 之间，收到 {self.max_rewrites}。",
+                hint=f"用 --max-rewrites 或环境变量 {MAX_REWRITES_ENV} 设置；0 表示不自动返修。",
+            )
+
+    def may_rewrite(self, attempt: int) -> bool:
+        """Whether a rejected ``attempt`` (from 1) may be followed by another one."""
+        return attempt - 1 < self.max_rewrites
+
+    @classmethod
+    def resolve(
+        cls, max_rewrites: int | None = None, environ: Mapping[str, str] | None = None
+    ) -> RewritePolicy:
+        """The explicit limit, else ``MUSE_MAX_REWRITES``, else the default (2)."""
+        if max_rewrites is not None:
+            return cls(max_rewrites)
+        raw = (environ if environ is not None else os.environ).get(MAX_REWRITES_ENV, "").strip()
+        if not raw:
+            return cls()
+        try:
+            return cls(int(raw))
+        except ValueError:
+            raise ConfigError(
+                f"自动返修轮数 {MAX_REWRITES_ENV}=「{raw}」不是整数。",
+                hint="例如 MUSE_MAX_REWRITES=2。",
+            ) from None
+
+
+def revision_request(attempt: int, items: Sequence[RevisionItem]) -> dict[str, Any]:
+    """What the writer receives besides the frozen context when rewriting ``attempt``."""
+    return {
+        "attempt": attempt,
+        "instruction": _INSTRUCTION,
+        "items": [
+            {k: v for k, v in item.to_dict().items() if v not in (None, [], ())} for item in items
+        ],
+    }
+
+
+def writer_input(context: WriterContext, revision: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The generation call's task input: the frozen context, plus the revision list when
+    rewriting. The context itself is never changed (its snapshot hash stays valid)."""
+    wire = context.wire()
+    if revision is None:
+        return wire
+    return {**wire, REVISION_KEY: revision}
+
+
+def exhausted_reason(policy: RewritePolicy, attempt: int, last_reason: str | None) -> str:
+    """Why a rejected run stops for the author (Chinese)."""
+    if policy.max_rewrites == 0:
+        head = "自动返修已关闭（上限 0 轮）"
+    else:
+        head = f"自动返修 {policy.max_rewrites} 轮后，第 {attempt} 稿仍未通过检测"
+    return f"{head}：{last_reason or ''}请根据检测结果修改细纲或设定，或以新运行重写。"
