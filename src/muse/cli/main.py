@@ -7,6 +7,8 @@ import sys
 import typer
 
 from muse.cli import cards, context, index, plan, runs, works, writing
+from muse.cli import decisions as decisions_cli
+from muse.cli import worker as worker_cli
 from muse.cli.config import config_app
 from muse.cli.models import models_app
 from muse.cli.output import print_error
@@ -23,10 +25,12 @@ app = typer.Typer(
 works.register(app)
 plan.register(app)
 writing.register(app)
+decisions_cli.register(app, writing.candidate_app)
 context.register(app)
 cards.register(app)
 runs.register(app)
 index.register(app)
+worker_cli.register(app)
 app.add_typer(models_app, name="models")
 app.add_typer(config_app, name="config")
 
