@@ -1,4 +1,8 @@
-"""``muse init``, ``import``, ``export``, ``works``, ``chapters``, ``chapter show``, ``work status``."""
+"""``muse init``, ``import``, ``export``, ``works``, ``chapters``, ``chapter show``, ``work status``.
+
+The author's own edits (``chapter edit / revert / history``) and ``rebuild`` live in
+:mod:`muse.cli.editing` and are registered with these.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from muse.cli import editing
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
 from muse.cli.output import console, emit, print_json
 from muse.core.errors import InvalidInput
@@ -228,6 +233,7 @@ def register(app: typer.Typer) -> None:
     app.command("export")(export)
     app.command("works")(list_works)
     app.command("chapters")(list_chapters)
+    editing.register(app, chapter_app)
     app.add_typer(chapter_app, name="chapter")
     app.add_typer(work_app, name="work")
 

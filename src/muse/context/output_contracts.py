@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from muse.context.contracts import CoverageState
 from muse.core.contract import Contract
 
 WRITER_OUTPUT_VERSION: Final = "writer-output-v1"
+# Only a candidate written under a production quality policy may be eligible (spec 000 §9/§10:
+# writer-production-v1 vs writer-eval-v1).
+PRODUCTION_POLICY_PREFIX: Final = "writer-production-"
 
 
 class DraftClaim(Contract):
@@ -78,3 +81,17 @@ class WriterOutput(Contract):
     evidence_requests: tuple[EvidenceRequest, ...]
     new_setting_declarations: tuple[NewSettingDeclaration, ...]
     self_check: SelfCheck
+
+    @model_validator(mode="after")
+    def _eligible_only_in_production(self) -> WriterOutput:
+        """Spec 001 §3, the contract layer of "an evaluation candidate is never acceptable"."""
+        if self.acceptance_eligible and (
+            self.mode != "production"
+            or not self.quality_policy_version.startswith(PRODUCTION_POLICY_PREFIX)
+        ):
+            raise ValueError(
+                "acceptanceEligible 只能在生产模式、生产质量策略下为 true："
+                f"mode={self.mode}，qualityPolicyVersion={self.quality_policy_version}"
+                "（评测与诊断候选永远不可采纳）"
+            )
+        return self

@@ -5,6 +5,10 @@ Preflight is checked live at accept time. A failure ends the run in its own stat
 forward. The commit writes the prose revision (compare-and-set), the decision, the candidate and
 run moves and the extraction job together; any failure rolls all of it back. The same command id
 applied twice has one effect: the second call returns the first outcome.
+
+The commit carries named fault-injection points (:data:`FAULT_POINTS`, see
+:mod:`muse.core.faults`): with ``MUSE_FAULT_POINT`` set to one of them the process is killed by
+SIGKILL right there, which is how tests prove that a crash inside the commit leaves all or nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from muse.context.tables import context_snapshots
 from muse.context.writer_context import QUALITY_POLICY_VERSION
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, NotFound, RevisionConflict
+from muse.core.faults import fault_point
 from muse.core.ids import new_id
 from muse.flow.tables import candidates, decisions, runs
 from muse.flow.transitions import move_candidate, move_run
@@ -29,6 +34,18 @@ from muse.works.canonical import add_chapter, write_revision
 from muse.works.tables import works
 
 NEXT_STEP = "请重新运行 muse write {chapter} 生成新的候选。"
+
+# Where a crash test may kill the accept commit, in the order the commit reaches them; the last
+# one is after the transaction committed (everything must then be there).
+FAULT_POINTS = (
+    "accept.after_preflight",
+    "accept.after_prose",
+    "accept.after_index",
+    "accept.after_candidate",
+    "accept.after_job",
+    "accept.before_commit",
+    "accept.after_commit",
+)
 
 
 @dataclass(frozen=True)
@@ -64,7 +81,9 @@ def accept_candidate(
     try:
         with engine.begin() as conn:
             _preflight(conn, cand, run)
-            return _commit(conn, cand, run, command_id, actor)
+            outcome = _commit(conn, cand, run, command_id, actor)
+        fault_point("accept.after_commit")
+        return outcome
     except PreflightFailed as failed:
         return _record_failure(engine, cand, run, command_id, actor, failed)
     except RevisionConflict as err:
@@ -191,6 +210,7 @@ def _commit(conn: Connection, cand, run, command_id: str, actor: str) -> AcceptO
     decision_id = new_id("dec")
     attribution = {"runId": run["id"], "candidateId": cand["id"], "decisionId": decision_id}
     move_run(conn, run["id"], "accept_preflight")
+    fault_point("accept.after_preflight")
     if run["base_revision"] == 0:
         add_chapter(
             conn,
@@ -212,11 +232,14 @@ def _commit(conn: Connection, cand, run, command_id: str, actor: str) -> AcceptO
             origin="accept",
             attribution=attribution,
         )
+    fault_point("accept.after_prose")
     # The new canonical text is searchable in the same transaction (issue 4: incremental index).
     search_index.index_chapter(conn, work_id, chapter)
+    fault_point("accept.after_index")
     move_run(conn, run["id"], "accepted")
     move_candidate(conn, cand["id"], "ACCEPTED")
     move_run(conn, run["id"], "canonical_committed")
+    fault_point("accept.after_candidate")
     job_id = enqueue(
         conn,
         "extract_chapter",
@@ -224,6 +247,7 @@ def _commit(conn: Connection, cand, run, command_id: str, actor: str) -> AcceptO
         work_id=work_id,
         dedupe_key=f"extract:{work_id}:{chapter}:{revision}",
     )
+    fault_point("accept.after_job")
     move_run(conn, run["id"], "extraction_queued", reason="已采纳；章后抽取已排队。")
     message = f"第 {chapter} 章已成为正式正文（修订版 {revision}），章后抽取已排队。"
     _insert_decision(
@@ -235,6 +259,7 @@ def _commit(conn: Connection, cand, run, command_id: str, actor: str) -> AcceptO
         "extraction_queued",
         {"message": message, "chapter": chapter, "revision": revision, "jobId": job_id},
     )
+    fault_point("accept.before_commit")
     return AcceptOutcome("extraction_queued", message, cand["id"], chapter, revision, job_id)
 
 

@@ -232,13 +232,15 @@ def revalidate_source_refs(
     work_id: int,
     *,
     chapters: Sequence[int] | None = None,
+    recheck: bool = False,
 ) -> RevalidationReport:
     """Check every reference of the work (or of ``chapters``) against current canonical text.
 
-    Same revision: nothing can have changed. Newer revision and the same text at the same
-    offsets: re-anchored to the new revision. Otherwise the reference becomes stale, with the
-    reason; a stale reference whose text is back becomes valid again. Called by the chapter-edit
-    flow inside its own transaction.
+    Same revision: nothing can have changed (unless ``recheck``: ``muse rebuild`` re-hashes every
+    reference, trusting no stored flag). Newer revision and the same text at the same offsets:
+    re-anchored to the new revision. Otherwise the reference becomes stale, with the reason; a
+    stale reference whose text is back becomes valid again. Called by the chapter-edit flow
+    inside its own transaction.
     """
     query = select(source_refs).where(source_refs.c.work_id == work_id)
     if chapters is not None:
@@ -251,14 +253,19 @@ def revalidate_source_refs(
     counts = {"reanchored": 0, "restored": 0}
     newly_stale: list[StaleRef] = []
     for row in rows:
-        _revalidate_row(conn, row, texts.get(row.chapter), counts, newly_stale)
+        _revalidate_row(conn, row, texts.get(row.chapter), counts, newly_stale, recheck)
     return RevalidationReport(work_id=work_id, checked=len(rows), newly_stale=newly_stale, **counts)
 
 
-def _revalidate_row(conn, row, chapter: ChapterText | None, counts, newly_stale) -> None:
-    if chapter is not None and chapter.revision == row.chapter_revision and not row.stale:
+def _revalidate_row(
+    conn, row, chapter: ChapterText | None, counts, newly_stale, recheck: bool = False
+) -> None:
+    unchanged = chapter is not None and chapter.revision == row.chapter_revision
+    if unchanged and not row.stale and not recheck:
         return
     reason = _stale_reason(row, chapter)
+    if reason is None and unchanged and not row.stale:
+        return  # a recheck confirmed it
     values: dict = {"checked_at": utc_now()}
     if reason is None:
         counts["restored" if row.stale else "reanchored"] += 1

@@ -1,0 +1,35 @@
+"""Acceptance eligibility: derived from the run, never taken from what a writer or a row says.
+
+Spec 001 §3 and §7: a candidate of an evaluation (or diagnostic) run can never become canonical
+prose, enforced four times, each on its own:
+
+1. **Derived** (here): a candidate's ``acceptance_eligible`` is computed from its run's
+   ``run_type`` and ``mode`` when the row is written, whatever the WriterOutput claims.
+2. **Contract**: WriterOutput v1 refuses ``acceptanceEligible: true`` outside the production mode
+   and quality policy (``muse.context.output_contracts``).
+3. **Accept entry**: ``muse.flow.accept`` refuses a candidate of a run that is not a production
+   run in production mode, or not eligible, before any transaction.
+4. **Database**: triggers (``muse.flow.triggers``) refuse an eligible candidate of a
+   non-production run, a move to ACCEPTED of an ineligible one, and any change of ``run_type``,
+   ``mode`` or ``acceptance_eligible`` after insert.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, select
+
+from muse.core.errors import NotFound
+from muse.flow.tables import runs
+
+
+def acceptance_eligible(run_type: str, mode: str) -> bool:
+    """Only a production run in production mode produces acceptable candidates."""
+    return run_type == "production" and mode == "production"
+
+
+def run_acceptance_eligible(conn: Connection, run_id: str) -> bool:
+    """The eligibility every candidate of run ``run_id`` carries."""
+    row = conn.execute(select(runs.c.run_type, runs.c.mode).where(runs.c.id == run_id)).first()
+    if row is None:
+        raise NotFound(f"运行 {run_id} 不存在。")
+    return acceptance_eligible(row.run_type, row.mode)

@@ -1,0 +1,96 @@
+"""``muse rebuild``: recompute everything derived from canonical text, from canonical text alone.
+
+Canonical prose (``prose_blocks`` at ``chapters.current_revision``) is the only authority
+(ARCHITECTURE.md §1); three things are derived from it and may drift if a process, a bug or a
+hand-edited database row got them wrong:
+
+* the prose search index — rebuilt whole (``search_index.rebuild_index``);
+* the validity of every source reference of cards and facts — every span re-hashed against its
+  chapter's current text, trusting no stored flag: stale ones marked, valid ones restored;
+* the setting ledger's consumption matrix (setting × chapter) — not stored; recomputed here so
+  the report shows what it holds now.
+
+One transaction per work. Running it twice gives the same derived rows and, the second time,
+nothing newly stale or restored: it is idempotent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Engine, func, select
+
+from muse.context import search_index
+from muse.knowledge.setting_ledger import setting_ledger
+from muse.knowledge.source_refs import revalidate_source_refs
+from muse.knowledge.tables import source_refs
+from muse.works import catalog
+from muse.works.tables import works
+
+
+@dataclass(frozen=True)
+class RebuildSummary:
+    work_id: int
+    title: str
+    chapters: int
+    index_version: str
+    index_chunks: int
+    refs_checked: int
+    refs_stale: int  # stale after the rebuild
+    refs_newly_stale: int
+    refs_restored: int
+    refs_reanchored: int
+    ledger_cards: int
+    ledger_mentions: int  # name/alias occurrences over all chapters
+    ledger_untouched: int  # confirmed cards no chapter mentions
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def rebuild_work(conn: Connection, work_id: int) -> RebuildSummary:
+    """Recompute the derived data of one work in the caller's transaction."""
+    work = catalog.get_work_row(conn, work_id)
+    index = search_index.rebuild_index(conn, work_id)
+    refs = revalidate_source_refs(conn, work_id, recheck=True)
+    ledger = setting_ledger(conn, work_id)
+    return RebuildSummary(
+        work_id=work_id,
+        title=work["title"],
+        chapters=index.chapters,
+        index_version=index.index_version,
+        index_chunks=index.chunks,
+        refs_checked=refs.checked,
+        refs_stale=_stale_count(conn, work_id),
+        refs_newly_stale=len(refs.newly_stale),
+        refs_restored=refs.restored,
+        refs_reanchored=refs.reanchored,
+        ledger_cards=len(ledger.rows),
+        ledger_mentions=sum(row.total for row in ledger.rows),
+        ledger_untouched=len(ledger.untouched),
+    )
+
+
+def rebuild(engine: Engine, work_id: int | None = None) -> list[RebuildSummary]:
+    """Rebuild one work, or every work (each in its own transaction)."""
+    if work_id is not None:
+        ids = [work_id]
+    else:
+        with engine.connect() as conn:
+            ids = list(conn.execute(select(works.c.id).order_by(works.c.id)).scalars())
+    summaries = []
+    for wid in ids:
+        with engine.begin() as conn:
+            summaries.append(rebuild_work(conn, wid))
+    return summaries
+
+
+def _stale_count(conn: Connection, work_id: int) -> int:
+    return int(
+        conn.execute(
+            select(func.count())
+            .select_from(source_refs)
+            .where(source_refs.c.work_id == work_id, source_refs.c.stale.is_(True))
+        ).scalar_one()
+    )
