@@ -71,7 +71,11 @@ def _writer_calls(engine, run_id):
         return (
             conn.execute(
                 select(model_calls.c.task_input, model_calls.c.request_params)
-                .where(model_calls.c.run_id == run_id, model_calls.c.role == "writer")
+                .where(
+                    model_calls.c.run_id == run_id,
+                    model_calls.c.role == "writer",
+                    model_calls.c.task == "generate",  # not the explore phase's call
+                )
                 .order_by(model_calls.c.started_at)
             )
             .mappings()

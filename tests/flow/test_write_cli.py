@@ -85,8 +85,13 @@ def test_run_show_lists_every_attempt_node_hash_and_receipt(muse, book, scripted
         (1, "REJECTED"),
         (2, "PASSED"),
     ]
-    roles = [(r["role"], r["status"]) for r in data["receipts"]]
-    assert roles == [("writer", "ok"), ("writer", "ok"), ("detector", "ok")]
+    roles = [(r["role"], r["task"], r["status"]) for r in data["receipts"]]
+    assert roles == [
+        ("writer", "explore", "ok"),  # phase 1 of the two-phase writer
+        ("writer", "generate", "ok"),
+        ("writer", "generate", "ok"),
+        ("detector", "check", "ok"),
+    ]
     assert all(len(r["inputSha256"]) == 64 for r in data["receipts"])
     text = muse("run", "show", run_id)
     assert "— 第 2 稿 —" in text and "返修：" in text and "模型调用回执" in text

@@ -38,6 +38,7 @@ from muse.flow.run_steps import NodeEvent, Observer, RunCtx, Stopped
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, record_event
 from muse.flow.verdicts import commit_verdict
+from muse.flow.writer_phases import EvidenceLedger, answer_requests, explore_and_replay
 from muse.planning.fine_outlines import load_confirmed
 from muse.works import authorization, catalog
 from muse.works.tables import chapters
@@ -74,6 +75,7 @@ class RunSummary:
     attempts: list[AttemptSummary] = field(default_factory=list)
     evidence_gaps: list[dict] = field(default_factory=list)
     new_setting_candidates: list[dict] = field(default_factory=list)
+    evidence_requests: dict[str, list] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -97,12 +99,16 @@ def write_chapter(
     progress: Progress | None = None,
     observer: Observer | None = None,
     max_rewrites: int | None = None,
+    author_words: str | None = None,
+    round_number: int = 1,
 ) -> RunSummary:
     """Run the production chain for ``chapter``; the run always ends in a named state.
 
     ``max_rewrites``: automatic rewrites allowed after a rejected check (None: the policy,
     ``MUSE_MAX_REWRITES`` or 2). ``progress`` gets (node, status); ``observer`` gets every
-    :class:`NodeEvent` (node, status, attempt, elapsed ms, detail) for a live display."""
+    :class:`NodeEvent` (node, status, attempt, elapsed ms, detail) for a live display.
+    ``author_words``/``round_number``: item 7 of the round (spec 001 §2.3; round 2 and later are
+    the author's 「改：…」, see ``flow.revise``)."""
     policy = RewritePolicy.resolve(max_rewrites)
     with engine.begin() as conn:
         latest = catalog.latest_chapter_number(conn, work_id) or 0
@@ -116,7 +122,9 @@ def write_chapter(
     )
     try:
         auth = _validate(run, work_id, policy)
-        frozen = _retrieve(run, work_id, outline, section_id, latest, auth)
+        frozen = _retrieve(
+            run, work_id, outline, section_id, latest, auth, (author_words, round_number)
+        )
         summary.context_snapshot_id = frozen.snapshot_id
         _loop(run, frozen, policy, summary)
     except Stopped as stop:
@@ -126,9 +134,11 @@ def write_chapter(
 
 def _loop(run: RunCtx, frozen: FrozenContext, policy: RewritePolicy, summary: RunSummary) -> None:
     """writing → detecting, then rewriting → detecting while the verdict and policy allow."""
-    attempt, revision = 1, None
+    attempt, revision, ledger = 1, None, EvidenceLedger()
     while True:
-        written = _generate(run, frozen, attempt, revision)
+        frozen, written = _generate(run, frozen, attempt, revision, ledger)
+        summary.context_snapshot_id = frozen.snapshot_id
+        summary.evidence_requests = {"answered": ledger.answered, "gaps": ledger.gaps}
         verdict = _detect(run, frozen, written, attempt, policy, summary)
         if summary.state != "rewriting":
             return
@@ -194,10 +204,17 @@ def _validate(run: RunCtx, work_id: int, policy: RewritePolicy):
     return holder["snapshot"]
 
 
-def _retrieve(run: RunCtx, work_id, outline, section_id, as_of, auth) -> FrozenContext:
+def _retrieve(run: RunCtx, work_id, outline, section_id, as_of, auth, item7) -> FrozenContext:
+    """Explore (the writer with read-only tools), replay without a model, freeze."""
     node = "retrieving"
     started = run.begin(node, 1)
     holder: dict[str, Any] = {}
+    try:
+        explored = explore_and_replay(run, work_id=work_id, as_of=as_of, outline=outline)
+    except MuseError as err:
+        run.end(node, 1, "failed", started)
+        raise run.stop("failed", f"写手探索阶段失败：{err}", node, 1, started) from None
+    run.emit(NodeEvent("exploring", "ok", 1, run.ms(started), explored.detail()))
 
     def work(conn: Connection) -> None:
         frozen = freeze_context(
@@ -209,6 +226,10 @@ def _retrieve(run: RunCtx, work_id, outline, section_id, as_of, auth) -> FrozenC
             attempt=1,
             as_of=as_of,
             authorization=auth,
+            exploration=explored.manifest,
+            replayed=explored.replayed,
+            author_words=item7[0],
+            round_number=item7[1],
         )
         holder["frozen"] = frozen
         if frozen.blocking:
@@ -223,6 +244,8 @@ def _retrieve(run: RunCtx, work_id, outline, section_id, as_of, auth) -> FrozenC
             "sources": len(ctx.manifest.sources),
             "omitted": len(ctx.omitted_sources),
             "cardHits": len(ctx.manifest.card_hits),
+            "exploration": explored.detail(),
+            "round": item7[1],
         }
         record_event(conn, run.run_id, 1, node, "ok", run.ms(started), holder["detail"])
 
@@ -236,26 +259,35 @@ def _retrieve(run: RunCtx, work_id, outline, section_id, as_of, auth) -> FrozenC
     return frozen
 
 
-def _generate(run: RunCtx, frozen: FrozenContext, attempt: int, revision) -> _Written:
-    """The writer's one tool-less call (``writing`` for attempt 1, ``rewriting`` after), and the
-    new candidate version, inserted DRAFT and moved to CHECKING with the move to ``detecting``."""
+def _generate(
+    run: RunCtx, frozen: FrozenContext, attempt: int, revision, ledger: EvidenceLedger
+) -> tuple[FrozenContext, _Written]:
+    """The writer's tool-less call (``writing`` for attempt 1, ``rewriting`` after), again
+    after its evidence requests are answered, and the new candidate version, inserted DRAFT and
+    moved to CHECKING with the move to ``detecting``."""
     node = "writing" if attempt == 1 else "rewriting"
     started = run.begin(node, attempt, {"revisionItems": len(revision["items"]) if revision else 0})
-    try:
-        result = dispatch(
-            run.engine,
-            role="writer",
-            task="generate",
-            provider=run.provider,
-            model=run.model,
-            task_input=writer_input(frozen.context, revision),
-            output_model=WriterDraft,
-            run_id=run.run_id,
-            timeout_s=run.deadline_left(),
-        )
-    except MuseError as err:
-        run.end(node, attempt, "failed", started)
-        raise run.stop("failed", f"写手调用失败：{err}", node, attempt, started) from None
+    while True:
+        try:
+            result = dispatch(
+                run.engine,
+                role="writer",
+                task="generate",
+                provider=run.provider,
+                model=run.model,
+                task_input=writer_input(frozen.context, revision),
+                output_model=WriterDraft,
+                run_id=run.run_id,
+                timeout_s=run.deadline_left(),
+            )
+            extended = answer_requests(run, frozen, _draft(result.output), ledger, attempt)
+        except MuseError as err:
+            run.end(node, attempt, "failed", started)
+            raise run.stop("failed", f"写手调用失败：{err}", node, attempt, started) from None
+        if extended is None:
+            break
+        frozen = extended
+        run.emit(NodeEvent("evidence_requests", "ok", attempt, run.ms(started)))
     holder: dict[str, Any] = {}
 
     def work(conn: Connection) -> None:
@@ -282,7 +314,7 @@ def _generate(run: RunCtx, frozen: FrozenContext, attempt: int, revision) -> _Wr
 
     run.commit_node(node, work)
     run.end(node, attempt, "ok", started, holder["detail"])
-    return holder["written"]
+    return frozen, holder["written"]
 
 
 def _detect(run: RunCtx, frozen, written: _Written, attempt: int, policy, summary) -> Verdict:

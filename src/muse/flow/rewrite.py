@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from muse.context.contracts import WriterContext
+from muse.context.round_inputs import writer_input as round_writer_input
 from muse.core.errors import ConfigError
 from muse.flow.checking import RevisionItem
 
@@ -80,7 +81,7 @@ def revision_request(attempt: int, items: Sequence[RevisionItem]) -> dict[str, A
 def writer_input(context: WriterContext, revision: dict[str, Any] | None = None) -> dict[str, Any]:
     """The generation call's task input: the frozen context, plus the revision list when
     rewriting. The context itself is never changed (its snapshot hash stays valid)."""
-    wire = context.wire()
+    wire = round_writer_input(context)  # spec 001 §2.3's fixed order
     if revision is None:
         return wire
     return {**wire, REVISION_KEY: revision}
