@@ -19,6 +19,7 @@ from rich.markup import escape
 
 from muse.cli.common import JsonOption, get_engine
 from muse.cli.output import console, emit, fail
+from muse.cli.write_display import render_gaps
 from muse.core.errors import InvalidInput
 from muse.flow.candidate_view import candidate_view, version_diff
 from muse.flow.decisions import DecisionOutcome, discard_candidate, run_label
@@ -186,6 +187,8 @@ def _render_report(d: dict) -> None:
         console.print(f"  [{f['severity']}] {f['kind']}（{where}）：{f['message']}", markup=False)
         if loc:
             console.print(f"      「{loc['text']}」", markup=False, highlight=False)
+    semantic = report.get("semantic") or {}
+    render_gaps(report.get("evidenceGaps", []), semantic.get("newSettingCandidates", []))
 
 
 def _render_context(c: dict) -> None:

@@ -81,7 +81,7 @@ def render_summary(s: RunSummary, chapter: int) -> None:
             f"{len(a.revision_list)} 条返修意见"
         )
     _findings(s.findings)
-    _gaps(s.evidence_gaps, s.new_setting_candidates)
+    render_gaps(s.evidence_gaps, s.new_setting_candidates)
     console.print(f"[bold]下一步：[/]{escape(next_step(s, chapter))}")
 
 
@@ -100,7 +100,7 @@ def _findings(findings: list[dict[str, Any]]) -> None:
             console.print(f"      引文：{f['quote']}", markup=False, highlight=False)
 
 
-def _gaps(gaps: list[dict[str, Any]], new_settings: list[dict[str, Any]]) -> None:
+def render_gaps(gaps: list[dict[str, Any]], new_settings: list[dict[str, Any]]) -> None:
     if gaps:
         console.print("证据缺口（已在冻结点前检索）：")
         for g in gaps:
@@ -122,14 +122,18 @@ def render_report(report: dict[str, Any], body: str) -> None:
     )
     findings = mech.get("findings", []) + semantic.get("findings", [])
     _findings([{**f, "location": located(body, f.get("start"), f.get("end"))} for f in findings])
-    _gaps(report.get("evidenceGaps", []), semantic.get("newSettingCandidates", []))
+    render_gaps(report.get("evidenceGaps", []), semantic.get("newSettingCandidates", []))
 
 
 def next_step(s: RunSummary, chapter: int) -> str:
     cand, run = s.candidate_id, s.run_id
     if s.state == "shadow_ready":
         extra = "；新设定候选需你确认后再补进设定卡" if s.new_setting_candidates else ""
-        return f"审阅 muse candidate show {cand}，采纳 muse accept {cand}{extra}。"
+        return (
+            f"审阅 muse candidate show {cand}，然后由你决定：采纳 muse accept {cand}；"
+            f'改后合并 muse candidate edit {cand}；改写 muse revise {cand} "改：…"；'
+            f"丢弃 muse discard {cand}{extra}。"
+        )
     if s.state == "authorization_required":
         return (
             f"找到的材料已附入运行记录（muse run show {run}）。由你决定：继续、补证（补卡或补细纲）、"

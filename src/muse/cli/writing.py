@@ -7,7 +7,7 @@ from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
 from muse.cli.output import console, emit
-from muse.cli.write_display import LiveProgress, render_report, render_run, render_summary
+from muse.cli.write_display import LiveProgress, render_run, render_summary
 from muse.flow import queries
 from muse.flow.accept import accept_candidate
 from muse.flow.production import write_chapter
@@ -125,19 +125,10 @@ def _render_candidates(rows: list[dict]) -> None:
 
 @candidate_app.command("show")
 def candidate_show(candidate_id: str, json_out: bool = JsonOption) -> None:
-    """显示候选正文、状态与检测报告。"""
-    with reading(get_engine()) as conn:
-        data = queries.show_candidate(conn, candidate_id)
-    emit(data, json_out, _render_candidate)
+    """显示候选正文、版本、状态、检测报告（引文定位）、上下文摘要与版本差异。"""
+    from muse.cli.decisions import candidate_show_data, render_candidate
 
-
-def _render_candidate(d: dict) -> None:
-    console.print(
-        f"候选 {d['id']} · 第 {d['chapter']} 章 · v{d['version']} · {d['state']} · "
-        f"{d['hanCount']} 汉字 · {d['sha256'][:12]}"
-    )
-    render_report(d["report"] or {}, d["body"])
-    console.print(d["body"], markup=False, highlight=False)
+    emit(candidate_show_data(candidate_id), json_out, render_candidate)
 
 
 def register(app: typer.Typer) -> None:

@@ -28,7 +28,7 @@ for the rewrite loop (``flow.rewrite``); the author sees the same list.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -41,6 +41,8 @@ from muse.context.writer_output import UnlocatedClaim, build_output
 from muse.core.errors import MuseError
 from muse.flow.evidence_gaps import GapResolution, overall, resolve_gaps
 from muse.quality import mechanical
+from muse.quality.entities import build_entity_lexicon
+from muse.quality.leak import build_leak_lexicon
 from muse.quality.mechanical import Finding
 from muse.quality.semantic import SemanticReport, run_semantic_detector, settle_as_new_settings
 from muse.store.engine import reading
@@ -140,6 +142,7 @@ def check_candidate(
     timeout_s: float | None = None,
     unlocated: list[UnlocatedClaim] | None = None,
     observe: StepObserver | None = None,
+    leak_terms: Sequence[tuple[str, int] | str] = (),
 ) -> Verdict:
     """Check ``output`` (attempt ``attempt`` of run ``run_id``) against its frozen context.
 
@@ -153,7 +156,16 @@ def check_candidate(
     timings: dict[str, int] = {}
     started = time.perf_counter()
     step("mechanical_gate", "running", 0)
-    findings = tuple(mechanical.check(context, output, list(unlocated or [])))
+    # Future leakage and unknown entities: the lexicons are built beside the context, never in
+    # it (the writer must not see later names); ``leak_terms`` is a replay harness's lexicon.
+    with reading(engine) as conn:
+        leak = build_leak_lexicon(conn, context.work_id, context.as_of, extra_terms=leak_terms)
+        entities = build_entity_lexicon(conn, context.work_id, context.as_of)
+    findings = tuple(
+        mechanical.check(
+            context, output, list(unlocated or []), leak_lexicon=leak, entity_lexicon=entities
+        )
+    )
     timings["mechanical_gate"] = _ms(started)
     blocking = [f for f in findings if f.severity == "high"]
     step("mechanical_gate", "failed" if blocking else "ok", timings["mechanical_gate"])

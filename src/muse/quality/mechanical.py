@@ -7,7 +7,6 @@ grows with the production-chain issue; what it checks today it checks for real.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
 
 from muse.context.contracts import WriterContext
 from muse.context.output_contracts import WriterOutput
@@ -15,32 +14,39 @@ from muse.context.writer_output import UnlocatedClaim
 from muse.core.canonical import sha256_hex
 from muse.core.text import count_han
 from muse.planning.contracts import FineOutline
+from muse.quality.entities import EntityLexicon
+from muse.quality.findings import Finding
+from muse.quality.leak import LeakLexicon
+from muse.quality.names import name_findings
+
+__all__ = ["Finding", "check"]
 
 _META = re.compile(
     r"^(?:---\s*\n|#\s|以下是|下面是|好的[，,]|第[0-9一二三四五六七八九十百千零〇两]+[章回])"
 )
 
 
-@dataclass(frozen=True)
-class Finding:
-    kind: str
-    severity: str  # high (blocks) | medium | low (advice)
-    message: str
-    start: int | None = None
-    end: int | None = None
-    quote: str | None = None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
 def check(
-    context: WriterContext, output: WriterOutput, unlocated: list[UnlocatedClaim]
+    context: WriterContext,
+    output: WriterOutput,
+    unlocated: list[UnlocatedClaim],
+    *,
+    leak_lexicon: LeakLexicon | None = None,
+    entity_lexicon: EntityLexicon | None = None,
 ) -> list[Finding]:
+    """Every mechanical finding of ``output`` against ``context``.
+
+    ``leak_lexicon`` (:func:`muse.quality.leak.build_leak_lexicon`) adds ``future_leak`` findings
+    (high); ``entity_lexicon`` (:func:`muse.quality.entities.build_entity_lexicon`) adds
+    ``unknown_entity`` findings (medium, advice). Both are built beside the context, never in it.
+    """
     outline = FineOutline.model_validate(context.fine_outline)
     findings = _output_contract(context, output)
     findings += _ledger(context, output, unlocated)
     findings += _coverage(outline, output)
+    findings += name_findings(
+        context, output, leak_lexicon=leak_lexicon, entity_lexicon=entity_lexicon
+    )
     return findings
 
 

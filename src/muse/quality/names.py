@@ -1,0 +1,238 @@
+"""Names in a candidate: future leaks (blocking) and unknown entities (advice), spec 000 §9, §4.
+
+One scan serves both checks. The candidate body (NFC/LF by the WriterOutput contract, so offsets
+are code points of the stored body) is matched leftmost-longest against the union of
+
+* the names the context gives (card hits and their aliases, the fine outline's entities, names
+  found in the context's own texts: prose evidence, fact evidence, narrative state …),
+* the names the writer declared as new settings (``newSettingDeclarations``),
+* the leak lexicon and the work's known names (entity lexicon, and the leak lexicon's ``known``),
+* when the unknown-entity check runs, the proper-noun-like words the tagger finds in the body.
+
+The longest match wins, so a leak term inside a longer known or in-context name is not a leak
+(小明 inside 王小明). When the same string is in several sets, the context wins over the leak
+lexicon (the writer was shown it; a context that shows a future name is the context's fault, and
+``tests/context`` guards that), the leak lexicon over a declaration (declaring a future name as
+"new" does not make it any less a leak) and a declaration over the work's known names.
+
+One finding per distinct name, at its first occurrence, with the number of occurrences.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from muse.context.contracts import WriterContext
+from muse.context.output_contracts import WriterOutput
+from muse.core.canonical import hash_value
+from muse.core.text import normalize_text
+from muse.knowledge.terms import TermMatcher
+from muse.planning.contracts import FineOutline
+from muse.quality.entities import EntityLexicon, tagged_entities
+from muse.quality.findings import Finding
+from muse.quality.leak import LeakLexicon
+
+_TITLE = re.compile(r"《([^《》\n]{1,40})》")
+# categories by priority: a later one wins when a string is in several sets
+KNOWN, TAGGED, DECLARED, LEAK, CONTEXT = "known", "tagged", "declared", "leak", "context"
+
+
+@dataclass(frozen=True)
+class ContextNames:
+    """What the writer was shown: its names, and all its text (for the "seen in context" test)."""
+
+    names: frozenset[str]
+    text: str
+
+
+@dataclass(frozen=True)
+class _Span:
+    term: str
+    start: int
+    end: int
+    category: str
+
+
+_CACHE: dict[tuple[str, str], ContextNames] = {}
+_CACHE_LIMIT = 32
+
+
+def context_names(context: WriterContext, dictionary: Iterable[str] = ()) -> ContextNames:
+    """Names of ``context``; ``dictionary`` (the work's known names) keeps coined names whole.
+
+    Computed once per context snapshot and dictionary: rewrites of one run share the context.
+    """
+    terms = tuple(sorted({normalize_text(t) for t in dictionary}))
+    key = (context.context_snapshot.sha256, hash_value(list(terms)))
+    found = _CACHE.get(key)
+    if found is None:
+        found = _context_names(context, terms)
+        if len(_CACHE) >= _CACHE_LIMIT:
+            _CACHE.clear()
+        _CACHE[key] = found
+    return found
+
+
+def _context_names(context: WriterContext, dictionary: tuple[str, ...]) -> ContextNames:
+    text = "\n".join(_strings(context.wire()))
+    names = set(_explicit_names(context))
+    spans = list(_matches(text, {t: KNOWN for t in (*dictionary, *names)}))
+    names |= {s.term for s in spans}
+    for start, end in _gaps(spans, len(text)):
+        names |= {e.text for e in tagged_entities(text[start:end], start)}
+    return ContextNames(frozenset(normalize_text(n) for n in names if n), text)
+
+
+def _explicit_names(context: WriterContext) -> Iterator[str]:
+    for hit in context.manifest.card_hits:
+        yield hit.name
+        yield from hit.state_as_of.get("aliases", [])
+    outline = FineOutline.model_validate(context.fine_outline).hard_constraints
+    yield from (e.name for e in outline.required_entities)
+    for action in outline.foreshadowing:
+        yield from action.cards
+
+
+def _strings(value) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def name_findings(
+    context: WriterContext,
+    output: WriterOutput,
+    *,
+    leak_lexicon: LeakLexicon | None = None,
+    entity_lexicon: EntityLexicon | None = None,
+) -> list[Finding]:
+    """``future_leak`` (high) findings when a leak lexicon is given; ``unknown_entity`` (medium)
+    findings when an entity lexicon is given."""
+    if leak_lexicon is None and entity_lexicon is None:
+        return []
+    known = set(entity_lexicon.terms if entity_lexicon else ()) | set(
+        leak_lexicon.known if leak_lexicon else ()
+    )
+    shown = context_names(context, known)
+    declared = [normalize_text(d.name).strip() for d in output.new_setting_declarations]
+    categories = _categories(known, declared, leak_lexicon, shown.names)
+    body = output.candidate_body
+    if entity_lexicon is not None:
+        spans = list(_matches(body, categories))
+        for start, end in _gaps(spans, len(body)):
+            for e in tagged_entities(body[start:end], start):
+                categories.setdefault(e.text, TAGGED)
+    spans = list(_matches(body, categories))
+    findings = _leaks(body, spans, leak_lexicon) if leak_lexicon is not None else []
+    if entity_lexicon is not None:
+        findings += _unknown(body, spans, shown, declared, entity_lexicon)
+    return findings
+
+
+def _categories(
+    known: set[str], declared: list[str], leak: LeakLexicon | None, shown: frozenset[str]
+) -> dict[str, str]:
+    categories = dict.fromkeys(known, KNOWN)
+    categories.update(dict.fromkeys((d for d in declared if d), DECLARED))
+    categories.update(dict.fromkeys(leak.terms if leak else (), LEAK))
+    categories.update(dict.fromkeys(shown, CONTEXT))
+    return categories
+
+
+def _matches(text: str, categories: dict[str, str]) -> Iterator[_Span]:
+    """Leftmost-longest, non-overlapping occurrences of the terms of ``categories``."""
+    matcher = TermMatcher(categories)  # not the shared cache: these sets change per candidate
+    pos = 0
+    for term in matcher.finditer(text):
+        start = text.find(term, pos)  # the leftmost occurrence at or after the last match
+        pos = start + len(term)
+        yield _Span(term, start, pos, categories[term])
+
+
+def _gaps(spans: list[_Span], length: int) -> Iterator[tuple[int, int]]:
+    pos = 0
+    for span in spans:
+        if span.start > pos:
+            yield pos, span.start
+        pos = span.end
+    if pos < length:
+        yield pos, length
+
+
+def _line(body: str, offset: int) -> int:
+    return body.count("\n", 0, offset) + 1
+
+
+def _first_of_each(spans: Iterable[_Span]) -> list[tuple[_Span, int]]:
+    spans = list(spans)
+    counts = Counter(s.term for s in spans)
+    firsts: dict[str, _Span] = {}
+    for s in spans:
+        firsts.setdefault(s.term, s)
+    return [(s, counts[s.term]) for s in firsts.values()]
+
+
+def _leaks(body: str, spans: list[_Span], leak: LeakLexicon) -> list[Finding]:
+    findings = []
+    for span, count in _first_of_each(s for s in spans if s.category == LEAK):
+        line = _line(body, span.start)
+        findings.append(
+            Finding(
+                "future_leak",
+                "high",
+                f"未来泄漏：「{span.term}」{leak.terms[span.term].describe()}，"
+                f"冻结点是第 {leak.as_of} 章；正文第 {line} 行起出现 {count} 次。",
+                span.start,
+                span.end,
+                span.term,
+                line,
+            )
+        )
+    return findings
+
+
+def _unknown(
+    body: str,
+    spans: list[_Span],
+    shown: ContextNames,
+    declared: list[str],
+    lexicon: EntityLexicon,
+) -> list[Finding]:
+    def unseen(term: str) -> bool:
+        return term not in shown.text and not any(term in d for d in declared)
+
+    located = [s for s in spans if s.category in (KNOWN, TAGGED) and unseen(s.term)]
+    covered = [(s.start, s.end) for s in spans if s.category in (LEAK, CONTEXT, DECLARED)]
+    for match in _TITLE.finditer(body):
+        title = match.group(1)
+        start, end = match.span(1)
+        inside = any(
+            a < end and start < b for a, b in covered + [(s.start, s.end) for s in located]
+        )
+        if not inside and unseen(title):
+            located.append(_Span(title, start, end, "title"))
+    located.sort(key=lambda s: s.start)
+    return [_unknown_finding(body, s, n, lexicon) for s, n in _first_of_each(located)]
+
+
+def _unknown_finding(body: str, span: _Span, count: int, lexicon: EntityLexicon) -> Finding:
+    line = _line(body, span.start)
+    where = f"正文第 {line} 行起出现 {count} 次"
+    entity = lexicon.terms.get(span.term)
+    if span.category == KNOWN and entity is not None:
+        what = f"「{span.term}」是作品已有的{entity.type_label()}「{entity.card_name}」"
+        message = f"{what}，但本章上下文没有提供它，也未申报为新设定；{where}。"
+    elif span.category in (KNOWN, "title"):
+        shown = f"《{span.term}》" if span.category == "title" else f"「{span.term}」"
+        message = f"{shown}不在上下文中，也未申报为新设定；{where}。"
+    else:
+        message = f"「{span.term}」像是专名，既不在上下文中，也未申报为新设定；{where}。"
+    return Finding("unknown_entity", "medium", message, span.start, span.end, span.term, line)
