@@ -7,10 +7,7 @@ compare-and-set, so two decisions racing on one card cannot both land.
 
 from __future__ import annotations
 
-import gc
-from collections import defaultdict
-from collections.abc import Collection, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Collection, Iterable
 
 from sqlalchemy import Connection, select
 
@@ -18,20 +15,15 @@ from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound
 from muse.core.ids import new_id
+from muse.knowledge.card_cache import cached_cards
+from muse.knowledge.card_loading import load_rows, many_objects
 from muse.knowledge.card_types import card_type, check_fields, describe_missing, types_version
 from muse.knowledge.contracts import (
-    Alias,
     Card,
-    CardField,
     CardSpec,
     CardStatus,
-    Cycle,
-    Milestone,
-    PlannedStep,
-    Relation,
-    SourceRef,
 )
-from muse.knowledge.source_refs import delete_refs, insert_ref_rows, load_refs, ref_rows
+from muse.knowledge.source_refs import delete_refs, insert_ref_rows, ref_rows
 from muse.knowledge.tables import card_milestones, card_relations, cards
 from muse.store.cas import compare_and_set
 
@@ -194,23 +186,6 @@ def set_status(conn: Connection, card: Card, status: CardStatus) -> None:
 # --- reading -------------------------------------------------------------------------------
 
 
-@contextmanager
-def many_objects() -> Iterator[None]:
-    """Pause the cycle collector while a whole book of cards is built.
-
-    A book is hundreds of thousands of small acyclic objects; each full collection would rescan
-    the growing heap, which doubles the time of a large load. Nothing here makes cycles, so
-    nothing is lost; the collector resumes as it was.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def load_cards(
     conn: Connection,
     work_id: int,
@@ -219,116 +194,29 @@ def load_cards(
     card_type_key: str | None = None,
     ids: Iterable[str] | None = None,
 ) -> list[Card]:
-    """Cards of a work with all their parts, in (type, name) order. Bulk: four queries."""
-    where = [
-        cards.c.work_id == work_id,
-        cards.c.status.in_([CardStatus(s).value for s in statuses]),
-    ]
-    if card_type_key is not None:
-        where.append(cards.c.type == card_type(card_type_key).key)
+    """Cards of a work with all their parts, in (type, name) order. Bulk: four queries.
+
+    A whole work's cards come from the card cache while they do not change (card_cache.py);
+    ``card_type_key`` filters them. Cards are shared frozen models: never change their lists.
+    """
+    wanted = frozenset(CardStatus(s).value for s in statuses)
+    where = [cards.c.work_id == work_id, cards.c.status.in_(sorted(wanted))]
     if ids is not None:
         where.append(cards.c.id.in_(list(ids)))
-    with many_objects():
-        return _load(conn, work_id, where, by_id=ids is not None)
+        if card_type_key is not None:
+            where.append(cards.c.type == card_type(card_type_key).key)
+        with many_objects():
+            return load_rows(conn, work_id, where, by_id=True)
 
+    def load() -> list[Card]:
+        with many_objects():
+            return load_rows(conn, work_id, where, by_id=False)
 
-def _load(conn: Connection, work_id: int, where: list, *, by_id: bool) -> list[Card]:
-    rows = conn.execute(select(cards).where(*where).order_by(cards.c.type, cards.c.name)).all()
-    if not rows:
-        return []
-    chosen = select(cards.c.id).where(*where)
-    refs = load_refs(conn, "card", work_id=work_id, owner_ids=chosen if by_id else None)
-    milestones = _load_milestones(conn, chosen, refs)
-    relations = _load_relations(conn, chosen, refs)
-    return [
-        _to_card(row, milestones.get(row.id, []), relations.get(row.id, []), refs) for row in rows
-    ]
-
-
-def _load_milestones(conn, chosen, refs) -> dict[str, list[Milestone]]:
-    out: dict[str, list[Milestone]] = defaultdict(list)
-    m = card_milestones.c
-    query = (
-        select(m.card_id, m.id, m.chapter, m.chapter_note, m.step, m.cycle, m.description)
-        .where(m.card_id.in_(chosen))
-        .order_by(m.card_id, m.position)
-    )
-    for card_id, mid, chapter, note, step, cycle, description in conn.execute(query).all():
-        out[card_id].append(
-            Milestone(
-                chapter=chapter,
-                chapter_note=note,
-                step=step,
-                cycle=cycle,
-                description=description,
-                refs=refs.get((card_id, f"milestone:{mid}"), []),
-            )
-        )
-    return out
-
-
-def _load_relations(conn, chosen, refs) -> dict[str, list[Relation]]:
-    out: dict[str, list[Relation]] = defaultdict(list)
-    r = card_relations.c
-    query = (
-        select(r.card_id, r.id, r.kind, r.target, r.since_chapter, r.note)
-        .where(r.card_id.in_(chosen))
-        .order_by(r.card_id, r.position)
-    )
-    for card_id, rid, kind, target, since, note in conn.execute(query).all():
-        out[card_id].append(
-            Relation(
-                kind=kind,
-                target=target,
-                since_chapter=since,
-                note=note,
-                refs=refs.get((card_id, f"relation:{rid}"), []),
-            )
-        )
-    return out
-
-
-def _to_card(
-    row,
-    milestones: list[Milestone],
-    relations: list[Relation],
-    refs: dict[tuple[str, str], list[SourceRef]],
-) -> Card:
-    fields = {
-        key: CardField(
-            value=doc.get("value"),
-            doubt=doc.get("doubt"),
-            since_chapter=doc.get("since_chapter"),
-            refs=refs.get((row.id, f"field:{key}"), []),
-        )
-        for key, doc in row.fields.items()
-    }
-    return Card(
-        id=row.id,
-        work_id=row.work_id,
-        status=CardStatus(row.status),
-        revision=row.revision,
-        types_version=row.types_version,
-        spec_sha256=row.spec_sha256,
-        type=row.type,
-        name=row.name,
-        fields=fields,
-        milestones=milestones,
-        relations=relations,
-        aliases=[Alias(name=a["name"], since_chapter=a.get("since_chapter")) for a in row.aliases],
-        refs=refs.get((row.id, "card"), []),
-        growth_arc=[
-            PlannedStep(
-                chapter=s.get("chapter"),
-                step=s.get("step", ""),
-                cycle=Cycle(s["cycle"]),
-                description=s.get("description", ""),
-            )
-            for s in row.growth_arc
-        ],
-        ending_direction=row.ending_direction,
-        end_state=row.end_state,
-    )
+    found = cached_cards(conn, work_id, wanted, load)
+    if card_type_key is None:
+        return found
+    key = card_type(card_type_key).key
+    return [c for c in found if c.type == key]
 
 
 def get_card(conn: Connection, card_id: str) -> Card:

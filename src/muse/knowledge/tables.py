@@ -12,6 +12,7 @@ Only an author's decision moves it on.
 """
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     CheckConstraint,
     Column,
@@ -284,3 +285,31 @@ fact_ledger = Table(
     comment="Canonical facts (spec 001 §6). Immutable: entries are only ever inserted.",
 )
 Index("ix_fact_ledger_work_chapter", fact_ledger.c.work_id, fact_ledger.c.chapter)
+
+knowledge_versions = Table(
+    "knowledge_versions",
+    metadata,
+    Column("work_id", Integer, ForeignKey("works.id"), primary_key=True, autoincrement=False),
+    Column(
+        "revision",
+        Integer,
+        nullable=False,
+        comment="number of changes seen (per row on SQLite, per transaction on PostgreSQL)",
+    ),
+    Column(
+        "token",
+        String(32),
+        nullable=False,
+        comment="random, new with every change; never repeats, even after a rollback",
+    ),
+    Column(
+        "writer_xid",
+        BigInteger,
+        nullable=True,
+        comment="PostgreSQL: transaction that last changed it (its own writes skip the cache)",
+    ),
+    comment=(
+        "One row per work, changed by database triggers in the same transaction as any write to "
+        "cards, card_milestones, card_relations or source_refs: the key of the card cache."
+    ),
+)
