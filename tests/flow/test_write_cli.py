@@ -95,3 +95,12 @@ def test_run_show_lists_every_attempt_node_hash_and_receipt(muse, book, scripted
     assert all(len(r["inputSha256"]) == 64 for r in data["receipts"])
     text = muse("run", "show", run_id)
     assert "— 第 2 稿 —" in text and "返修：" in text and "模型调用回执" in text
+
+
+def test_revise_from_the_command_line(muse, book):
+    data = json.loads(muse("write", str(NEXT), "-p", "offline", "-m", "offline-1", "--json"))
+    out = json.loads(muse("revise", data["candidate_id"], "改：结尾留个悬念。", "--json"))
+    assert out["round"] == 2 and out["words"] == "改：结尾留个悬念。"
+    assert out["summary"]["state"] == "shadow_ready" and out["newRunId"] != data["run_id"]
+    text = muse("revise", data["candidate_id"], "改：结尾留个悬念。")
+    assert "同一命令已执行过" in text

@@ -30,7 +30,7 @@ CommandIdOption = typer.Option(None, "--command-id", help="幂等键；重复提
 ActorOption = typer.Option(None, "--actor", help="决定人；默认是当前系统用户")
 
 
-def _actor(actor: str | None) -> str:
+def actor_name(actor: str | None) -> str:
     if actor:
         return actor
     try:
@@ -47,7 +47,7 @@ def discard(
 ) -> None:
     """丢弃候选：正式正文不变，候选标记为已丢弃并留在库内可查。"""
     outcome = discard_candidate(
-        get_engine(), candidate_id, command_id=command_id, actor=_actor(actor)
+        get_engine(), candidate_id, command_id=command_id, actor=actor_name(actor)
     )
     emit(outcome.__dict__, json_out, lambda _: _render_outcome(outcome))
 
@@ -70,7 +70,7 @@ def edit(
         text,
         expected_revision=expected_revision,
         command_id=command_id,
-        actor=_actor(actor),
+        actor=actor_name(actor),
     )
     emit(outcome.__dict__, json_out, lambda _: _render_outcome(outcome))
     if outcome.state != "PASSED":

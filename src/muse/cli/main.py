@@ -8,6 +8,7 @@ import typer
 
 from muse.cli import cards, context, index, plan, runs, works, writing
 from muse.cli import decisions as decisions_cli
+from muse.cli import revise as revise_cli
 from muse.cli import worker as worker_cli
 from muse.cli.config import config_app
 from muse.cli.models import models_app
@@ -26,6 +27,7 @@ works.register(app)
 plan.register(app)
 writing.register(app)
 decisions_cli.register(app, writing.candidate_app)
+revise_cli.register(app)
 context.register(app)
 cards.register(app)
 runs.register(app)
