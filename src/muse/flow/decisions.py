@@ -201,18 +201,9 @@ def previous_outcome(
 ) -> DecisionOutcome | None:
     """The outcome of ``command_id`` if it was already applied (marked ``repeated``)."""
     with engine.connect() as conn:
-        row = (
-            conn.execute(select(decisions).where(decisions.c.command_id == command_id))
-            .mappings()
-            .first()
-        )
+        row = decision_for_command(conn, command_id, kind, candidate_id)
         if row is None:
             return None
-        if row["kind"] != kind or row["candidate_id"] != candidate_id:
-            raise InvalidInput(
-                f"命令 ID {command_id} 已用于另一个决定（{row['kind']}，候选 {row['candidate_id']}）。",
-                hint="每个决定请使用新的 --command-id。",
-            )
         detail = row["detail"]
         new_id_ = detail.get("newCandidateId")
         state = row["outcome"]
@@ -231,6 +222,23 @@ def previous_outcome(
         run_state=run_state,
         repeated=True,
     )
+
+
+def decision_for_command(
+    conn: Connection, command_id: str, kind: str, candidate_id: str
+) -> Any | None:
+    """The decision row already stored under ``command_id``; refused if it was another decision."""
+    row = (
+        conn.execute(select(decisions).where(decisions.c.command_id == command_id))
+        .mappings()
+        .first()
+    )
+    if row is not None and (row["kind"] != kind or row["candidate_id"] != candidate_id):
+        raise InvalidInput(
+            f"命令 ID {command_id} 已用于另一个决定（{row['kind']}，候选 {row['candidate_id']}）。",
+            hint="每个决定请使用新的 --command-id。",
+        )
+    return row
 
 
 def current_states(conn: Connection, candidate_id: str) -> tuple[str, str]:

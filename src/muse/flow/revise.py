@@ -27,7 +27,7 @@ from muse.context.tables import context_snapshots
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput
 from muse.core.text import normalize_text
-from muse.flow.decisions import insert_decision, load, refuse
+from muse.flow.decisions import decision_for_command, insert_decision, load, refuse
 from muse.flow.production import Progress, RunSummary, write_chapter
 from muse.flow.run_steps import Observer
 from muse.flow.tables import decisions
@@ -151,18 +151,9 @@ def _detail(conn, decision_id: str) -> dict:
 
 def _previous(engine: Engine, command_id: str, candidate_id: str) -> ReviseOutcome | None:
     with engine.connect() as conn:
-        row = (
-            conn.execute(select(decisions).where(decisions.c.command_id == command_id))
-            .mappings()
-            .first()
-        )
+        row = decision_for_command(conn, command_id, "revise", candidate_id)
     if row is None:
         return None
-    if row["kind"] != "revise" or row["candidate_id"] != candidate_id:
-        raise InvalidInput(
-            f"命令 ID {command_id} 已用于另一个决定（{row['kind']}，候选 {row['candidate_id']}）。",
-            hint="每个决定请使用新的 --command-id。",
-        )
     d = row["detail"]
     return ReviseOutcome(
         row["id"],
