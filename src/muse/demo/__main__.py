@@ -24,6 +24,7 @@ from muse.knowledge.cards import load_cards
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.store.engine import make_engine
 from muse.store.migrate import load_all_tables, upgrade
+from muse.worker.loop import Worker
 from muse.works.catalog import list_chapters
 from muse.works.importer import import_book
 
@@ -90,6 +91,8 @@ def main(workspace: Path) -> int:
     assert summary.candidate_id is not None
     outcome = accept_candidate(engine, summary.candidate_id)
     console.print(f"④ 采纳：{outcome.message}")
+    for job in Worker(engine).run_once():
+        console.print(f"⑤ 章后抽取（muse worker --once）：{job.message}", highlight=False)
     with engine.connect() as conn:
         chapters = list_chapters(conn, work_id)
         counts = {
