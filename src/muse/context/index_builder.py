@@ -24,7 +24,12 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, select, update
 
-from muse.context.index_backend import MAX_CHAPTER, chapter_id_range, chunk_row_id
+from muse.context.index_backend import (
+    MAX_CHAPTER,
+    RANKER_VERSION,
+    chapter_id_range,
+    chunk_row_id,
+)
 from muse.context.index_chunker import CHUNKER_VERSION, chunk_chapter
 from muse.context.index_tables import search_chunks, search_index_chapters, search_index_works
 from muse.context.index_tokenizer import TOKENIZER_VERSION, Tokenizer, rjieba_version
@@ -39,7 +44,9 @@ from muse.works.catalog import (
 )
 from muse.works.contracts import ChapterText
 
-INDEX_FORMAT = f"prose-fts-{TOKENIZER_VERSION}.{CHUNKER_VERSION}"
+# The reader is part of the version (spec 000 §5.1 proseIndexVersion: 原文索引/读取器版本): a
+# change of how hits are ranked changes what a plan retrieves, so it must change the plan's id.
+INDEX_FORMAT = f"prose-fts-{TOKENIZER_VERSION}.{CHUNKER_VERSION}.{RANKER_VERSION}"
 REFRESH_JOB = "search_index.refresh"
 _BATCH_CHAPTERS = 50
 
@@ -92,7 +99,8 @@ def dictionary_terms(conn: Connection, work_id: int) -> list[str]:
 
 
 def version_for(tokenizer: Tokenizer) -> str:
-    """``prose-fts-t1.c1+rjieba-0.2.2+dict-<16 hex>``: changes with any input of the tokens."""
+    """``prose-fts-t1.c1.r2+rjieba-0.2.2+dict-<16 hex>``: changes with any input of the tokens
+    and with the ranking."""
     return f"{INDEX_FORMAT}+rjieba-{rjieba_version()}+dict-{tokenizer.dictionary_sha256[:16]}"
 
 

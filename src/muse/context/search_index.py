@@ -11,8 +11,12 @@ This is the one entry point the context builder uses (ARCHITECTURE.md §7, spec 
 * **Time is frozen** (principle 4): ``max_chapter`` is mandatory. It bounds the row-id range the
   full-text engine scans, is repeated as a plain filter, and every hit is checked once more here;
   a hit after the freeze point is a :class:`ContractViolation`, never a silent result.
+* **Bounded ranking**: a query scores at most the latest ``RANK_WINDOW`` (1,000) matching chunks
+  before the freeze point, and free text keeps its rarest words first
+  (:func:`rarest_first`), so a query costs about the same at chapter 100 and at chapter 2,000
+  even when a protagonist's name is in nearly every chunk (:mod:`muse.context.index_backend`).
 * **Deterministic order** (principle 6): score DESC, sourceVersion ASC, sourceId ASC, offset ASC
-  (spec 000 §5.1 tieBreak), with scores rounded to 6 decimals; see
+  (spec 000 §5.1 tieBreak), with scores rounded to 9 significant digits; see
   :mod:`muse.context.index_backend` for how the two backends' scores differ.
 
 Searching reads the index as it is: call :func:`refresh_index` before freezing a retrieval plan
@@ -22,12 +26,17 @@ Searching reads the index as it is: call :func:`refresh_index` before freezing a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
-from muse.context.index_backend import Phrase, count_matches, match_chunks
+from muse.context.index_backend import (
+    Phrase,
+    count_each,
+    match_chunks,
+    rank_window,
+)
 from muse.context.index_builder import (
     INDEX_FORMAT,
     REFRESH_JOB,
@@ -64,6 +73,7 @@ __all__ = [
     "index_status",
     "index_version",
     "informative_tokens",
+    "rarest_first",
     "rebuild_index",
     "refresh_index",
     "remove_chapter",
@@ -109,11 +119,15 @@ def search_text(
     conn: Connection, work_id: int, query: str, *, max_chapter: int, limit: int = 10
 ) -> list[Hit]:
     """Chunks of chapters ``<= max_chapter`` sharing words with free text: OR over its tokens,
-    single characters left out unless they are dictionary terms or all there is, and words in
-    more than half of those chunks left out unless they are all there is (see
-    :func:`informative_tokens`)."""
+    single characters left out unless they are dictionary terms or all there is, words in more
+    than half of those chunks left out unless they are all there is (see
+    :func:`informative_tokens`), and the rarest words first (see :func:`rarest_first`)."""
     tokenizer = _checked(conn, work_id, max_chapter, limit)
-    tokens = informative_tokens(conn, work_id, tokenizer.query_tokens(query), max_chapter)
+    tokens = list(tokenizer.query_tokens(query))
+    if len(tokens) >= 2:
+        counts = _match_counts(conn, work_id, tokens, max_chapter)
+        total = chunk_total(conn, work_id, max_chapter=max_chapter)
+        tokens = rarest_first(_informative(tokens, counts, total), counts, rank_window(limit))
     return _hits(conn, work_id, [(t,) for t in tokens], max_chapter, limit)
 
 
@@ -129,8 +143,37 @@ def informative_tokens(
     """
     if len(tokens) < 2:
         return list(tokens)
-    counts = {t: count_matches(conn, work_id, (t,), max_chapter=max_chapter) for t in tokens}
-    total = chunk_total(conn, work_id, max_chapter=max_chapter)
+    counts = _match_counts(conn, work_id, tokens, max_chapter)
+    return _informative(tokens, counts, chunk_total(conn, work_id, max_chapter=max_chapter))
+
+
+def rarest_first(tokens: Sequence[str], counts: Mapping[str, int], window: int) -> list[str]:
+    """The rarest tokens whose match counts add up to at most ``window`` (the rarest one at
+    least), in query order.
+
+    Only the latest ``window`` matches of a query are ranked (``index_backend.RANK_WINDOW``).
+    Were common words OR-ed in, their matches would fill that window with recent chunks and push
+    out an older one holding the rare words the query is about; the rare words decide the
+    ranking anyway (a common word's idf is small). Counts are equal on both backends, and so is
+    the choice.
+    """
+    budget, chosen = window, set[str]()
+    for token in sorted(tokens, key=lambda t: (counts.get(t, 0), tokens.index(t))):
+        if chosen and counts.get(token, 0) > budget:
+            break
+        chosen.add(token)
+        budget -= counts.get(token, 0)
+    return [t for t in tokens if t in chosen]
+
+
+def _match_counts(
+    conn: Connection, work_id: int, tokens: Sequence[str], max_chapter: int
+) -> dict[str, int]:
+    counts = count_each(conn, work_id, [(t,) for t in tokens], max_chapter=max_chapter)
+    return dict(zip(tokens, counts, strict=True))
+
+
+def _informative(tokens: Sequence[str], counts: Mapping[str, int], total: int) -> list[str]:
     kept = [t for t in tokens if counts[t] > 0 and counts[t] * 2 <= total]
     if kept:
         return kept
