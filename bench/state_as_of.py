@@ -9,9 +9,14 @@ references; texts that mention other cards), then measures
 * the pure function: ``book_state_as_of`` over all cards as of random chapters (cards/s); the
   first freeze point also prepares every card (what does not depend on ``as_of``);
 * the database path on SQLite (and PostgreSQL with ``--postgresql URL``; the book goes into a
-  schema of its own, dropped afterwards): ``work_state_as_of`` as of random chapters. The first
-  read loads the cards (cold: four queries, rows into models) and prepares them; later reads
-  find them in the card cache, after one query for the work's change token.
+  schema of its own, dropped afterwards): ``work_state_as_of`` as of random chapters.
+  - cold, each in a fresh process (``python`` started anew, nothing cached in memory): first
+    with no stored card book (the first read after a change: four queries over the card
+    tables, then the book is stored for the next process), then from the stored card book
+    (every later process until the cards change: one query). Each child runs a few freeze
+    points, each from scratch in its own process; the figure is their median.
+  - warm: later reads in one process find the book in the card cache, after one query for the
+    work's change token.
 
 A whole work's state as of a chapter should take well under a second. Times are CPU seconds
 of this process (``time.process_time``), so that other load on the machine does not count
@@ -22,22 +27,26 @@ Cyclic garbage collection is part of the figures: it is what a long process pays
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 from urllib.parse import quote
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, delete, text
 
 from muse.core.canonical import sha256_hex
 from muse.knowledge import card_cache
 from muse.knowledge.cards import insert_card
 from muse.knowledge.contracts import Card, CardSpec, CardStatus, SourceRef
 from muse.knowledge.state_as_of import BookTerms, book_state_as_of, work_state_as_of
+from muse.knowledge.tables import card_book_cache
 from muse.store.engine import make_engine
 from muse.store.migrate import upgrade
 from muse.works.catalog import create_work
@@ -162,7 +171,7 @@ def bench_db(
     try:
         path = folder / "bench.db"
         engine = make_engine(f"sqlite:///{path}")
-        _bench_db("SQLite", engine, specs, chapters, rounds, rng)
+        _bench_db("SQLite", engine, f"sqlite:///{path}", specs, chapters, rounds, rng)
     finally:
         shutil.rmtree(folder)
     if pg_url:
@@ -172,17 +181,55 @@ def bench_db(
             conn.execute(text(f'CREATE SCHEMA "{schema}"'))
         try:
             sep = "&" if "?" in pg_url else "?"
-            engine = make_engine(f"{pg_url}{sep}options={quote(f'-csearch_path={schema}')}")
-            _bench_db("PostgreSQL", engine, specs, chapters, rounds, rng)
+            url = f"{pg_url}{sep}options={quote(f'-csearch_path={schema}')}"
+            _bench_db("PostgreSQL", make_engine(url), url, specs, chapters, rounds, rng)
         finally:
             with admin.begin() as conn:
                 conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
             admin.dispose()
 
 
+COLD_RUNS = 5
+
+
+def cold_child(url: str, work: int, as_of: int, drop_stored: bool) -> None:
+    """One cold read in this (fresh) process; prints its times as JSON."""
+    engine = make_engine(url)
+    if drop_stored:
+        with engine.begin() as conn:
+            conn.execute(delete(card_book_cache))
+    with engine.connect() as conn:
+        conn.execute(text("SELECT 1")).all()  # connect outside the timing
+        wall = time.perf_counter()
+        cpu, state = timed(lambda: work_state_as_of(conn, work, as_of))
+        wall = time.perf_counter() - wall
+    engine.dispose()
+    print(json.dumps({"cpu": cpu, "wall": wall, "visible": len(state.visible())}))
+
+
+def cold(url: str, work: int, chapters: int, rng: random.Random, drop_stored: bool) -> list[dict]:
+    out = []
+    for _ in range(COLD_RUNS):
+        args = [sys.executable, __file__, "--cold-child", url, str(work)]
+        args += [str(rng.randint(1, chapters))] + (["--drop-stored"] if drop_stored else [])
+        done = subprocess.run(args, check=True, capture_output=True, text=True)
+        out.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return out
+
+
+def print_cold(name: str, label: str, runs: list[dict]) -> None:
+    cpu = statistics.median(r["cpu"] for r in runs)
+    wall = statistics.median(r["wall"] for r in runs)
+    print(
+        f"{name} work_state_as_of COLD ({label}, fresh process each, {len(runs)} runs): "
+        f"median {cpu * 1000:.0f} ms CPU, {wall * 1000:.0f} ms wall"
+    )
+
+
 def _bench_db(
     name: str,
     engine: Engine,
+    url: str,
     specs: list[CardSpec],
     chapters: int,
     rounds: int,
@@ -195,6 +242,9 @@ def _bench_db(
             lambda: [insert_card(conn, work, s, CardStatus.confirmed) for s in specs]
         )
     print(f"{name}: stored {len(specs)} cards in {seconds:.1f} s CPU")
+    print_cold(name, "no stored card book: card tables", cold(url, work, chapters, rng, True))
+    cold(url, work, chapters, rng, False)  # make sure the book is stored
+    print_cold(name, "stored card book", cold(url, work, chapters, rng, False))
     card_cache.clear()
     totals, walls = [], []
     with engine.connect() as conn:
@@ -209,7 +259,7 @@ def _bench_db(
             print(
                 f"  as of {as_of:>5}: work_state_as_of {total * 1000:7.1f} ms CPU"
                 f" ({wall * 1000:.1f} ms wall), {len(state.visible())} cards exist"
-                + (" (cold: load and prepare)" if not n else "")
+                + (" (first in this process: load and prepare)" if not n else "")
             )
     engine.dispose()
     print(
@@ -228,7 +278,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--no-db", action="store_true", help="only the pure function")
     parser.add_argument("--postgresql", metavar="URL", help="also measure on this PostgreSQL")
+    parser.add_argument("--cold-child", nargs=3, metavar=("URL", "WORK", "AS_OF"), help="internal")
+    parser.add_argument("--drop-stored", action="store_true", help="internal")
     args = parser.parse_args()
+    if args.cold_child:
+        url, work, as_of = args.cold_child
+        cold_child(url, int(work), int(as_of), args.drop_stored)
+        return
     rng = random.Random(20261129)
     specs = [
         make_spec(i, args.cards, args.milestones, args.chapters, rng) for i in range(args.cards)

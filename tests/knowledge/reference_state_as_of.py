@@ -334,4 +334,3 @@ def book_state_as_of(
     """
     book = book if book is not None else BookTerms.of(cards)
     return [state_as_of(card, as_of, book=book) for card in cards]
-

@@ -12,21 +12,33 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from muse.knowledge.card_types import CardType
-from muse.knowledge.contracts import (
-    Card,
-    CardField,
-    Cycle,
-    Exclusion,
-    ExclusionReason,
-    Milestone,
-    SourceRef,
+from muse.knowledge.card_rows import (
+    C_ALIASES,
+    C_END_STATE,
+    C_ENDING_DIRECTION,
+    C_GROWTH_ARC,
+    C_ID,
+    C_MILESTONES,
+    C_NAME,
+    M_CHAPTER,
+    M_CYCLE,
+    M_DESCRIPTION,
+    M_REFS,
+    M_STEP,
+    R_CHAPTER,
+    R_STALE,
+    Row,
+    milestone_row,
+    row_of,
 )
+from muse.knowledge.card_types import CardType
+from muse.knowledge.contracts import Card, Cycle, Exclusion, ExclusionReason
 from muse.knowledge.terms import TermMatcher, matcher_for
 from muse.knowledge.trusted import trusted
 
 R = ExclusionReason
 NEVER = float("inf")
+DEBUT = Cycle.debut.value
 
 
 def exclusion(
@@ -35,61 +47,63 @@ def exclusion(
     return trusted(Exclusion, kind=kind, item=item, chapter=chapter, reason=reason, message=message)
 
 
-def latest(own: int | None, refs: Sequence[SourceRef]) -> int | None:
+def latest(own: int | None, refs: Sequence[Row]) -> int | None:
     """The latest of ``own`` and the chapters of ``refs`` (None: none of them)."""
     out = own
     for r in refs:
-        if out is None or r.chapter > out:
-            out = r.chapter
+        if out is None or r[R_CHAPTER] > out:
+            out = r[R_CHAPTER]
     return out
 
 
-def milestone_issue(m: Milestone) -> tuple[ExclusionReason, int | None, str] | None:
-    """Why ``m`` can never be part of a state (unproven or misplaced), else None."""
-    if m.chapter is None:
-        note = f"（原写作「{m.chapter_note}」）" if m.chapter_note else ""
+def milestone_issue(m: Row) -> tuple[ExclusionReason, int | None, str] | None:
+    """Why milestone row ``m`` can never be part of a state (unproven or misplaced), else None."""
+    chapter, refs = m[M_CHAPTER], m[M_REFS]
+    if chapter is None:
+        note = f"（原写作「{m[1]}」）" if m[1] else ""
         return R.unproven_chapter, None, f"章号无法证明{note}：不是绝对章号。"
-    if m.refs and all(r.stale for r in m.refs):
-        return R.unproven_chapter, m.chapter, "出处均已失效，章号无法证明。"
-    late = latest(None, m.refs)
-    if late is not None and late > m.chapter:
-        return R.misplaced, late, f"错位：出处指向第 {late} 章，晚于里程碑自身的第 {m.chapter} 章。"
+    if refs and all(r[R_STALE] for r in refs):
+        return R.unproven_chapter, chapter, "出处均已失效，章号无法证明。"
+    late = latest(None, refs)
+    if late is not None and late > chapter:
+        return R.misplaced, late, f"错位：出处指向第 {late} 章，晚于里程碑自身的第 {chapter} 章。"
     return None
 
 
-def milestone_label(m: Milestone) -> str:
-    where = f"第 {m.chapter} 章" if m.chapter is not None else "章号不明"
-    return f"{where} {m.cycle.value}：{m.step or m.description}"
+def milestone_label(m: Row) -> str:
+    chapter = m[M_CHAPTER]
+    where = f"第 {chapter} 章" if chapter is not None else "章号不明"
+    return f"{where} {m[M_CYCLE]}：{m[M_STEP] or m[M_DESCRIPTION]}"
 
 
 def field_label(kind: CardType, key: str) -> str:
     return f"字段「{kind.label_of(key)}」"
 
 
-def field_texts(value: CardField) -> list[str | None]:
-    items = value.value if isinstance(value.value, list) else [value.value]
-    return [*items, value.doubt]
+def field_texts(value: str | list[str] | None, doubt: str | None) -> list[str | None]:
+    items = value if isinstance(value, list) else [value]
+    return [*items, doubt]
 
 
-def planning(card: Card) -> list[Exclusion]:
+def planning(card: Row) -> list[Exclusion]:
     """成长弧线, 结局方向 and 全书终态: planning data, left out of every state."""
     out = [
         exclusion(
             "plan",
-            f"成长弧线：{s.cycle.value} {s.step or s.description}",
-            s.chapter,
+            f"成长弧线：{cycle} {step or description}",
+            chapter,
             R.growth_arc,
             "成长弧线是未来计划，不进入冻结视图。",
         )
-        for s in card.growth_arc
+        for chapter, step, cycle, description in card[C_GROWTH_ARC]
     ]
-    if card.ending_direction:
+    if card[C_ENDING_DIRECTION]:
         out.append(
             exclusion(
                 "plan", "结局方向", None, R.ending_direction, "结局方向是规划数据，不进入冻结视图。"
             )
         )
-    if card.end_state:
+    if card[C_END_STATE]:
         out.append(
             exclusion(
                 "plan", "全书终态", None, R.end_state, "全书终态摘要是规划数据，不进入冻结视图。"
@@ -113,10 +127,16 @@ class Debut(NamedTuple):
         return NEVER if self.claimed else 0
 
 
-def debut_of(card: Card) -> Debut:
-    debuts = [m for m in card.milestones if m.cycle is Cycle.debut]
-    proven = [m.chapter for m in debuts if m.chapter is not None and milestone_issue(m) is None]
+def debut_of_milestones(milestones: Sequence[Row]) -> Debut:
+    debuts = [m for m in milestones if m[M_CYCLE] == DEBUT]
+    proven = [
+        m[M_CHAPTER] for m in debuts if m[M_CHAPTER] is not None and milestone_issue(m) is None
+    ]
     return Debut(min(proven) if proven else None, bool(debuts))
+
+
+def debut_of(card: Card) -> Debut:
+    return debut_of_milestones([milestone_row(m) for m in card.milestones])
 
 
 _books_lock = threading.Lock()
@@ -153,7 +173,7 @@ class BookTerms:
             if found is not None:
                 _books.move_to_end(key)
                 return found[1]
-        book = cls._build(cards)
+        book = cls.of_rows([row_of(card) for card in cards])
         with _books_lock:
             _books[key] = (tuple(cards), book)
             while len(_books) > BOOKS_KEPT:
@@ -161,27 +181,28 @@ class BookTerms:
         return book
 
     @classmethod
-    def _build(cls, cards: Sequence[Card]) -> BookTerms:
+    def of_rows(cls, rows: Sequence[Row]) -> BookTerms:
+        """The terms of a book of plain card rows (card_rows.py); not shared."""
         first_known: dict[str, float] = {}
         reasons: dict[str, str] = {}
-        debuts = {card.id: debut_of(card) for card in cards}
-        for card in cards:
-            debut = debuts[card.id]
+        debuts = {row[C_ID]: debut_of_milestones(row[C_MILESTONES]) for row in rows}
+        for row in rows:
+            name, debut = row[C_NAME], debuts[row[C_ID]]
             when = f"第 {debut.chapter} 章才登场" if debut.chapter else "登场章无法证明"
-            entries = [(card.name, debut.first_chapter, f"「{card.name}」{when}")]
-            for a in card.aliases:
-                since = a.since_chapter or 0
+            entries = [(name, debut.first_chapter, f"「{name}」{when}")]
+            for alias, since in row[C_ALIASES]:
+                since = since or 0
                 if since > debut.first_chapter:
-                    entries.append((a.name, since, f"别名「{a.name}」第 {since} 章才出现"))
+                    entries.append((alias, since, f"别名「{alias}」第 {since} 章才出现"))
                 else:
-                    entries.append((a.name, debut.first_chapter, f"「{a.name}」{when}"))
+                    entries.append((alias, debut.first_chapter, f"「{alias}」{when}"))
             for term, chapter, reason in entries:
                 if term not in first_known or chapter < first_known[term]:
                     first_known[term], reasons[term] = chapter, reason
         return cls(first_known, reasons, debuts, matcher_for(tuple(sorted(first_known))))
 
-    def debut(self, card: Card) -> Debut:
-        return self.debuts.get(card.id) or debut_of(card)
+    def debut(self, row: Row) -> Debut:
+        return self.debuts.get(row[C_ID]) or debut_of_milestones(row[C_MILESTONES])
 
     def mention(self, as_of: int, *texts: str | None) -> str | None:
         """Why one of ``texts`` mentions something not yet known at ``as_of``, else None."""

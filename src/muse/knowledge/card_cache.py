@@ -15,8 +15,11 @@ references, whatever code (or SQL) makes it. So:
 * the token is read before and after a load; a load that a concurrent commit may have mixed is
   not kept.
 
-Cached cards are shared between readers: they are frozen models and nobody may change their
-lists. Each read gets a new list.
+What is cached is the plain rows of the cards (card_rows.py) and what readers derive from them
+(the card models, the prepared as-of rules), in one :class:`CachedBook` per work and token;
+a cache miss first looks for the stored book of the token (card_book.py), which a previous
+process may have left. Cached objects are shared between readers: they are frozen models and
+plain tuples, and nobody may change their lists. Each read of cards gets a new list.
 """
 
 from __future__ import annotations
@@ -24,13 +27,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import Connection, text
 
-from muse.knowledge.contracts import Card
+from muse.knowledge.card_rows import Row
 
-MAX_ENTRIES = 4  # books kept; a 5,000-card book is some 300,000 objects
+MAX_ENTRIES = 4  # books kept; a 5,000-card book is some 400,000 tuples
 
 _SQLITE = "SELECT token, 0 FROM knowledge_versions WHERE work_id = :work"
 _POSTGRESQL = (
@@ -48,8 +52,27 @@ class CacheStats:
     bypassed: int = 0  # no token yet, or the reader's own transaction changed the cards
 
 
+@dataclass
+class CachedBook:
+    """A work's cards at one change token: their rows, and what readers derived from them."""
+
+    rows: tuple[Row, ...]
+    derived: dict[str, Any] = field(default_factory=dict)  # built lazily, see ``derive``
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def derive(self, name: str, build: Callable[[tuple[Row, ...]], Any]) -> Any:
+        """``build(rows)``, once per book (cards as models, the prepared as-of rules …)."""
+        found = self.derived.get(name)
+        if found is None:
+            with self._lock:
+                found = self.derived.get(name)
+                if found is None:
+                    found = self.derived[name] = build(self.rows)
+        return found
+
+
 _lock = threading.Lock()
-_entries: OrderedDict[Key, tuple[Card, ...]] = OrderedDict()
+_entries: OrderedDict[Key, CachedBook] = OrderedDict()
 stats = CacheStats()
 
 
@@ -63,29 +86,43 @@ def change_token(conn: Connection, work_id: int) -> tuple[str | None, bool]:
     return row[0], bool(row[1])
 
 
-def cached_cards(
-    conn: Connection, work_id: int, statuses: frozenset[str], load: Callable[[], list[Card]]
-) -> list[Card]:
-    """The cards ``load`` returns, from the cache when the work has not changed since."""
+def cached_book(
+    conn: Connection,
+    work_id: int,
+    statuses: frozenset[str],
+    load: Callable[[str | None], tuple[tuple[Row, ...], bool]],
+    store: Callable[[str, tuple[Row, ...]], None] | None = None,
+) -> CachedBook:
+    """The cards ``load(token)`` returns, from the cache when the work has not changed since.
+
+    ``load`` gives the rows and whether it read them from the card tables; ``token`` is None
+    when they must not come from a stored book: the work has no token yet, or the reader's own
+    transaction changed its cards. Rows read from the tables that no commit can have mixed are
+    handed to ``store`` (card_book.py) for the next process.
+    """
     token, mine = change_token(conn, work_id)
     if token is None or mine:
         stats.bypassed += 1
-        return load()
+        return CachedBook(load(None)[0])
     key = (work_id, token, statuses)
     with _lock:
         found = _entries.get(key)
         if found is not None:
             _entries.move_to_end(key)
             stats.hits += 1
-            return list(found)
+            return found
     stats.misses += 1
-    loaded = load()
+    rows, from_tables = load(token)
+    book = CachedBook(rows)
     if change_token(conn, work_id) == (token, False):
+        if from_tables and store is not None:
+            store(token, rows)
         with _lock:
-            _entries[key] = tuple(loaded)
+            book = _entries.setdefault(key, book)
+            _entries.move_to_end(key)
             while len(_entries) > MAX_ENTRIES:
                 _entries.popitem(last=False)
-    return loaded
+    return book
 
 
 def clear() -> None:

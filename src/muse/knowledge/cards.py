@@ -15,8 +15,10 @@ from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound
 from muse.core.ids import new_id
-from muse.knowledge.card_cache import cached_cards
-from muse.knowledge.card_loading import load_rows, many_objects
+from muse.knowledge.card_book import read_book, store_book
+from muse.knowledge.card_cache import CachedBook, cached_book
+from muse.knowledge.card_loading import many_objects
+from muse.knowledge.card_rows import Row, card_of, load_card_rows
 from muse.knowledge.card_types import card_type, check_fields, describe_missing, types_version
 from muse.knowledge.contracts import (
     Card,
@@ -186,6 +188,9 @@ def set_status(conn: Connection, card: Card, status: CardStatus) -> None:
 # --- reading -------------------------------------------------------------------------------
 
 
+CONFIRMED = frozenset({CardStatus.confirmed.value})
+
+
 def load_cards(
     conn: Connection,
     work_id: int,
@@ -200,23 +205,45 @@ def load_cards(
     ``card_type_key`` filters them. Cards are shared frozen models: never change their lists.
     """
     wanted = frozenset(CardStatus(s).value for s in statuses)
-    where = [cards.c.work_id == work_id, cards.c.status.in_(sorted(wanted))]
     if ids is not None:
+        where = [cards.c.work_id == work_id, cards.c.status.in_(sorted(wanted))]
         where.append(cards.c.id.in_(list(ids)))
         if card_type_key is not None:
             where.append(cards.c.type == card_type(card_type_key).key)
         with many_objects():
-            return load_rows(conn, work_id, where, by_id=True)
-
-    def load() -> list[Card]:
-        with many_objects():
-            return load_rows(conn, work_id, where, by_id=False)
-
-    found = cached_cards(conn, work_id, wanted, load)
+            return [card_of(r) for r in load_card_rows(conn, work_id, where, by_id=True)]
+    found = list(work_book(conn, work_id, wanted).derive("cards", _cards_of))
     if card_type_key is None:
         return found
     key = card_type(card_type_key).key
     return [c for c in found if c.type == key]
+
+
+def _cards_of(rows: tuple[Row, ...]) -> tuple[Card, ...]:
+    with many_objects():
+        return tuple(card_of(r) for r in rows)
+
+
+def work_book(conn: Connection, work_id: int, statuses: frozenset[str] = CONFIRMED) -> CachedBook:
+    """A work's cards of ``statuses`` as plain rows (card_rows.py), with what was derived from
+    them: from the card cache, else the stored book of the current token (confirmed cards
+    only), else the card tables (and then stored for the next process)."""
+    where = [cards.c.work_id == work_id, cards.c.status.in_(sorted(statuses))]
+    stored = statuses == CONFIRMED
+
+    def load(token: str | None) -> tuple[tuple[Row, ...], bool]:
+        with many_objects():
+            if stored and token is not None:
+                found = read_book(conn, work_id, token)
+                if found is not None:
+                    return found, False
+            return load_card_rows(conn, work_id, where), True
+
+    def store(token: str, rows: tuple[Row, ...]) -> None:
+        if stored:
+            store_book(conn, work_id, token, rows)
+
+    return cached_book(conn, work_id, statuses, load, store)
 
 
 def get_card(conn: Connection, card_id: str) -> Card:

@@ -36,9 +36,11 @@ confirmed cards and calls it. :class:`BookTerms` does not depend on ``as_of``: b
 serve many freeze points (bench/state_as_of.py).
 
 Speed (docs/cards.md): everything that does not depend on ``as_of`` is prepared once per card and
-book (state_prepared.py) and kept in the :class:`BookTerms`, which ``BookTerms.of`` shares for the
-same card objects; ``load_cards`` serves a work's cards from the card cache (card_cache.py) while
-they do not change. A state as of a chapter then compares chapters and builds the result.
+book (state_prepared.py), from the cards' plain rows (card_rows.py), and kept: for card models in
+the :class:`BookTerms`, which ``BookTerms.of`` shares for the same card objects; for a work in
+its entry of the card cache (card_cache.py), which a new process fills from the stored card book
+(card_book.py). A card is prepared when it first exists at a freeze point, and a state as of a
+chapter then compares chapters and builds the result.
 """
 
 from __future__ import annotations
@@ -49,9 +51,10 @@ from sqlalchemy import Connection
 
 from muse.knowledge.as_of_rules import NEVER, BookTerms, Debut, R, debut_of
 from muse.knowledge.card_loading import many_objects
-from muse.knowledge.cards import load_cards
+from muse.knowledge.card_rows import Row
+from muse.knowledge.cards import work_book
 from muse.knowledge.contracts import Card, StateAsOf, WorkStateAsOf
-from muse.knowledge.state_prepared import Prepared, prepare
+from muse.knowledge.state_prepared import Prepared, absent, prepare, prepare_row
 from muse.knowledge.trusted import trusted
 
 __all__ = [
@@ -100,8 +103,32 @@ def book_state_as_of(
         return [_prepared(book, card).at(as_of) for card in cards]
 
 
+class PreparedBook:
+    """A work's card rows with their terms; each card is prepared when it first exists."""
+
+    def __init__(self, rows: tuple[Row, ...]) -> None:
+        self.rows = rows
+        self.terms = BookTerms.of_rows(rows)
+        self.cards: list[Prepared | None] = [None] * len(rows)
+
+    def at(self, as_of: int) -> list[StateAsOf]:
+        terms, cards = self.terms, self.cards
+        out = []
+        for i, row in enumerate(self.rows):
+            found = cards[i]
+            if found is None:
+                debut = terms.debut(row)
+                if not debut.exists(as_of):
+                    out.append(absent(row, debut, as_of))
+                    continue
+                found = cards[i] = prepare_row(row, terms)
+            out.append(found.at(as_of))
+        return out
+
+
 def work_state_as_of(conn: Connection, work_id: int, as_of: int) -> WorkStateAsOf:
     """All confirmed cards of a work as of chapter ``as_of``."""
-    cards = load_cards(conn, work_id)
-    states = book_state_as_of(cards, as_of)
+    with many_objects():
+        book = work_book(conn, work_id).derive("state_as_of", PreparedBook)
+        states = book.at(as_of)
     return trusted(WorkStateAsOf, work_id=work_id, as_of=as_of, cards=states)

@@ -1,17 +1,19 @@
 """The as-of rules of ``state_as_of.py``, split into what ``as_of`` changes and what it does not.
 
-Whatever does not depend on ``as_of`` is worked out once per card and book (:func:`prepare`):
-the debut, the planning data left out, milestones that can never be shown (unprovable,
-misplaced), each dated item's own date, the dates of the names its texts mention, the item
-without its stale references and the exclusions of those. A state as of a chapter then only
-compares chapters and builds the result (:meth:`Prepared.at`). The outcome is exactly the rules'
-outcome: tests/knowledge/test_state_as_of_fast.py compares it with the straightforward
-implementation on random books.
+Whatever does not depend on ``as_of`` is worked out once per card and book (:func:`prepare_row`)
+from the card's plain row (card_rows.py): the debut, the planning data left out, milestones that
+can never be shown (unprovable, misplaced), each dated item's own date, the dates of the names
+its texts mention, and the exclusions of stale references. A state as of a chapter then only
+compares chapters and builds the result (:meth:`Prepared.at`). The models a state shows (a
+milestone, field or relation without its stale references, the card's references) are built
+from the rows when first shown and kept: a card that never exists, or an item never shown,
+costs no model. The outcome is exactly the rules' outcome: tests/knowledge/
+test_state_as_of_fast.py compares it with the straightforward implementation on random books.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,25 +29,43 @@ from muse.knowledge.as_of_rules import (
     milestone_label,
     planning,
 )
-from muse.knowledge.card_types import card_type
+from muse.knowledge.card_rows import (
+    C_ALIASES,
+    C_FIELDS,
+    C_ID,
+    C_MILESTONES,
+    C_NAME,
+    C_REFS,
+    C_RELATIONS,
+    C_TYPE,
+    M_CHAPTER,
+    M_REFS,
+    R_CHAPTER,
+    R_STALE,
+    R_STALE_REASON,
+    Row,
+    field_of,
+    milestone_of,
+    refs_of,
+    relation_of,
+    row_of,
+)
+from muse.knowledge.card_types import CardType, card_type
 from muse.knowledge.contracts import Card, CardState, Exclusion, SourceRef, StateAsOf
 from muse.knowledge.trusted import trusted
 
 Texts = tuple[tuple[float, str], ...]  # (date, reason) of each non-empty text, in order
 
-
-@dataclass(slots=True)
-class Item:
-    """A milestone, field or relation of a card, ready to be judged at any ``as_of``."""
-
-    key: Any  # field key; position in the chapter order for milestones
-    date: int | None  # milestone chapter; latest of own chapter and references otherwise
-    texts: Texts
-    last_text: float  # the latest date among ``texts`` (0: they mention nothing dated)
-    kept: Any  # the item as a state holds it: without its stale references
-    stale: tuple[Exclusion, ...]  # the stale references, left out
-    label: str
-    fixed: Exclusion | None  # left out whatever as_of is
+# An item (milestone, field or relation) ready to be judged at any ``as_of``, a plain tuple:
+#   (slot, key, date, texts, last_text, row, stale, fixed, label)
+# slot: its place in ``Prepared.models``; key: field key, or rank in the chapter order for a
+# milestone; date: milestone chapter, else the latest of own chapter and references; texts: the
+# dates of the names its texts mention; last_text: the latest of those (0: none); row: the item's
+# plain row; stale: exclusions of its stale references; fixed: left out whatever as_of is;
+# label: how an exclusion names it (None for a milestone: made when needed, from its row).
+Item = tuple[Any, ...]  # typed by the layout above
+SLOT, KEY, DATE, TEXTS, LAST_TEXT, ROW, STALE, FIXED, LABEL = range(9)
+_NOTHING: tuple = ()
 
 
 def _mention(texts: Texts, as_of: int) -> str | None:
@@ -65,116 +85,135 @@ def _texts(book: BookTerms, texts: Sequence[str | None]) -> tuple[Texts, float]:
     return dated, last
 
 
-def _without_stale(item: Any, refs: list[SourceRef], label: str) -> tuple[Any, tuple]:
-    """``item`` without its stale references (which can only be those ≤ its date), and why."""
-    if not any(r.stale for r in refs):
-        return item, ()
-    gone = tuple(
+def _stale(refs: tuple[Row, ...], label: str) -> tuple:
+    """Exclusions of the stale ones among ``refs`` (which can only be those ≤ the item's date)."""
+    return tuple(
         exclusion(
             "ref",
-            f"{label}的出处（第 {r.chapter} 章）",
-            r.chapter,
+            f"{label}的出处（第 {r[R_CHAPTER]} 章）",
+            r[R_CHAPTER],
             R.stale_ref,
-            f"出处已失效：{r.stale_reason or '原文已修改'}",
+            f"出处已失效：{r[R_STALE_REASON] or '原文已修改'}",
         )
         for r in refs
-        if r.stale
+        if r[R_STALE]
     )
-    return item.model_copy(update={"refs": [r for r in refs if not r.stale]}), gone
+
+
+def _without_stale(row: Row) -> Row:
+    """An item row (its references last) without its stale references."""
+    return (*row[:-1], tuple(r for r in row[-1] if not r[R_STALE]))
 
 
 @dataclass(slots=True)
 class Prepared:
-    card: Card
+    row: Row
     debut: Debut
     planning: tuple[Exclusion, ...]
     milestones: tuple[Item, ...]  # in the card's order
     milestones_in_order: bool  # the card's order is already the chapter order
     fields: tuple[Item, ...]
     relations: tuple[Item, ...]
+    models: list  # per slot: the item as a state shows it, built when first shown
+    card: Card | None = None  # the model it was prepared from (pure functions)
+    card_refs: list[SourceRef] | None = None
 
     def at(self, as_of: int) -> StateAsOf:
-        card = self.card
+        row = self.row
         if not self.debut.exists(as_of):
-            return _absent(card, self.debut, as_of)
+            return absent(row, self.debut, as_of)
         out = list(self.planning)
-        aliases = _aliases(card, as_of, out)
+        aliases = _aliases(row[C_ALIASES], as_of, out)
         milestones = self._milestones(as_of, out)
+        kept = self._kept
         fields = {}
         for item in self.fields:
             if _judge(item, as_of, out, "field", "内容提及"):
-                fields[item.key] = item.kept
+                fields[item[KEY]] = kept(item, field_of)
         relations = [
-            item.kept for item in self.relations if _judge(item, as_of, out, "relation", "关系涉及")
+            kept(item, relation_of)
+            for item in self.relations
+            if _judge(item, as_of, out, "relation", "关系涉及")
         ]
+        if self.card_refs is None:
+            self.card_refs = refs_of(row[C_REFS])
         last = milestones[-1] if milestones else None
         state = trusted(
             CardState,
-            card_id=card.id,
-            type=card.type,
-            name=card.name,
+            card_id=row[C_ID],
+            type=row[C_TYPE],
+            name=row[C_NAME],
             aliases=aliases,
             fields=fields,
             relations=relations,
             milestones=milestones,
-            refs=_live_refs(card.refs, as_of, "卡片", out),
+            refs=_live_refs(self.card_refs, as_of, "卡片", out),
             debut_chapter=self.debut.chapter,
             step=last.step if last is not None else None,
             cycle=last.cycle if last is not None else None,
         )
         return trusted(
-            StateAsOf, as_of=as_of, card_id=card.id, exists=True, state=state, excluded=out
+            StateAsOf, as_of=as_of, card_id=row[C_ID], exists=True, state=state, excluded=out
         )
+
+    def _kept(self, item: Item, build: Callable[[Row], Any]) -> Any:
+        model = self.models[item[SLOT]]
+        if model is None:
+            row = _without_stale(item[ROW]) if item[STALE] else item[ROW]
+            model = self.models[item[SLOT]] = build(row)
+        return model
 
     def _milestones(self, as_of: int, out: list[Exclusion]) -> list:
         kept = []
         for item in self.milestones:
-            if item.fixed is not None:
-                out.append(item.fixed)
-            elif item.date > as_of:  # type: ignore[operator]
+            date = item[DATE]
+            if item[FIXED] is not None:
+                out.append(item[FIXED])
+            elif date > as_of:
                 out.append(
                     exclusion(
                         "milestone",
-                        item.label,
-                        item.date,
+                        milestone_label(item[ROW]),
+                        date,
                         R.future,
-                        f"发生在第 {item.date} 章，晚于冻结点第 {as_of} 章。",
+                        f"发生在第 {date} 章，晚于冻结点第 {as_of} 章。",
                     )
                 )
-            elif item.last_text > as_of and (mention := _mention(item.texts, as_of)):
+            elif item[LAST_TEXT] > as_of and (mention := _mention(item[TEXTS], as_of)):
                 out.append(
                     exclusion(
                         "milestone",
-                        item.label,
-                        item.date,
+                        milestone_label(item[ROW]),
+                        date,
                         R.future_mention,
                         f"错位：描述提及{mention}。",
                     )
                 )
             else:
-                if item.stale:
-                    out.extend(item.stale)
+                if item[STALE]:
+                    out.extend(item[STALE])
                 kept.append(item)
         if not self.milestones_in_order:
-            kept.sort(key=lambda item: item.key)
-        return [item.kept for item in kept]
+            kept.sort(key=lambda item: item[KEY])
+        return [self._kept(item, milestone_of) for item in kept]
 
 
 def _judge(item: Item, as_of: int, out: list[Exclusion], kind: str, mentions: str) -> bool:
     """Whether a field or relation is in the state as of ``as_of``; if not, why (into ``out``)."""
-    if item.fixed is not None:
-        out.append(item.fixed)
+    if item[FIXED] is not None:
+        out.append(item[FIXED])
         return False
-    date = item.date
+    date = item[DATE]
     if date is not None and date > as_of:
         message = f"依据在第 {date} 章，晚于冻结点第 {as_of} 章。"
-        out.append(exclusion(kind, item.label, date, R.future, message))
+        out.append(exclusion(kind, item[LABEL], date, R.future, message))
         return False
-    if item.last_text > as_of and (mention := _mention(item.texts, as_of)):
-        out.append(exclusion(kind, item.label, date, R.future_mention, f"{mentions}{mention}。"))
+    if item[LAST_TEXT] > as_of and (mention := _mention(item[TEXTS], as_of)):
+        label = item[LABEL]
+        out.append(exclusion(kind, label, date, R.future_mention, f"{mentions}{mention}。"))
         return False
-    if item.stale:
-        out.extend(item.stale)
+    if item[STALE]:
+        out.extend(item[STALE])
     return True
 
 
@@ -198,27 +237,28 @@ def _live_refs(
     return kept
 
 
-def _aliases(card: Card, as_of: int, out: list[Exclusion]) -> list[str]:
+def _aliases(aliases: tuple[Row, ...], as_of: int, out: list[Exclusion]) -> list[str]:
     kept = []
-    for a in card.aliases:
-        if a.since_chapter is not None and a.since_chapter > as_of:
-            message = f"第 {a.since_chapter} 章才出现，晚于冻结点第 {as_of} 章。"
-            out.append(exclusion("alias", f"别名「{a.name}」", a.since_chapter, R.future, message))
+    for name, since in aliases:
+        if since is not None and since > as_of:
+            message = f"第 {since} 章才出现，晚于冻结点第 {as_of} 章。"
+            out.append(exclusion("alias", f"别名「{name}」", since, R.future, message))
         else:
-            kept.append(a.name)
+            kept.append(name)
     return kept
 
 
-def _absent(card: Card, debut: Debut, as_of: int) -> StateAsOf:
+def absent(row: Row, debut: Debut, as_of: int) -> StateAsOf:
+    """The state of a card that does not exist as of ``as_of``: nothing, and why."""
     if debut.chapter is not None:
         reason = R.not_debuted
         message = f"第 {debut.chapter} 章才登场，冻结点第 {as_of} 章时尚不存在。"
     else:
         reason = R.debut_unproven
         message = "登场章无法证明（无绝对章号、错位或出处失效），视为不存在。"
-    gone = exclusion("card", f"卡片「{card.name}」", debut.chapter, reason, message)
+    gone = exclusion("card", f"卡片「{row[C_NAME]}」", debut.chapter, reason, message)
     return trusted(
-        StateAsOf, as_of=as_of, card_id=card.id, exists=False, state=None, excluded=[gone]
+        StateAsOf, as_of=as_of, card_id=row[C_ID], exists=False, state=None, excluded=[gone]
     )
 
 
@@ -226,50 +266,76 @@ def _absent(card: Card, debut: Debut, as_of: int) -> StateAsOf:
 
 
 def prepare(card: Card, book: BookTerms) -> Prepared:
-    chapters = [m.chapter or 0 for m in card.milestones]
+    """:func:`prepare_row` for a card model; the items it shows as they are are its own."""
+    prepared = prepare_row(row_of(card), book)
+    prepared.card = card
+    models = prepared.models
+    for group, own in (
+        (prepared.milestones, card.milestones),
+        (prepared.fields, list(card.fields.values())),
+        (prepared.relations, card.relations),
+    ):
+        for item, model in zip(group, own, strict=True):
+            if not item[STALE]:
+                models[item[SLOT]] = model
+    prepared.card_refs = card.refs
+    return prepared
+
+
+def prepare_row(row: Row, book: BookTerms) -> Prepared:
+    milestones = row[C_MILESTONES]
+    chapters = [m[M_CHAPTER] or 0 for m in milestones]
     order = sorted(range(len(chapters)), key=chapters.__getitem__)
     rank = {position: n for n, position in enumerate(order)}
-    milestones = tuple(_milestone(card, i, rank[i], book) for i in range(len(card.milestones)))
+    kind = card_type(row[C_TYPE])
+    fields = row[C_FIELDS]
+    n_milestones, n_fields = len(milestones), len(fields)
     return Prepared(
-        card=card,
-        debut=book.debut(card),
-        planning=tuple(planning(card)),
-        milestones=milestones,
+        row=row,
+        debut=book.debut(row),
+        planning=tuple(planning(row)),
+        milestones=tuple(_milestone(m, i, rank[i], book) for i, m in enumerate(milestones)),
         milestones_in_order=order == sorted(order),
-        fields=tuple(_field(card, key, book) for key in card.fields),
-        relations=tuple(_relation(rel, book) for rel in card.relations),
+        fields=tuple(_field(f, n_milestones + i, kind, book) for i, f in enumerate(fields)),
+        relations=tuple(
+            _relation(r, n_milestones + n_fields + i, book) for i, r in enumerate(row[C_RELATIONS])
+        ),
+        models=[None] * (n_milestones + n_fields + len(row[C_RELATIONS])),
     )
 
 
-def _milestone(card: Card, position: int, rank: int, book: BookTerms) -> Item:
-    m = card.milestones[position]
-    label = milestone_label(m)
+def _milestone(m: Row, slot: int, rank: int, book: BookTerms) -> Item:
     issue = milestone_issue(m)
     if issue is not None:
-        fixed = exclusion("milestone", label, issue[1], issue[0], issue[2])
-        return Item(rank, m.chapter, (), 0, m, (), label, fixed)
-    texts, last = _texts(book, (m.step, m.description))
-    kept, stale = _without_stale(m, m.refs, label)
-    return Item(rank, m.chapter, texts, last, kept, stale, label, None)
+        fixed = exclusion("milestone", milestone_label(m), issue[1], issue[0], issue[2])
+        return (slot, rank, m[M_CHAPTER], _NOTHING, 0, m, _NOTHING, fixed, None)
+    texts, last = _texts(book, (m[2], m[4]))
+    refs = m[M_REFS]
+    stale = _stale(refs, milestone_label(m)) if _any_stale(refs) else _NOTHING
+    return (slot, rank, m[M_CHAPTER], texts, last, m, stale, None, None)
 
 
-def _field(card: Card, key: str, book: BookTerms) -> Item:
-    kind = card_type(card.type)
-    value = card.fields[key]
+def _any_stale(refs: tuple[Row, ...]) -> bool:
+    return any(r[R_STALE] for r in refs)
+
+
+def _field(f: Row, slot: int, kind: CardType, book: BookTerms) -> Item:
+    key, value, doubt, since, refs = f
     label = field_label(kind, key)
-    date = latest(value.since_chapter, value.refs)
+    date = latest(since, refs)
     definition = kind.field(key)
     if date is None and definition is not None and definition.sealed:
         message = "封存字段未注明揭示章（起始章或出处），揭示前不可见。"
         fixed = exclusion("field", label, None, R.sealed, message)
-        return Item(key, date, (), 0, value, (), label, fixed)
-    texts, last = _texts(book, field_texts(value))
-    kept, stale = _without_stale(value, value.refs, label)
-    return Item(key, date, texts, last, kept, stale, label, None)
+        return (slot, key, date, _NOTHING, 0, f, _NOTHING, fixed, label)
+    texts, last = _texts(book, field_texts(value, doubt))
+    stale = _stale(refs, label) if _any_stale(refs) else _NOTHING
+    return (slot, key, date, texts, last, f, stale, None, label)
 
 
-def _relation(rel, book: BookTerms) -> Item:
-    label = f"关系「{rel.kind}→{rel.target}」"
-    texts, last = _texts(book, (rel.target, rel.kind, rel.note))
-    kept, stale = _without_stale(rel, rel.refs, label)
-    return Item(None, latest(rel.since_chapter, rel.refs), texts, last, kept, stale, label, None)
+def _relation(r: Row, slot: int, book: BookTerms) -> Item:
+    kind, target, since, note, refs = r
+    label = f"关系「{kind}→{target}」"
+    texts, last = _texts(book, (target, kind, note))
+    stale = _stale(refs, label) if _any_stale(refs) else _NOTHING
+    return (slot, None, latest(since, refs), texts, last, r, stale, None, label)

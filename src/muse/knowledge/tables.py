@@ -19,6 +19,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Table,
     Text,
@@ -311,5 +312,28 @@ knowledge_versions = Table(
     comment=(
         "One row per work, changed by database triggers in the same transaction as any write to "
         "cards, card_milestones, card_relations or source_refs: the key of the card cache."
+    ),
+)
+
+card_book_cache = Table(
+    "card_book_cache",
+    metadata,
+    Column("work_id", Integer, ForeignKey("works.id"), primary_key=True, autoincrement=False),
+    Column(
+        "token",
+        String(32),
+        nullable=False,
+        comment="knowledge_versions.token the payload was read at; any other token: stale",
+    ),
+    Column("format", String(32), nullable=False, comment="payload layout; another one: ignored"),
+    Column(
+        "payload",
+        LargeBinary,
+        nullable=False,
+        comment="the work's confirmed cards as plain rows (card_rows.py), marshal-encoded",
+    ),
+    comment=(
+        "Derived, disposable: a work's confirmed cards as one blob, so that a new process reads "
+        "them with one query. Valid only while its token is the work's current change token."
     ),
 )

@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, func, select
 
 from muse.context import search_index
+from muse.knowledge.card_book import drop_book
 from muse.knowledge.setting_ledger import setting_ledger
 from muse.knowledge.source_refs import revalidate_source_refs
 from muse.knowledge.tables import source_refs
@@ -54,6 +55,7 @@ def rebuild_work(conn: Connection, work_id: int) -> RebuildSummary:
     work = catalog.get_work_row(conn, work_id)
     index = search_index.rebuild_index(conn, work_id)
     refs = revalidate_source_refs(conn, work_id, recheck=True)
+    drop_book(conn, work_id)  # the stored card book is derived too: the next read rebuilds it
     ledger = setting_ledger(conn, work_id)
     return RebuildSummary(
         work_id=work_id,

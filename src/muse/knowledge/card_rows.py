@@ -1,0 +1,338 @@
+"""A work's cards as plain rows: tuples of strings, numbers and None, straight from the database.
+
+This is the one form every reader starts from. It is cheap to build (four narrow queries run on
+the driver's cursor: no result-row objects, no models), cheap to keep (tuples of atoms are not
+tracked by the cycle collector once it has seen them) and can be stored as bytes with
+:mod:`marshal` (card_book.py), which decodes plain data only — never arbitrary classes.
+
+:func:`card_of` turns a row into a :class:`Card` without re-validation (trusted.py): every card
+row was validated as a whole when it was written. The as-of rules (state_prepared.py) work on the
+rows themselves and build models only for what a state shows.
+
+Layouts (positions are the ``C_*``, ``M_*`` … constants below)::
+
+    ref       (chapter, start, end, sha256, revision, quote, stale, stale_reason)
+    alias     (name, since_chapter)
+    field     (key, value, doubt, since_chapter, refs)
+    milestone (chapter, chapter_note, step, cycle, description, refs)
+    relation  (kind, target, since_chapter, note, refs)
+    plan step (chapter, step, cycle, description)
+    card      (id, work_id, status, revision, types_version, spec_sha256, type, name,
+               aliases, fields, milestones, relations, refs, growth_arc, ending_direction,
+               end_state)
+
+Every sequence is a tuple except a list-valued field value (a list, as the model holds it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any
+
+from sqlalchemy import Connection, select
+from sqlalchemy.sql import Select
+
+from muse.knowledge.contracts import (
+    Alias,
+    Card,
+    CardField,
+    CardStatus,
+    Cycle,
+    Milestone,
+    PlannedStep,
+    Relation,
+    SourceRef,
+)
+from muse.knowledge.tables import card_milestones, card_relations, cards, source_refs
+from muse.knowledge.trusted import trusted
+
+Row = tuple[Any, ...]
+NO_REFS: tuple = ()
+
+# card
+C_ID, C_WORK, C_STATUS, C_REVISION, C_TYPES_VERSION, C_SPEC_SHA256, C_TYPE, C_NAME = range(8)
+C_ALIASES, C_FIELDS, C_MILESTONES, C_RELATIONS, C_REFS, C_GROWTH_ARC = range(8, 14)
+C_ENDING_DIRECTION, C_END_STATE = 14, 15
+# ref
+R_CHAPTER, R_STALE, R_STALE_REASON = 0, 6, 7
+# milestone
+M_CHAPTER, M_NOTE, M_STEP, M_CYCLE, M_DESCRIPTION, M_REFS = range(6)
+
+CYCLES = {c.value: c for c in Cycle}
+_STATUSES = {s.value: s for s in CardStatus}
+
+
+def fetch(conn: Connection, query: Select) -> list[Row]:
+    """The rows of ``query`` as the driver's plain tuples, in the caller's transaction."""
+    compiled = query.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
+    params: Any = compiled.params
+    if compiled.positional:
+        params = tuple(params[name] for name in compiled.positiontup or ())
+    conn.exec_driver_sql("SELECT 1")  # begins the transaction as SQLAlchemy would
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(str(compiled), params)
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+def _json(value: Any) -> Any:
+    """A JSON column's value: text on SQLite, already decoded by psycopg on PostgreSQL."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def load_card_rows(
+    conn: Connection, work_id: int, where: list, *, by_id: bool = False
+) -> tuple[Row, ...]:
+    """Cards matching ``where`` (all of work ``work_id``) as plain rows, in (type, name) order.
+
+    ``by_id``: ``where`` picks a few cards; read only their references (else the work's).
+    """
+    c = cards.c
+    head = fetch(
+        conn,
+        select(
+            c.id,
+            c.work_id,
+            c.status,
+            c.revision,
+            c.types_version,
+            c.spec_sha256,
+            c.type,
+            c.name,
+            c.aliases,
+            c.fields,
+            c.growth_arc,
+            c.ending_direction,
+            c.end_state,
+        )
+        .where(*where)
+        .order_by(c.type, c.name),
+    )
+    if not head:
+        return ()
+    chosen = select(c.id).where(*where)
+    refs = _refs(conn, work_id, chosen if by_id else None)
+    milestones = _milestones(conn, chosen, refs)
+    relations = _relations(conn, chosen, refs)
+    return tuple(_card(row, milestones, relations, refs) for row in head)
+
+
+Refs = dict[tuple[str, str], tuple[Row, ...]]
+
+
+def _refs(conn: Connection, work_id: int, chosen: Select | None) -> Refs:
+    r = source_refs.c
+    query = (
+        select(
+            r.owner_id,
+            r.target,
+            r.chapter,
+            r.start_offset,
+            r.end_offset,
+            r.span_sha256,
+            r.chapter_revision,
+            r.quote,
+            r.stale,
+            r.stale_reason,
+        )
+        .where(r.owner_kind == "card", r.work_id == work_id)
+        .order_by(r.owner_id, r.target, r.position)
+    )
+    if chosen is not None:
+        query = query.where(r.owner_id.in_(chosen))
+    grouped: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    for owner, target, chapter, start, end, sha256, revision, quote, stale, reason in fetch(
+        conn, query
+    ):
+        grouped[(owner, target)].append(
+            (chapter, start, end, sha256, revision, quote, bool(stale), reason)
+        )
+    return {key: tuple(found) for key, found in grouped.items()}
+
+
+def _milestones(conn: Connection, chosen: Select, refs: Refs) -> dict[str, list[Row]]:
+    m = card_milestones.c
+    query = (
+        select(m.card_id, m.id, m.chapter, m.chapter_note, m.step, m.cycle, m.description)
+        .where(m.card_id.in_(chosen))
+        .order_by(m.card_id, m.position)
+    )
+    out: dict[str, list[Row]] = defaultdict(list)
+    get = refs.get
+    for card_id, mid, chapter, note, step, cycle, description in fetch(conn, query):
+        found = get((card_id, f"milestone:{mid}"), NO_REFS)
+        out[card_id].append((chapter, note, step, cycle, description, found))
+    return out
+
+
+def _relations(conn: Connection, chosen: Select, refs: Refs) -> dict[str, list[Row]]:
+    r = card_relations.c
+    query = (
+        select(r.card_id, r.id, r.kind, r.target, r.since_chapter, r.note)
+        .where(r.card_id.in_(chosen))
+        .order_by(r.card_id, r.position)
+    )
+    out: dict[str, list[Row]] = defaultdict(list)
+    get = refs.get
+    for card_id, rid, kind, target, since, note in fetch(conn, query):
+        out[card_id].append((kind, target, since, note, get((card_id, f"relation:{rid}"), NO_REFS)))
+    return out
+
+
+def _card(head: Row, milestones: dict, relations: dict, refs: Refs) -> Row:
+    card_id, work_id, status, revision, types_version, spec_sha, type_, name = head[:8]
+    aliases, fields, growth_arc = map(_json, head[8:11])
+    ending_direction, end_state = head[11:]
+    get = refs.get
+    return (
+        card_id,
+        work_id,
+        status,
+        revision,
+        types_version,
+        spec_sha,
+        type_,
+        name,
+        tuple((a["name"], a.get("since_chapter")) for a in aliases),
+        tuple(
+            (
+                key,
+                doc.get("value"),
+                doc.get("doubt"),
+                doc.get("since_chapter"),
+                get((card_id, f"field:{key}"), NO_REFS),
+            )
+            for key, doc in fields.items()
+        ),
+        tuple(milestones.get(card_id, NO_REFS)),
+        tuple(relations.get(card_id, NO_REFS)),
+        get((card_id, "card"), NO_REFS),
+        tuple(
+            (s.get("chapter"), s.get("step", ""), s["cycle"], s.get("description", ""))
+            for s in growth_arc
+        ),
+        ending_direction,
+        end_state,
+    )
+
+
+# --- rows → models --------------------------------------------------------------------------
+
+
+def ref_of(row: Row) -> SourceRef:
+    chapter, start, end, sha256, revision, quote, stale, reason = row
+    return trusted(
+        SourceRef,
+        chapter=chapter,
+        start=start,
+        end=end,
+        sha256=sha256,
+        revision=revision,
+        quote=quote,
+        stale=stale,
+        stale_reason=reason,
+    )
+
+
+def refs_of(rows: tuple[Row, ...]) -> list[SourceRef]:
+    return [ref_of(r) for r in rows]
+
+
+def milestone_of(row: Row) -> Milestone:
+    chapter, note, step, cycle, description, refs = row
+    return trusted(
+        Milestone,
+        chapter=chapter,
+        chapter_note=note,
+        step=step,
+        cycle=CYCLES[cycle],
+        description=description,
+        refs=refs_of(refs),
+    )
+
+
+def field_of(row: Row) -> CardField:
+    _, value, doubt, since, refs = row
+    return trusted(CardField, value=value, doubt=doubt, since_chapter=since, refs=refs_of(refs))
+
+
+def relation_of(row: Row) -> Relation:
+    kind, target, since, note, refs = row
+    return trusted(
+        Relation, kind=kind, target=target, since_chapter=since, note=note, refs=refs_of(refs)
+    )
+
+
+def card_of(row: Row) -> Card:
+    """The stored card a row holds (validated when it was written: not validated again)."""
+    return trusted(
+        Card,
+        type=row[C_TYPE],
+        name=row[C_NAME],
+        aliases=[trusted(Alias, name=n, since_chapter=s) for n, s in row[C_ALIASES]],
+        fields={f[0]: field_of(f) for f in row[C_FIELDS]},
+        milestones=[milestone_of(m) for m in row[C_MILESTONES]],
+        relations=[relation_of(r) for r in row[C_RELATIONS]],
+        refs=refs_of(row[C_REFS]),
+        growth_arc=[
+            trusted(PlannedStep, chapter=ch, step=step, cycle=CYCLES[cycle], description=d)
+            for ch, step, cycle, d in row[C_GROWTH_ARC]
+        ],
+        ending_direction=row[C_ENDING_DIRECTION],
+        end_state=row[C_END_STATE],
+        id=row[C_ID],
+        work_id=row[C_WORK],
+        status=_STATUSES[row[C_STATUS]],
+        revision=row[C_REVISION],
+        types_version=row[C_TYPES_VERSION],
+        spec_sha256=row[C_SPEC_SHA256],
+    )
+
+
+# --- models → rows (the pure functions' cards) ----------------------------------------------
+
+
+def ref_row(r: SourceRef) -> Row:
+    return (r.chapter, r.start, r.end, r.sha256, r.revision, r.quote, r.stale, r.stale_reason)
+
+
+def milestone_row(m: Milestone) -> Row:
+    return (
+        m.chapter,
+        m.chapter_note,
+        m.step,
+        m.cycle.value,
+        m.description,
+        tuple(ref_row(r) for r in m.refs),
+    )
+
+
+def row_of(card: Card) -> Row:
+    """The plain row of a card model (for the pure as-of functions, which take models)."""
+
+    def refs(items: list[SourceRef]) -> tuple[Row, ...]:
+        return tuple(ref_row(r) for r in items)
+
+    return (
+        card.id,
+        card.work_id,
+        card.status.value,
+        card.revision,
+        card.types_version,
+        card.spec_sha256,
+        card.type,
+        card.name,
+        tuple((a.name, a.since_chapter) for a in card.aliases),
+        tuple(
+            (key, f.value, f.doubt, f.since_chapter, refs(f.refs)) for key, f in card.fields.items()
+        ),
+        tuple(milestone_row(m) for m in card.milestones),
+        tuple((r.kind, r.target, r.since_chapter, r.note, refs(r.refs)) for r in card.relations),
+        refs(card.refs),
+        tuple((s.chapter, s.step, s.cycle.value, s.description) for s in card.growth_arc),
+        card.ending_direction,
+        card.end_state,
+    )
