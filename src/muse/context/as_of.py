@@ -19,7 +19,7 @@ from muse.knowledge.conflicts import list_conflicts
 from muse.knowledge.contracts import Card, CardState
 from muse.knowledge.fact_types import LedgerEntry
 from muse.knowledge.facts import fact_ledger_entries
-from muse.knowledge.state_as_of import BookTerms, state_as_of
+from muse.knowledge.state_as_of import work_state_as_of
 from muse.patterns.bindings import load_bound_patterns, load_confirmed_style
 from muse.works import catalog
 from muse.works.contracts import ChapterText
@@ -66,9 +66,9 @@ class AsOfView:
     @cached_property
     def card_states(self) -> list[CardState]:
         """Confirmed cards that exist as of the freeze, rebuilt only from what is dated ≤ as_of."""
-        book = BookTerms.of(self._confirmed_cards)
-        states = (state_as_of(card, self.as_of, book=book) for card in self._confirmed_cards)
-        return [s.state for s in states if s.exists and s.state is not None]
+        # The whole work at once: one prepared book per change token, shared by every freeze
+        # point (knowledge.state_as_of); the same states, in the same order, as card by card.
+        return work_state_as_of(self.conn, self.work_id, self.as_of).visible()
 
     def card_versions(self) -> dict[str, tuple[str, str, str]]:
         """card id → (type, name, spec sha256) of every confirmed card.
