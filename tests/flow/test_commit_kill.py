@@ -4,7 +4,8 @@ For every fault-injection point of the accept commit (``muse.flow.accept.FAULT_P
 the author's chapter edit (``muse.works.editing.FAULT_POINTS``), a real subprocess runs the real
 command on the test database (a SQLite file, or the PostgreSQL schema) with ``MUSE_FAULT_POINT``
 set, and dies there. The parent then reads the database: before the commit nothing of the change
-may be visible; after it, all of it. Then the same command, run again, succeeds.
+may be visible; after it, all of it. Then the same command, run again, succeeds. The accept
+approves a fact delta proposed against the candidate, so the fact ledger is part of "all".
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from muse.flow.accept import accept_candidate
 from muse.flow.production import write_chapter
 from muse.flow.sweep import sweep
 from muse.flow.tables import candidates, decisions, runs
-from muse.knowledge.tables import source_refs
+from muse.knowledge.facts import ShadowText, propose_fact_delta
+from muse.knowledge.tables import fact_deltas, fact_ledger, source_refs
 from muse.store.tables import jobs
 from muse.works import catalog, editing
 from muse.works.editing import edit_chapter
@@ -44,7 +46,7 @@ engine = make_engine(sys.argv[1])
 if sys.argv[2] == "accept":
     from muse.flow.accept import accept_candidate
 
-    accept_candidate(engine, sys.argv[3])
+    accept_candidate(engine, sys.argv[3], approve_facts=sys.argv[4:])
 else:
     from muse.works.editing import edit_chapter
 
@@ -99,6 +101,8 @@ def _state(engine, work_id: int) -> dict:
                     select(source_refs.c.id, source_refs.c.stale, source_refs.c.chapter_revision)
                 )
             ),
+            "deltas": sorted(conn.execute(select(fact_deltas.c.id, fact_deltas.c.status))),
+            "ledger": sorted(conn.execute(select(fact_ledger.c.delta_id))),
         }
 
 
@@ -107,9 +111,24 @@ def _state(engine, work_id: int) -> dict:
 
 @pytest.fixture
 def shadow(engine, book):
+    """A shadow candidate and one fact delta proposed against it (approved by the accept)."""
     summary = write_chapter(engine, book, NEXT, provider="offline", model="offline-1")
     assert summary.state == "shadow_ready", summary
-    return book, summary
+    with engine.begin() as conn:
+        cand = (
+            conn.execute(select(candidates).where(candidates.c.id == summary.candidate_id))
+            .mappings()
+            .one()
+        )
+        fact = {"type": "location", "chapter": NEXT, "subject": "林远", "location": "山上"}
+        delta = propose_fact_delta(
+            conn,
+            book,
+            {**fact, "evidence_quote": "林远独自上山"},
+            origin="candidate",
+            shadow=ShadowText(cand["id"], cand["sha256"], NEXT, cand["body"]),
+        )
+    return book, summary, delta.id
 
 
 def test_every_accept_fault_point_is_reached_in_order():
@@ -121,16 +140,16 @@ def test_every_accept_fault_point_is_reached_in_order():
 
 @pytest.mark.parametrize("point", accept_module.FAULT_POINTS)
 def test_accept_killed_at_a_fault_point_leaves_all_or_nothing(point, db_url, engine, shadow):
-    work_id, summary = shadow
+    work_id, summary, delta_id = shadow
     before = _state(engine, work_id)
-    _die_at(point, db_url, "accept", summary.candidate_id)
+    _die_at(point, db_url, "accept", summary.candidate_id, delta_id)
     after = _state(engine, work_id)
     if point in COMMITTED:
-        _assert_accepted(engine, work_id, summary)
+        _assert_accepted(engine, work_id, summary, delta_id)
         assert accept_candidate(engine, summary.candidate_id).repeated  # one effect only
         assert _state(engine, work_id) == after
         return
-    assert after == before  # nothing: no revision, no decision, no job, no index chunk
+    assert after == before  # nothing: no revision, no decision, no job, no index chunk, no fact
     with engine.connect() as conn:
         assert catalog.latest_chapter_number(conn, work_id) == NEXT - 1
         run_state = conn.execute(select(runs.c.state).where(runs.c.id == summary.run_id)).scalar()
@@ -140,12 +159,12 @@ def test_accept_killed_at_a_fault_point_leaves_all_or_nothing(point, db_url, eng
     assert (run_state, cand_state) == ("shadow_ready", "PASSED")
     # the run waits for the author, so the crash sweep has nothing to end
     assert sweep(engine, stale_after=1e-6).moved == []
-    outcome = accept_candidate(engine, summary.candidate_id)
+    outcome = accept_candidate(engine, summary.candidate_id, approve_facts=[delta_id])
     assert (outcome.state, outcome.repeated) == ("extraction_queued", False)
-    _assert_accepted(engine, work_id, summary)
+    _assert_accepted(engine, work_id, summary, delta_id)
 
 
-def _assert_accepted(engine, work_id, summary) -> None:
+def _assert_accepted(engine, work_id, summary, delta_id) -> None:
     with engine.connect() as conn:
         chapter = catalog.get_chapter_text(conn, work_id, NEXT)
         body = conn.execute(
@@ -159,6 +178,13 @@ def _assert_accepted(engine, work_id, summary) -> None:
         assert _count(conn, decisions) == 1
         assert _count(conn, jobs, jobs.c.kind == "extract_chapter") == 1
         assert search_index.stale_chapters(conn, work_id) == []
+        assert conn.execute(select(fact_ledger.c.delta_id)).scalars().all() == [delta_id]
+        assert (
+            conn.execute(
+                select(fact_deltas.c.status).where(fact_deltas.c.id == delta_id)
+            ).scalar_one()
+            == "approved"
+        )
 
 
 # -- chapter edit -----------------------------------------------------------------------------

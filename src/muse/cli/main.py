@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from muse.cli import cards, context, index, plan, runs, works, writing
+from muse.cli import candidate_facts, cards, context, index, plan, runs, works, writing
 from muse.cli import decisions as decisions_cli
 from muse.cli import revise as revise_cli
 from muse.cli import worker as worker_cli
@@ -27,6 +27,7 @@ works.register(app)
 plan.register(app)
 writing.register(app)
 decisions_cli.register(app, writing.candidate_app)
+candidate_facts.register(writing.candidate_app)
 revise_cli.register(app)
 context.register(app)
 cards.register(app)

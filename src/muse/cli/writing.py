@@ -6,8 +6,9 @@ import typer
 from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
-from muse.cli.output import console, emit
+from muse.cli.output import console, emit, fail
 from muse.cli.write_display import LiveProgress, render_run, render_summary
+from muse.core.errors import MuseError
 from muse.flow import queries
 from muse.flow.accept import accept_candidate
 from muse.flow.production import write_chapter
@@ -52,10 +53,27 @@ def write(
 def accept(
     candidate_id: str = typer.Argument(..., help="候选 ID"),
     command_id: str = typer.Option(None, "--command-id", help="幂等键；重复提交只生效一次"),
+    approve_fact: list[str] = typer.Option(
+        None,
+        "--approve-fact",
+        help="随采纳批准入台账的事实增量 ID（可重复；须是针对本候选提出的，见 muse candidate facts）",
+    ),
+    approve_all_facts: bool = typer.Option(
+        False, "--approve-all-facts", help="批准针对本候选提出、尚待批准的全部事实增量"
+    ),
     json_out: bool = JsonOption,
 ) -> None:
-    """采纳候选：接受前置校验通过后，一个事务写入正式正文。"""
-    outcome = accept_candidate(get_engine(), candidate_id, command_id=command_id)
+    """采纳候选：接受前置校验通过后，一个事务写入正式正文（及你批准的事实增量）。"""
+    try:
+        outcome = accept_candidate(
+            get_engine(),
+            candidate_id,
+            command_id=command_id,
+            approve_facts=approve_fact or (),
+            approve_all_facts=approve_all_facts,
+        )
+    except MuseError as err:
+        fail(err)
     emit(
         outcome.__dict__,
         json_out,
@@ -64,6 +82,7 @@ def accept(
             + outcome.message
             + "[/]"
             + ("（重复提交，未再次执行）" if outcome.repeated else "")
+            + (f"\n已入台账：{'、'.join(outcome.approved_facts)}" if outcome.approved_facts else "")
         ),
     )
     if not outcome.accepted:

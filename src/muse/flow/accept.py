@@ -2,8 +2,9 @@
 
 Preflight is checked live at accept time. A failure ends the run in its own state
 (revision_conflict, authorization_stale, source_stale, quality_stale) with a message and the way
-forward. The commit writes the prose revision (compare-and-set), the decision, the candidate and
-run moves and the extraction job together; any failure rolls all of it back. The same command id
+forward. The commit writes the prose revision (compare-and-set), the fact deltas the author
+approves with the accept (spec 001 §6, see :mod:`muse.flow.candidate_facts`), the decision, the
+candidate and run moves and the extraction job together; any failure rolls all of it back. The same command id
 applied twice has one effect: the second call returns the first outcome.
 
 The commit carries named fault-injection points (:data:`FAULT_POINTS`, see
@@ -13,6 +14,7 @@ SIGKILL right there, which is how tests prove that a crash inside the commit lea
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, select
@@ -25,6 +27,7 @@ from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, NotFound, RevisionConflict
 from muse.core.faults import fault_point
 from muse.core.ids import new_id
+from muse.flow.candidate_facts import approve_candidate_facts
 from muse.flow.tables import candidates, decisions, runs
 from muse.flow.transitions import move_candidate, move_run
 from muse.quality.anti_forgery import verify_binding
@@ -41,6 +44,7 @@ FAULT_POINTS = (
     "accept.after_preflight",
     "accept.after_prose",
     "accept.after_index",
+    "accept.after_facts",
     "accept.after_candidate",
     "accept.after_job",
     "accept.before_commit",
@@ -57,6 +61,7 @@ class AcceptOutcome:
     revision: int | None = None
     job_id: str | None = None
     repeated: bool = False
+    approved_facts: tuple[str, ...] = ()  # fact delta ids approved into the ledger with it
 
     @property
     def accepted(self) -> bool:
@@ -69,8 +74,18 @@ class PreflightFailed(Exception):
 
 
 def accept_candidate(
-    engine: Engine, candidate_id: str, *, command_id: str | None = None, actor: str = "author"
+    engine: Engine,
+    candidate_id: str,
+    *,
+    command_id: str | None = None,
+    actor: str = "author",
+    approve_facts: Sequence[str] = (),
+    approve_all_facts: bool = False,
 ) -> AcceptOutcome:
+    """Accept ``candidate_id``; with ``approve_facts`` / ``approve_all_facts``, approve its fact
+    deltas into the ledger in the same transaction (a refused one aborts everything:
+    :class:`muse.flow.candidate_facts.FactApprovalRefused`, nothing written)."""
+    facts = FactChoice(tuple(approve_facts), approve_all_facts)
     command_id = command_id or f"accept:{candidate_id}"
     with engine.connect() as conn:
         previous = _previous(conn, command_id)
@@ -81,7 +96,7 @@ def accept_candidate(
     try:
         with engine.begin() as conn:
             _preflight(conn, cand, run)
-            outcome = _commit(conn, cand, run, command_id, actor)
+            outcome = _commit(conn, cand, run, command_id, actor, facts)
         fault_point("accept.after_commit")
         return outcome
     except PreflightFailed as failed:
@@ -121,6 +136,7 @@ def _previous(conn: Connection, command_id: str) -> AcceptOutcome | None:
         revision=d.get("revision"),
         job_id=d.get("jobId"),
         repeated=True,
+        approved_facts=tuple(d.get("approvedFacts", ())),
     )
 
 
@@ -205,7 +221,15 @@ def _check_context_sources(conn: Connection, cand, revisions: dict[int, int]) ->
         )
 
 
-def _commit(conn: Connection, cand, run, command_id: str, actor: str) -> AcceptOutcome:
+@dataclass(frozen=True)
+class FactChoice:
+    ids: tuple[str, ...] = ()
+    every: bool = False
+
+
+def _commit(
+    conn: Connection, cand, run, command_id: str, actor: str, facts: FactChoice
+) -> AcceptOutcome:
     chapter, work_id = cand["chapter"], cand["work_id"]
     decision_id = new_id("dec")
     attribution = {"runId": run["id"], "candidateId": cand["id"], "decisionId": decision_id}
@@ -236,6 +260,9 @@ def _commit(conn: Connection, cand, run, command_id: str, actor: str) -> AcceptO
     # The new canonical text is searchable in the same transaction (issue 4: incremental index).
     search_index.index_chapter(conn, work_id, chapter)
     fault_point("accept.after_index")
+    # spec 001 §6: approved deltas enter the ledger with the prose, checked against it
+    approved = approve_candidate_facts(conn, cand, facts.ids, approve_all=facts.every, actor=actor)
+    fault_point("accept.after_facts")
     move_run(conn, run["id"], "accepted")
     move_candidate(conn, cand["id"], "ACCEPTED")
     move_run(conn, run["id"], "canonical_committed")
@@ -249,7 +276,8 @@ def _commit(conn: Connection, cand, run, command_id: str, actor: str) -> AcceptO
     )
     fault_point("accept.after_job")
     move_run(conn, run["id"], "extraction_queued", reason="已采纳；章后抽取已排队。")
-    message = f"第 {chapter} 章已成为正式正文（修订版 {revision}），章后抽取已排队。"
+    entered = f"{len(approved)} 条事实增量已入台账，" if approved else ""
+    message = f"第 {chapter} 章已成为正式正文（修订版 {revision}），{entered}章后抽取已排队。"
     _insert_decision(
         conn,
         decision_id,
@@ -257,10 +285,24 @@ def _commit(conn: Connection, cand, run, command_id: str, actor: str) -> AcceptO
         cand,
         actor,
         "extraction_queued",
-        {"message": message, "chapter": chapter, "revision": revision, "jobId": job_id},
+        {
+            "message": message,
+            "chapter": chapter,
+            "revision": revision,
+            "jobId": job_id,
+            "approvedFacts": approved,
+        },
     )
     fault_point("accept.before_commit")
-    return AcceptOutcome("extraction_queued", message, cand["id"], chapter, revision, job_id)
+    return AcceptOutcome(
+        "extraction_queued",
+        message,
+        cand["id"],
+        chapter,
+        revision,
+        job_id,
+        approved_facts=tuple(approved),
+    )
 
 
 def _title(conn: Connection, cand) -> str:

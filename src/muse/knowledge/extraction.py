@@ -63,6 +63,13 @@ class ExtractorCall:
 def extraction_input(conn: Connection, work_id: int, chapter: int) -> dict[str, Any]:
     """The frozen input: the chapter's canonical text and what the book knows as of it."""
     text = get_chapter_text(conn, work_id, chapter)
+    return text_extraction_input(conn, work_id, chapter, text.revision, text.title, text.text)
+
+
+def text_extraction_input(
+    conn: Connection, work_id: int, chapter: int, revision: int | None, title: str, text: str
+) -> dict[str, Any]:
+    """The input for ``text`` as chapter ``chapter`` (revision None: a candidate's text)."""
     known = [
         {"name": s.name, "type": s.type, "aliases": list(s.aliases)}
         for s in work_state_as_of(conn, work_id, chapter).visible()
@@ -72,9 +79,9 @@ def extraction_input(conn: Connection, work_id: int, chapter: int) -> dict[str, 
         "task": "章后抽取：只抽本章正文写出的新知识与状态变化，每条带逐字原句。",
         "workId": work_id,
         "chapter": chapter,
-        "revision": text.revision,
-        "title": text.title,
-        "text": text.text,
+        "revision": revision,
+        "title": title,
+        "text": text,
         "knownCards": known,
         "cardTypes": [
             {"key": t.key, "label": t.label, "fields": [f.key for f in t.fields]}
@@ -181,7 +188,8 @@ def _known_deltas(conn: Connection, work_id: int, chapter: int) -> dict[str, str
     return {r.delta_sha256: r.id for r in rows}
 
 
-def _fact_document(chapter: int, fact: ExtractedFact) -> dict[str, Any]:
+def fact_document(chapter: int, fact: ExtractedFact) -> dict[str, Any]:
+    """The fact delta proposal (facts.parse_proposal's input) for an extracted fact."""
     wire = fact.model_dump(exclude={"confidence", "evidenceQuote"})
     if "learnedFrom" in wire:
         wire["learned_from"] = wire.pop("learnedFrom")
@@ -204,7 +212,7 @@ def _propose_fact(
         quote=fact.evidenceQuote,
     )
     try:
-        delta = parse_proposal(_fact_document(chapter, fact))
+        delta = parse_proposal(fact_document(chapter, fact))
         sha = hash_value(delta.model_dump(mode="json"))
         if sha in known:
             return item.model_copy(update={"status": "duplicate", "id": known[sha]})
