@@ -40,9 +40,7 @@ def _snapshot(engine, snapshot_id) -> WriterContext:
 def _candidate(engine, candidate_id):
     with engine.connect() as conn:
         return (
-            conn.execute(select(candidates).where(candidates.c.id == candidate_id))
-            .mappings()
-            .one()
+            conn.execute(select(candidates).where(candidates.c.id == candidate_id)).mappings().one()
         )
 
 
