@@ -56,8 +56,7 @@ def main() -> None:
     args = parser.parse_args()
     url = args.url or f"sqlite:///{tempfile.mkdtemp()}/bench.db"
     engine = make_engine(url)
-    if args.url is None:
-        upgrade(engine)
+    upgrade(engine)  # idempotent: a given PostgreSQL database is migrated to head first
     register_handler(KIND, _noop)
     for n in args.workers:
         rate = run(engine, args.jobs, n)
