@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
+from muse.agents.tables import model_calls
 from muse.flow.accept import accept_candidate
 from muse.flow.production import write_chapter
 from muse.knowledge import offline_extractor
@@ -247,3 +248,32 @@ def test_the_index_refresh_job_brings_the_index_up_to_date(engine, book):
     with engine.connect() as conn:
         status = index_status(conn, book)
     assert status.fresh and run.result["indexVersion"] == status.current_version
+
+
+def test_an_author_edit_is_extracted_with_the_last_accepted_runs_model(engine, book, accepted):
+    from muse.works.editing import edit_chapter
+
+    Worker(engine).run_once()  # the accept's own job
+    with engine.connect() as conn:
+        text = get_chapter_text(conn, book, NEXT).text
+    edit_chapter(engine, book, NEXT, text + "\n\n林远抬头望天。")
+    [run] = Worker(engine).run_once()  # the edit's job carries no run id
+    assert run.outcome == "done", run.message
+    with engine.connect() as conn:
+        [receipt] = conn.execute(
+            select(model_calls.c.provider, model_calls.c.model_requested)
+            .where(model_calls.c.role == "extractor")
+            .order_by(model_calls.c.started_at.desc())
+            .limit(1)
+        ).all()
+    assert tuple(receipt) == ("offline", "offline-1")
+
+
+def test_an_edit_job_in_a_work_never_accepted_needs_an_explicit_model(engine, book):
+    from muse.works.editing import edit_chapter
+
+    with engine.connect() as conn:
+        text = get_chapter_text(conn, book, 1).text
+    edit_chapter(engine, book, 1, text + "\n\n风起。")
+    [run] = Worker(engine).run_once()
+    assert run.outcome == "failed" and "还没有采纳过候选" in run.message

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, select
 
 from muse.context.index_builder import REFRESH_JOB, run_refresh_job
 from muse.core.errors import NotFound
 from muse.flow.queries import show_run
+from muse.flow.tables import runs
 from muse.knowledge.extraction import (
     ExtractionReport,
     StaleChapter,
@@ -46,10 +47,12 @@ def _model_for(job: ClaimedJob, ctx: JobContext) -> tuple[str, str]:
             raise PermanentJobError("指定抽取模型时必须同时给出 --provider 和 --model。")
         return ctx.provider, ctx.model
     run_id = job.payload.get("runId")
-    if not isinstance(run_id, str):
+    if not isinstance(run_id, str):  # an author's edit or revert: the work's last accepted run
+        run_id = _last_accepted_run(ctx, job.work_id)
+    if run_id is None:
         raise PermanentJobError(
-            f"任务 {job.id} 没有关联的运行，无法确定抽取用的模型。",
-            hint="用 muse worker --provider P --model M 显式指定。",
+            f"任务 {job.id} 没有关联的运行，作品也还没有采纳过候选，无法确定抽取用的模型。",
+            hint="用 muse worker --provider P --model M 显式指定，再 muse jobs retry 该任务。",
         )
     with reading(ctx.engine) as conn:
         try:
@@ -59,6 +62,20 @@ def _model_for(job: ClaimedJob, ctx: JobContext) -> tuple[str, str]:
                 err.message, hint="用 muse worker -p P -m M 显式指定模型。"
             ) from None
     return run["provider"], run["model"]
+
+
+def _last_accepted_run(ctx: JobContext, work_id: int | None) -> str | None:
+    """The work's most recent run whose candidate became canon (its provider and model are the
+    ones the author last trusted with this book)."""
+    if work_id is None:
+        return None
+    with reading(ctx.engine) as conn:
+        return conn.execute(
+            select(runs.c.id)
+            .where(runs.c.work_id == work_id, runs.c.state == "extraction_queued")
+            .order_by(runs.c.updated_at.desc(), runs.c.id.desc())
+            .limit(1)
+        ).scalar()
 
 
 def summarize(report: ExtractionReport) -> str:
