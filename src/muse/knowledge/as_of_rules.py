@@ -33,18 +33,22 @@ from muse.knowledge.card_rows import (
 )
 from muse.knowledge.card_types import CardType
 from muse.knowledge.contracts import Card, Cycle, Exclusion, ExclusionReason
-from muse.knowledge.terms import TermMatcher, matcher_for
-from muse.knowledge.trusted import trusted
+from muse.knowledge.trusted import maker
 
 R = ExclusionReason
 NEVER = float("inf")
 DEBUT = Cycle.debut.value
 
 
+_exclusion = maker(Exclusion)
+
+
 def exclusion(
     kind: str, item: str, chapter: int | None, reason: ExclusionReason, message: str
 ) -> Exclusion:
-    return trusted(Exclusion, kind=kind, item=item, chapter=chapter, reason=reason, message=message)
+    return _exclusion(
+        {"kind": kind, "item": item, "chapter": chapter, "reason": reason, "message": message}
+    )
 
 
 def latest(own: int | None, refs: Sequence[Row]) -> int | None:
@@ -156,7 +160,7 @@ class BookTerms:
     first_known: Mapping[str, float]
     reasons: Mapping[str, str]
     debuts: Mapping[str, Debut]
-    matcher: TermMatcher
+    starts: Mapping[str, tuple[int, ...]]  # first character of a term → lengths of such terms
     _dates: dict[str, tuple[float, str]] = field(default_factory=dict, compare=False, repr=False)
     prepared: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -199,7 +203,12 @@ class BookTerms:
             for term, chapter, reason in entries:
                 if term not in first_known or chapter < first_known[term]:
                     first_known[term], reasons[term] = chapter, reason
-        return cls(first_known, reasons, debuts, matcher_for(tuple(sorted(first_known))))
+        starts: dict[str, set[int]] = {}
+        for term in first_known:
+            if term:
+                starts.setdefault(term[0], set()).add(len(term))
+        lengths = {char: tuple(sorted(found)) for char, found in starts.items()}
+        return cls(first_known, reasons, debuts, lengths)
 
     def debut(self, row: Row) -> Debut:
         return self.debuts.get(row[C_ID]) or debut_of_milestones(row[C_MILESTONES])
@@ -217,9 +226,23 @@ class BookTerms:
         """The latest first chapter among the terms ``text`` mentions (0: none), and why."""
         found = self._dates.get(text)
         if found is None:
-            found = max(
-                ((self.first_known[t], self.reasons[t]) for t in self.matcher.terms_in(text)),
-                default=(0, ""),
-            )
-            self._dates[text] = found
+            found = self._dates[text] = self._scan(text)
         return found
+
+    def _scan(self, text: str) -> tuple[float, str]:
+        """Every term occurring anywhere in ``text`` (overlapping ones too) is some slice
+        ``text[i:i + n]`` whose first character starts a term of length ``n``: a dictionary
+        lookup per character, no regular expression to compile for each new book. The result
+        is the largest (date, reason) of them, as ``max`` over the terms would give."""
+        best: tuple[float, str] = (0, "")
+        starts, known = self.starts, self.first_known
+        for i, char in enumerate(text):
+            lengths = starts.get(char)
+            if lengths is None:
+                continue
+            for n in lengths:
+                term = text[i : i + n]
+                date = known.get(term)
+                if date is not None and (date, self.reasons[term]) > best:
+                    best = (date, self.reasons[term])
+        return best

@@ -10,11 +10,21 @@ nothing read from the database is ever unpickled.
 
 Validity is the token's: database triggers replace ``knowledge_versions.token`` in the same
 transaction as any write to the card tables, so a blob whose token is not the current one is
-simply not read (and is replaced by the next store). The blob is written in a transaction of its
-own, only if the token is still the committed one, and never waits for a lock: a reader must not
-block on a writer for a cache. When the database is busy (on SQLite the reader's own connection
-holds the write lock while its transaction lasts), the store is retried once when the process
-exits. ``muse rebuild`` drops the blob; losing it only costs the next read its speed.
+simply not read (and is replaced by the next store). The blob is written only if the token is
+still the committed one. ``muse rebuild`` drops the blob; losing it only costs the next read its
+speed.
+
+Storing is off the reader's path: :func:`store_book` only queues the rows, and once the
+reader's result is built (the outermost ``many_objects`` block ends, card_loading.py) a
+background thread encodes them and writes the blob in a transaction and on a connection of its own (20 MB
+for a 5,000-card book: most of a second of wall time on PostgreSQL, and on SQLite the reader's
+own transaction holds the write lock until it ends). The thread may wait for the lock; nobody
+waits for the thread, except the process at its exit (:func:`store_pending`, at most
+``EXIT_WAIT`` seconds), so that a short command still leaves the book for the next one. This
+replaces the earlier "retry at exit only if the database was busy": one path for both backends,
+no blob encoded while the reader waits, and the store usually done before the process ends.
+A store that fails (busy past the wait, the database gone) is only logged: the next process
+reads the tables and stores again.
 """
 
 from __future__ import annotations
@@ -23,12 +33,12 @@ import atexit
 import logging
 import marshal
 import threading
-from collections.abc import Callable
-from typing import Any
+import time
 
 from sqlalchemy import Connection, Engine, delete, insert, select, text
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError
 
+from muse.knowledge.card_loading import after_build
 from muse.knowledge.card_rows import Row
 from muse.knowledge.tables import card_book_cache
 
@@ -37,8 +47,16 @@ log = logging.getLogger(__name__)
 FORMAT = f"card-rows-1/marshal-{marshal.version}"
 CARD_ROW_LENGTH = 16
 
+EXIT_WAIT = 30.0  # seconds a process waits at exit for the stores it queued
+# PostgreSQL: the store gives way at once to anyone holding a lock it needs (a schema change,
+# DROP SCHEMA …) rather than wait and risk being half of a deadlock; it retries a little later.
+# SQLite: it waits for the write lock as any writer does (the engine's busy timeout).
+LOCK_WAIT_MS = 100
+RETRY_AFTER = (0.2, 1.0)  # seconds before the second and third attempt
+
 _pending_lock = threading.Lock()
-_pending: dict[tuple[int, int], tuple[Engine, int, str, bytes]] = {}
+_pending: dict[tuple[int, int], tuple[Engine, int, str, tuple[Row, ...]]] = {}
+_writer: threading.Thread | None = None
 
 
 def read_book(conn: Connection, work_id: int, token: str) -> tuple[Row, ...] | None:
@@ -63,30 +81,64 @@ def read_book(conn: Connection, work_id: int, token: str) -> tuple[Row, ...] | N
 
 
 def store_book(conn: Connection, work_id: int, token: str, rows: tuple[Row, ...]) -> None:
-    """Store ``rows`` (read at ``token``) for the next process; best effort, never waits."""
-    engine = conn.engine
-    payload = marshal.dumps(rows)
-    if not _store(engine, work_id, token, payload):
+    """Queue ``rows`` (read at ``token``) to be stored for the next process; returns at once.
+
+    A later store of the same work replaces a queued one that was not written yet.
+    """
+    with _pending_lock:
+        _pending[(id(conn.engine), work_id)] = (conn.engine, work_id, token, rows)
+    after_build(_start_writer)  # once the reader's result is built: encoding takes the GIL
+
+
+def _start_writer() -> None:
+    global _writer
+    with _pending_lock:
+        if _writer is None and _pending:
+            _writer = threading.Thread(target=_write_pending, name="muse-card-book", daemon=True)
+            _writer.start()
+
+
+def _write_pending() -> None:
+    """The writer thread: store what is queued, then end (a new one starts for new stores)."""
+    global _writer
+    while True:
         with _pending_lock:
-            _pending[(id(engine), work_id)] = (engine, work_id, token, payload)
-
-
-def _store(engine: Engine, work_id: int, token: str, payload: bytes) -> bool:
-    """Write the blob in a transaction of its own; False if the database was busy."""
-    try:
-        with engine.connect() as conn:
-            restore = _no_waiting(conn)
+            if not _pending:
+                _writer = None
+                return
+            engine, work_id, token, rows = _pending.pop(next(iter(_pending)))
+        payload = marshal.dumps(rows)
+        for pause in (0.0, *RETRY_AFTER):
+            time.sleep(pause)
             try:
-                with conn.begin():
-                    if conn.dialect.name == "postgresql":
-                        conn.exec_driver_sql("SET LOCAL lock_timeout = '50ms'")
-                    _replace(conn, work_id, token, payload)
-            finally:
-                restore()
-        return True
-    except SQLAlchemyError as error:  # busy, or a concurrent store won: the cache can wait
-        log.debug("card book of work %s not stored now: %s", work_id, error)
-        return False
+                _store(engine, work_id, token, payload)
+                break
+            except OperationalError as error:  # busy (lock timeout), or the database is gone
+                log.debug("card book of work %s not stored now: %s", work_id, error)
+            except Exception as error:  # a cache must never break anything: the next read stores
+                log.debug("card book of work %s not stored: %s", work_id, error)
+                break
+
+
+def store_pending(timeout: float | None = None) -> None:
+    """Wait until the queued stores are written (tests; the process at its exit)."""
+    with _pending_lock:
+        writer = _writer
+    if writer is not None:
+        writer.join(timeout)
+
+
+@atexit.register
+def _store_at_exit() -> None:
+    store_pending(EXIT_WAIT)
+
+
+def _store(engine: Engine, work_id: int, token: str, payload: bytes) -> None:
+    """Write the blob in a transaction of its own (which may wait for the write lock)."""
+    with engine.connect() as conn, conn.begin():
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{LOCK_WAIT_MS}ms'")
+        _replace(conn, work_id, token, payload)
 
 
 def _replace(conn: Connection, work_id: int, token: str, payload: bytes) -> None:
@@ -102,28 +154,6 @@ def _replace(conn: Connection, work_id: int, token: str, payload: bytes) -> None
     )
 
 
-def _no_waiting(conn: Connection) -> Callable[[], None]:
-    """On SQLite, make ``conn`` fail at once on a lock instead of waiting (set before its BEGIN
-    IMMEDIATE, which is what waits); returns the undo. PostgreSQL sets a lock timeout in the
-    transaction itself."""
-    if conn.dialect.name != "sqlite":
-        return lambda: None
-    raw: Any = conn.connection.driver_connection
-    before = raw.execute("PRAGMA busy_timeout").fetchone()[0]
-    raw.execute("PRAGMA busy_timeout = 0")
-    return lambda: raw.execute(f"PRAGMA busy_timeout = {int(before)}").close()
-
-
 def drop_book(conn: Connection, work_id: int) -> None:
     """Forget the stored book of a work (``muse rebuild``: derived data is recomputed)."""
     conn.execute(delete(card_book_cache).where(card_book_cache.c.work_id == work_id))
-
-
-@atexit.register
-def store_pending() -> None:
-    """Retry the stores a busy database refused (at exit, when the readers are done)."""
-    with _pending_lock:
-        pending = list(_pending.values())
-        _pending.clear()
-    for engine, work_id, token, payload in pending:
-        _store(engine, work_id, token, payload)

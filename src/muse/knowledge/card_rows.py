@@ -12,6 +12,7 @@ rows themselves and build models only for what a state shows.
 Layouts (positions are the ``C_*``, ``M_*`` … constants below)::
 
     ref       (chapter, start, end, sha256, revision, quote, stale, stale_reason)
+              (stale: a bool, or 0/1 as SQLite gives it; only its truth is read)
     alias     (name, since_chapter)
     field     (key, value, doubt, since_chapter, refs)
     milestone (chapter, chapter_note, step, cycle, description, refs)
@@ -27,10 +28,11 @@ Every sequence is a tuple except a list-valued field value (a list, as the model
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from itertools import groupby, repeat
+from operator import add, itemgetter
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, literal, select
 from sqlalchemy.sql import Select
 
 from muse.knowledge.contracts import (
@@ -45,7 +47,7 @@ from muse.knowledge.contracts import (
     SourceRef,
 )
 from muse.knowledge.tables import card_milestones, card_relations, cards, source_refs
-from muse.knowledge.trusted import trusted
+from muse.knowledge.trusted import maker, trusted
 
 Row = tuple[Any, ...]
 NO_REFS: tuple = ()
@@ -122,6 +124,12 @@ def load_card_rows(
 
 Refs = dict[tuple[str, str], tuple[Row, ...]]
 
+# Grouping is done by C-level iterators (groupby, map, itemgetter) rather than a Python loop per
+# row: the queries return rows already ordered, and sliced, as the layout wants them.
+_OWNER = itemgetter(0, 1)  # (card id, target) of a reference or of an item its refs belong to
+_TAIL = itemgetter(slice(2, None))  # a fetched row without those two
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+
 
 def _refs(conn: Connection, work_id: int, chosen: Select | None) -> Refs:
     r = source_refs.c
@@ -135,7 +143,7 @@ def _refs(conn: Connection, work_id: int, chosen: Select | None) -> Refs:
             r.span_sha256,
             r.chapter_revision,
             r.quote,
-            r.stale,
+            r.stale,  # 0/1 on SQLite: only its truth is used, ref_of makes it a bool
             r.stale_reason,
         )
         .where(r.owner_kind == "card", r.work_id == work_id)
@@ -143,43 +151,46 @@ def _refs(conn: Connection, work_id: int, chosen: Select | None) -> Refs:
     )
     if chosen is not None:
         query = query.where(r.owner_id.in_(chosen))
-    grouped: dict[tuple[str, str], list[Row]] = defaultdict(list)
-    for owner, target, chapter, start, end, sha256, revision, quote, stale, reason in fetch(
-        conn, query
-    ):
-        grouped[(owner, target)].append(
-            (chapter, start, end, sha256, revision, quote, bool(stale), reason)
-        )
-    return {key: tuple(found) for key, found in grouped.items()}
+    return {key: tuple(map(_TAIL, group)) for key, group in groupby(fetch(conn, query), _OWNER)}
 
 
-def _milestones(conn: Connection, chosen: Select, refs: Refs) -> dict[str, list[Row]]:
+def _items(rows: list[Row], refs: Refs) -> dict[str, tuple[Row, ...]]:
+    """``rows`` (card id, target of their refs, item values …), ordered by card and position,
+    as each card's item rows: the values, then the item's references."""
+    found = map(refs.get, map(_OWNER, rows), repeat(NO_REFS))
+    items = map(add, map(_TAIL, rows), zip(found))  # values + (refs,)
+    return {
+        card_id: tuple(map(_SECOND, group))
+        for card_id, group in groupby(zip(map(_FIRST, rows), items, strict=True), _FIRST)
+    }
+
+
+def _milestones(conn: Connection, chosen: Select, refs: Refs) -> dict[str, tuple[Row, ...]]:
     m = card_milestones.c
     query = (
-        select(m.card_id, m.id, m.chapter, m.chapter_note, m.step, m.cycle, m.description)
+        select(
+            m.card_id,
+            literal("milestone:") + m.id,
+            m.chapter,
+            m.chapter_note,
+            m.step,
+            m.cycle,
+            m.description,
+        )
         .where(m.card_id.in_(chosen))
         .order_by(m.card_id, m.position)
     )
-    out: dict[str, list[Row]] = defaultdict(list)
-    get = refs.get
-    for card_id, mid, chapter, note, step, cycle, description in fetch(conn, query):
-        found = get((card_id, f"milestone:{mid}"), NO_REFS)
-        out[card_id].append((chapter, note, step, cycle, description, found))
-    return out
+    return _items(fetch(conn, query), refs)
 
 
-def _relations(conn: Connection, chosen: Select, refs: Refs) -> dict[str, list[Row]]:
+def _relations(conn: Connection, chosen: Select, refs: Refs) -> dict[str, tuple[Row, ...]]:
     r = card_relations.c
     query = (
-        select(r.card_id, r.id, r.kind, r.target, r.since_chapter, r.note)
+        select(r.card_id, literal("relation:") + r.id, r.kind, r.target, r.since_chapter, r.note)
         .where(r.card_id.in_(chosen))
         .order_by(r.card_id, r.position)
     )
-    out: dict[str, list[Row]] = defaultdict(list)
-    get = refs.get
-    for card_id, rid, kind, target, since, note in fetch(conn, query):
-        out[card_id].append((kind, target, since, note, get((card_id, f"relation:{rid}"), NO_REFS)))
-    return out
+    return _items(fetch(conn, query), refs)
 
 
 def _card(head: Row, milestones: dict, relations: dict, refs: Refs) -> Row:
@@ -207,8 +218,8 @@ def _card(head: Row, milestones: dict, relations: dict, refs: Refs) -> Row:
             )
             for key, doc in fields.items()
         ),
-        tuple(milestones.get(card_id, NO_REFS)),
-        tuple(relations.get(card_id, NO_REFS)),
+        milestones.get(card_id, NO_REFS),
+        relations.get(card_id, NO_REFS),
         get((card_id, "card"), NO_REFS),
         tuple(
             (s.get("chapter"), s.get("step", ""), s["cycle"], s.get("description", ""))
@@ -222,18 +233,23 @@ def _card(head: Row, milestones: dict, relations: dict, refs: Refs) -> Row:
 # --- rows → models --------------------------------------------------------------------------
 
 
+_ref = maker(SourceRef)
+_milestone = maker(Milestone)
+
+
 def ref_of(row: Row) -> SourceRef:
     chapter, start, end, sha256, revision, quote, stale, reason = row
-    return trusted(
-        SourceRef,
-        chapter=chapter,
-        start=start,
-        end=end,
-        sha256=sha256,
-        revision=revision,
-        quote=quote,
-        stale=stale,
-        stale_reason=reason,
+    return _ref(
+        {
+            "chapter": chapter,
+            "start": start,
+            "end": end,
+            "sha256": sha256,
+            "revision": revision,
+            "quote": quote,
+            "stale": bool(stale),
+            "stale_reason": reason,
+        }
     )
 
 
@@ -243,14 +259,15 @@ def refs_of(rows: tuple[Row, ...]) -> list[SourceRef]:
 
 def milestone_of(row: Row) -> Milestone:
     chapter, note, step, cycle, description, refs = row
-    return trusted(
-        Milestone,
-        chapter=chapter,
-        chapter_note=note,
-        step=step,
-        cycle=CYCLES[cycle],
-        description=description,
-        refs=refs_of(refs),
+    return _milestone(
+        {
+            "chapter": chapter,
+            "chapter_note": note,
+            "step": step,
+            "cycle": CYCLES[cycle],
+            "description": description,
+            "refs": [ref_of(r) for r in refs],
+        }
     )
 
 

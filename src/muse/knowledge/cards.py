@@ -17,7 +17,7 @@ from muse.core.errors import InvalidInput, NotFound
 from muse.core.ids import new_id
 from muse.knowledge.card_book import read_book, store_book
 from muse.knowledge.card_cache import CachedBook, cached_book
-from muse.knowledge.card_loading import many_objects
+from muse.knowledge.card_loading import keep_built, many_objects
 from muse.knowledge.card_rows import Row, card_of, load_card_rows
 from muse.knowledge.card_types import card_type, check_fields, describe_missing, types_version
 from muse.knowledge.contracts import (
@@ -221,6 +221,7 @@ def load_cards(
 
 def _cards_of(rows: tuple[Row, ...]) -> tuple[Card, ...]:
     with many_objects():
+        keep_built()  # kept in the card cache with the rows
         return tuple(card_of(r) for r in rows)
 
 
@@ -233,6 +234,8 @@ def work_book(conn: Connection, work_id: int, statuses: frozenset[str] = CONFIRM
 
     def load(token: str | None) -> tuple[tuple[Row, ...], bool]:
         with many_objects():
+            if token is not None:  # a cache miss: the book will be kept
+                keep_built()
             if stored and token is not None:
                 found = read_book(conn, work_id, token)
                 if found is not None:

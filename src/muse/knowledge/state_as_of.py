@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from sqlalchemy import Connection
 
 from muse.knowledge.as_of_rules import NEVER, BookTerms, Debut, R, debut_of
-from muse.knowledge.card_loading import many_objects
+from muse.knowledge.card_loading import keep_built, many_objects
 from muse.knowledge.card_rows import Row
 from muse.knowledge.cards import work_book
 from muse.knowledge.contracts import Card, StateAsOf, WorkStateAsOf
@@ -126,9 +126,14 @@ class PreparedBook:
         return out
 
 
+def _prepared_book(rows: tuple[Row, ...]) -> PreparedBook:
+    keep_built()  # kept in the card cache with the rows
+    return PreparedBook(rows)
+
+
 def work_state_as_of(conn: Connection, work_id: int, as_of: int) -> WorkStateAsOf:
     """All confirmed cards of a work as of chapter ``as_of``."""
     with many_objects():
-        book = work_book(conn, work_id).derive("state_as_of", PreparedBook)
+        book = work_book(conn, work_id).derive("state_as_of", _prepared_book)
         states = book.at(as_of)
     return trusted(WorkStateAsOf, work_id=work_id, as_of=as_of, cards=states)

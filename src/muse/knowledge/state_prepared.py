@@ -39,7 +39,9 @@ from muse.knowledge.card_rows import (
     C_RELATIONS,
     C_TYPE,
     M_CHAPTER,
+    M_DESCRIPTION,
     M_REFS,
+    M_STEP,
     R_CHAPTER,
     R_STALE,
     R_STALE_REASON,
@@ -305,14 +307,33 @@ def prepare_row(row: Row, book: BookTerms) -> Prepared:
 
 
 def _milestone(m: Row, slot: int, rank: int, book: BookTerms) -> Item:
-    issue = milestone_issue(m)
-    if issue is not None:
+    chapter, refs = m[M_CHAPTER], m[M_REFS]
+    # :func:`milestone_issue` decides; this only spares it the common case it would pass:
+    # a chapter, no reference after it, not every reference stale
+    any_stale = maybe_issue = chapter is None
+    if not maybe_issue:
+        for r in refs:
+            if r[R_STALE]:
+                any_stale = True
+            if r[R_CHAPTER] > chapter:
+                maybe_issue = True
+        maybe_issue = maybe_issue or (any_stale and all(r[R_STALE] for r in refs))
+    if maybe_issue and (issue := milestone_issue(m)) is not None:
         fixed = exclusion("milestone", milestone_label(m), issue[1], issue[0], issue[2])
-        return (slot, rank, m[M_CHAPTER], _NOTHING, 0, m, _NOTHING, fixed, None)
-    texts, last = _texts(book, (m[2], m[4]))
-    refs = m[M_REFS]
-    stale = _stale(refs, milestone_label(m)) if _any_stale(refs) else _NOTHING
-    return (slot, rank, m[M_CHAPTER], texts, last, m, stale, None, None)
+        return (slot, rank, chapter, _NOTHING, 0, m, _NOTHING, fixed, None)
+    date_of = book.date_of
+    step, description = m[M_STEP], m[M_DESCRIPTION]
+    if step and description:
+        first, second = date_of(step), date_of(description)
+        texts: Texts = (first, second)
+        last = max(first[0], second[0], 0)
+    elif step or description:
+        only = date_of(step or description)
+        texts, last = (only,), max(only[0], 0)
+    else:
+        texts, last = _NOTHING, 0
+    stale = _stale(refs, milestone_label(m)) if any_stale else _NOTHING
+    return (slot, rank, chapter, texts, last, m, stale, None, None)
 
 
 def _any_stale(refs: tuple[Row, ...]) -> bool:

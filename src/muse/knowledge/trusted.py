@@ -13,6 +13,7 @@ fast paths build.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -38,3 +39,22 @@ def trusted(cls: type[M], **values: Any) -> M:
     _set(instance, "__pydantic_extra__", None)
     _set(instance, "__pydantic_private__", None)
     return instance  # type: ignore[no-any-return]
+
+
+def maker(cls: type[M]) -> Callable[[dict[str, Any]], M]:
+    """:func:`trusted` for one class, for the hottest paths (hundreds of thousands of calls):
+    ``make({field: value, …})`` with every field, in order; the dict becomes the instance's."""
+    fields_set = set(cls.model_fields)
+    size = len(fields_set)
+
+    def make(values: dict[str, Any]) -> M:
+        if len(values) != size:
+            raise TypeError(f"{cls.__name__}: every field must be given ({sorted(fields_set)})")
+        instance = _new(cls)
+        _set(instance, "__dict__", values)
+        _set(instance, "__pydantic_fields_set__", fields_set)
+        _set(instance, "__pydantic_extra__", None)
+        _set(instance, "__pydantic_private__", None)
+        return instance  # type: ignore[no-any-return]
+
+    return make
