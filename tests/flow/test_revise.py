@@ -87,3 +87,16 @@ def test_an_accepted_candidate_cannot_be_revised_and_empty_words_are_refused(eng
     assert accept_candidate(engine, first.candidate_id).accepted
     with pytest.raises(InvalidInput, match="不能改写"):
         revise_candidate(engine, first.candidate_id, "改：再来。")
+
+
+def test_a_revise_refused_after_another_candidate_became_canon_is_recorded(engine, book):
+    first = write_chapter(engine, book, NEXT, provider="offline", model="offline-1")
+    other = write_chapter(engine, book, NEXT, provider="offline", model="offline-1")
+    assert accept_candidate(engine, other.candidate_id).accepted
+    with pytest.raises(InvalidInput, match="只能续写下一章"):
+        revise_candidate(engine, first.candidate_id, "改：再来。", command_id="late")
+    with engine.connect() as conn:
+        row = (
+            conn.execute(select(decisions).where(decisions.c.command_id == "late")).mappings().one()
+        )
+    assert row["outcome"] == "refused" and "只能续写下一章" in row["detail"]["error"]

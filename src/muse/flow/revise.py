@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError
 
 from muse.context.tables import context_snapshots
 from muse.core.canonical import sha256_hex
-from muse.core.errors import InvalidInput
+from muse.core.errors import InvalidInput, MuseError
 from muse.core.text import normalize_text
 from muse.flow.decisions import decision_for_command, insert_decision, load, refuse
 from muse.flow.production import Progress, RunSummary, write_chapter
@@ -96,30 +96,32 @@ def revise_candidate(
         if previous is not None:
             return previous
         raise
-    summary = write_chapter(
+    try:
+        summary = write_chapter(
+            engine,
+            cand["work_id"],
+            cand["chapter"],
+            provider=provider or run["provider"],
+            model=model or run["model"],
+            progress=progress,
+            observer=observer,
+            max_rewrites=max_rewrites,
+            author_words=text,
+            round_number=round_number,
+        )
+    except MuseError as err:  # refused before any run existed (e.g. the chapter is now canon)
+        _complete(engine, decision_id, "refused", {"error": str(err)})
+        raise
+    _complete(
         engine,
-        cand["work_id"],
-        cand["chapter"],
-        provider=provider or run["provider"],
-        model=model or run["model"],
-        progress=progress,
-        observer=observer,
-        max_rewrites=max_rewrites,
-        author_words=text,
-        round_number=round_number,
-    )
-    with engine.begin() as conn:
-        detail = {
-            **_detail(conn, decision_id),
+        decision_id,
+        summary.state,
+        {
             "newRunId": summary.run_id,
             "newCandidateId": summary.candidate_id,
             "runState": summary.state,
-        }
-        conn.execute(
-            update(decisions)
-            .where(decisions.c.id == decision_id)
-            .values(outcome=summary.state, detail=detail)
-        )
+        },
+    )
     return ReviseOutcome(
         decision_id,
         candidate_id,
@@ -130,6 +132,16 @@ def revise_candidate(
         summary.run_id,
         summary.state,
     )
+
+
+def _complete(engine: Engine, decision_id: str, outcome: str, extra: dict) -> None:
+    with engine.begin() as conn:
+        detail = {**_detail(conn, decision_id), **extra}
+        conn.execute(
+            update(decisions)
+            .where(decisions.c.id == decision_id)
+            .values(outcome=outcome, detail=detail)
+        )
 
 
 def _round_of(conn, snapshot_id: str | None) -> int:
