@@ -24,16 +24,18 @@ from muse.agents.dispatch import dispatch
 from muse.context.tables import context_snapshots
 from muse.core.errors import InvalidInput, MuseError, NotFound
 from muse.flow.tables import candidates, runs
-from muse.knowledge.extraction import ROLE, TASK, fact_document, text_extraction_input
-from muse.knowledge.extraction_contracts import ChapterExtraction, ExtractedFact, ExtractionItem
+from muse.knowledge.extraction import (
+    ROLE,
+    TASK,
+    propose_extracted_fact,
+    text_extraction_input,
+)
+from muse.knowledge.extraction_contracts import ChapterExtraction, ExtractionItem
 from muse.knowledge.fact_types import FactDelta
 from muse.knowledge.facts import (
     ShadowText,
     approve_fact_delta,
     fact_delta_candidate,
-    parse_proposal,
-    proposal_sha256,
-    propose_fact_delta,
     shadow_delta_hashes,
     shadow_fact_deltas,
 )
@@ -132,7 +134,13 @@ def propose_candidate_facts(
         _refuse_unproposable(conn, cand)
         detail = {"receiptId": result.receipt_id, "provider": provider, "model": model}
         known = shadow_delta_hashes(conn, cand["work_id"], candidate_id)
-        items = [_propose(conn, cand, fact, detail, known) for fact in result.output.facts]
+        shadow = _shadow(cand)
+        items = [
+            propose_extracted_fact(
+                conn, cand["work_id"], cand["chapter"], fact, detail, known, shadow=shadow
+            )
+            for fact in result.output.facts
+        ]
         deltas = shadow_fact_deltas(conn, cand["work_id"], candidate_id)
     return CandidateFacts(
         candidate_id,
@@ -142,39 +150,6 @@ def propose_candidate_facts(
         result.receipt_id,
         list(result.output.designFindings),
     )
-
-
-def _propose(
-    conn: Connection,
-    cand: Mapping[Any, Any],
-    fact: ExtractedFact,
-    detail: Mapping[Any, Any],
-    known: dict[str, str],
-) -> ExtractionItem:
-    item = ExtractionItem(
-        kind="fact",
-        name=fact.subject,
-        detail=fact.type,
-        status="rejected",
-        quote=fact.evidenceQuote,
-    )
-    try:
-        proposal = parse_proposal(fact_document(cand["chapter"], fact))
-        sha = proposal_sha256(proposal)
-        if sha in known:
-            return item.model_copy(update={"status": "duplicate", "id": known[sha]})
-        stored = propose_fact_delta(
-            conn,
-            cand["work_id"],
-            proposal,
-            origin="candidate",
-            origin_detail={**detail, "confidence": fact.confidence},
-            shadow=_shadow(cand),
-        )
-    except MuseError as err:  # a forged quote, a malformed delta: refused and reported
-        return item.model_copy(update={"reason": err.message})
-    known[sha] = stored.id
-    return item.model_copy(update={"status": "proposed", "id": stored.id})
 
 
 def approve_candidate_facts(

@@ -26,7 +26,6 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select
 
 from muse.agents.dispatch import dispatch
-from muse.core.canonical import hash_value
 from muse.core.errors import MuseError
 from muse.knowledge import offline_extractor  # noqa: F401  (the offline provider's extractor)
 from muse.knowledge.card_types import registry
@@ -39,7 +38,7 @@ from muse.knowledge.extraction_contracts import (
     ExtractionReport,
 )
 from muse.knowledge.fact_types import FACT_TYPE_LABELS
-from muse.knowledge.facts import parse_proposal, propose_fact_delta
+from muse.knowledge.facts import ShadowText, parse_proposal, proposal_sha256, propose_fact_delta
 from muse.knowledge.source_refs import ChapterTexts
 from muse.knowledge.state_as_of import work_state_as_of
 from muse.knowledge.tables import fact_deltas
@@ -167,7 +166,7 @@ def apply_extraction(
     for proposal in output.cards:
         cards += propose_card(conn, work_id, chapter, proposal, texts, detail)
     known = _known_deltas(conn, work_id, chapter)
-    facts = [_propose_fact(conn, work_id, chapter, f, detail, known) for f in output.facts]
+    facts = [propose_extracted_fact(conn, work_id, chapter, f, detail, known) for f in output.facts]
     return ExtractionReport(
         work_id=work_id,
         chapter=chapter,
@@ -196,14 +195,19 @@ def fact_document(chapter: int, fact: ExtractedFact) -> dict[str, Any]:
     return {**wire, "chapter": chapter, "evidence_quote": fact.evidenceQuote}
 
 
-def _propose_fact(
+def propose_extracted_fact(
     conn: Connection,
     work_id: int,
     chapter: int,
     fact: ExtractedFact,
     detail: Mapping[str, Any],
     known: dict[str, str],
+    *,
+    shadow: ShadowText | None = None,
 ) -> ExtractionItem:
+    """Store one extracted fact as a proposed delta (``known``: sha256 → id of proposals already
+    stored, updated here). With ``shadow`` the quote is checked against a shadow candidate's text
+    (origin "candidate") instead of the canonical chapter. A refusal is reported, never raised."""
     item = ExtractionItem(
         kind="fact",
         name=fact.subject,
@@ -213,15 +217,16 @@ def _propose_fact(
     )
     try:
         delta = parse_proposal(fact_document(chapter, fact))
-        sha = hash_value(delta.model_dump(mode="json"))
+        sha = proposal_sha256(delta)
         if sha in known:
             return item.model_copy(update={"status": "duplicate", "id": known[sha]})
         stored = propose_fact_delta(
             conn,
             work_id,
             delta,
-            origin="extract",
+            origin="extract" if shadow is None else "candidate",
             origin_detail={**detail, "confidence": fact.confidence},
+            shadow=shadow,
         )
     except MuseError as err:  # a quote not found verbatim, a malformed delta: refused, recorded
         return item.model_copy(update={"reason": err.message})
