@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, and_, func, literal, select
 
 from muse.knowledge.contracts import Card, Cycle, Milestone, SourceRef
+from muse.knowledge.source_refs import ref_from_row
 from muse.knowledge.state_as_of import debut_of
 from muse.knowledge.tables import card_milestones, cards, source_refs
 
@@ -128,20 +129,8 @@ def _debut_milestones(conn: Connection, work_id: int) -> dict[str, list[Mileston
     for card_id, mid, chapter, *ref in conn.execute(query).all():
         _, refs = grouped.setdefault((card_id, mid), (chapter, []))
         if ref[0] is not None:
-            refs.append(_ref(*ref))
+            refs.append(ref_from_row(*ref))
     out: dict[str, list[Milestone]] = defaultdict(list)
     for (card_id, _), (chapter, refs) in grouped.items():
         out[card_id].append(Milestone(chapter=chapter, cycle=Cycle.debut, refs=refs))
     return out
-
-
-def _ref(chapter, start, end, sha256, revision, quote, stale) -> SourceRef:
-    return SourceRef(
-        chapter=chapter,
-        start=start,
-        end=end,
-        sha256=sha256,
-        revision=revision,
-        quote=quote,
-        stale=bool(stale),
-    )

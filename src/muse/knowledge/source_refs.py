@@ -176,7 +176,10 @@ def delete_refs(
     conn.execute(query)
 
 
-def _to_ref(chapter, start, end, sha256, revision, quote, stale, stale_reason) -> SourceRef:
+def ref_from_row(
+    chapter, start, end, sha256, revision, quote, stale, stale_reason=None
+) -> SourceRef:
+    """A SourceRef from a source_refs row's columns, in table order."""
     return SourceRef(
         chapter=chapter,
         start=start,
@@ -220,7 +223,7 @@ def load_refs(
     # the database sorts; plain tuples, since named access on many rows costs more than the query
     rows = conn.execute(query.order_by(c.owner_id, c.target, c.position)).all()
     for owner_id, target, *ref in rows:
-        grouped[(owner_id, target)].append(_to_ref(*ref))
+        grouped[(owner_id, target)].append(ref_from_row(*ref))
     return grouped
 
 
