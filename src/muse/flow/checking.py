@@ -40,9 +40,10 @@ from muse.context.writer_context import FrozenContext
 from muse.context.writer_output import UnlocatedClaim, build_output
 from muse.core.errors import MuseError
 from muse.flow.evidence_gaps import GapResolution, overall, resolve_gaps
+from muse.knowledge.first_appearance import term_appearances
 from muse.quality import mechanical
-from muse.quality.entities import build_entity_lexicon
-from muse.quality.leak import build_leak_lexicon
+from muse.quality.entities import EntityLexicon, entity_lexicon_from
+from muse.quality.leak import LeakLexicon, leak_lexicon_from
 from muse.quality.mechanical import Finding
 from muse.quality.semantic import SemanticReport, run_semantic_detector, settle_as_new_settings
 from muse.store.engine import reading
@@ -130,6 +131,23 @@ class Verdict:
         return "blocked_user_action"  # canon_conflict: fail closed
 
 
+Lexicons = tuple[LeakLexicon, EntityLexicon]
+
+
+def check_lexicons(
+    engine: Engine, context: WriterContext, leak_terms: Sequence[tuple[str, int] | str] = ()
+) -> Lexicons:
+    """The future-leak and known-entity lexicons of the context's freeze point, from one read of
+    the work's term appearances. They are built beside the context, never in it (the writer must
+    not see later names); ``leak_terms`` is a replay harness's lexicon."""
+    with reading(engine) as conn:
+        appearances = term_appearances(conn, context.work_id)
+    return (
+        leak_lexicon_from(appearances, context.work_id, context.as_of, leak_terms),
+        entity_lexicon_from(appearances, context.work_id, context.as_of),
+    )
+
+
 def check_candidate(
     engine: Engine,
     *,
@@ -143,24 +161,22 @@ def check_candidate(
     unlocated: list[UnlocatedClaim] | None = None,
     observe: StepObserver | None = None,
     leak_terms: Sequence[tuple[str, int] | str] = (),
+    lexicons: Lexicons | None = None,
 ) -> Verdict:
     """Check ``output`` (attempt ``attempt`` of run ``run_id``) against its frozen context.
 
     ``unlocated`` are the claims whose quotes could not be found in the body (from
     :func:`~muse.context.writer_output.build_output` or :func:`output_for_body`). Model failures
     do not raise: they are the ``detector_failed`` outcome. Nothing is moved or stored here but
-    the detector's receipt.
+    the detector's receipt. ``lexicons``: built once per run by :func:`check_lexicons` (the
+    freeze point does not change between attempts); None builds them here.
     """
     context = _context(frozen_or_context)
     step = observe or (lambda name, status, ms: None)
     timings: dict[str, int] = {}
     started = time.perf_counter()
     step("mechanical_gate", "running", 0)
-    # Future leakage and unknown entities: the lexicons are built beside the context, never in
-    # it (the writer must not see later names); ``leak_terms`` is a replay harness's lexicon.
-    with reading(engine) as conn:
-        leak = build_leak_lexicon(conn, context.work_id, context.as_of, extra_terms=leak_terms)
-        entities = build_entity_lexicon(conn, context.work_id, context.as_of)
+    leak, entities = lexicons or check_lexicons(engine, context, leak_terms)
     findings = tuple(
         mechanical.check(
             context, output, list(unlocated or []), leak_lexicon=leak, entity_lexicon=entities

@@ -30,7 +30,14 @@ from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, MuseError
 from muse.core.ids import new_id
 from muse.core.text import count_han
-from muse.flow.checking import Verdict, check_candidate, located, with_attempt
+from muse.flow.checking import (
+    Lexicons,
+    Verdict,
+    check_candidate,
+    check_lexicons,
+    located,
+    with_attempt,
+)
 from muse.flow.deadlines import start_node
 from muse.flow.eligibility import run_acceptance_eligible
 from muse.flow.rewrite import RewritePolicy, exhausted_reason, revision_request, writer_input
@@ -135,11 +142,12 @@ def write_chapter(
 def _loop(run: RunCtx, frozen: FrozenContext, policy: RewritePolicy, summary: RunSummary) -> None:
     """writing → detecting, then rewriting → detecting while the verdict and policy allow."""
     attempt, revision, ledger = 1, None, EvidenceLedger()
+    lexicons = check_lexicons(run.engine, frozen.context)  # one freeze point for every attempt
     while True:
         frozen, written = _generate(run, frozen, attempt, revision, ledger)
         summary.context_snapshot_id = frozen.snapshot_id
         summary.evidence_requests = {"answered": ledger.answered, "gaps": ledger.gaps}
-        verdict = _detect(run, frozen, written, attempt, policy, summary)
+        verdict = _detect(run, frozen, written, attempt, policy, summary, lexicons)
         if summary.state != "rewriting":
             return
         attempt += 1
@@ -317,7 +325,9 @@ def _generate(
     return frozen, holder["written"]
 
 
-def _detect(run: RunCtx, frozen, written: _Written, attempt: int, policy, summary) -> Verdict:
+def _detect(
+    run: RunCtx, frozen, written: _Written, attempt: int, policy, summary, lexicons: Lexicons
+) -> Verdict:
     node = "detecting"
     started = run.begin(node, attempt, {"candidateId": written.candidate_id})
     verdict = check_candidate(
@@ -331,6 +341,7 @@ def _detect(run: RunCtx, frozen, written: _Written, attempt: int, policy, summar
         timeout_s=run.deadline_left(),
         unlocated=written.unlocated,
         observe=lambda step, status, ms: run.emit(NodeEvent(step, status, attempt, ms)),
+        lexicons=lexicons,
     )
     may_rewrite = policy.may_rewrite(attempt)
     state = verdict.run_state(may_rewrite=may_rewrite)
