@@ -14,7 +14,6 @@ from rich.markup import escape
 from rich.status import Status
 
 from muse.cli.output import console
-from muse.flow.checking import located
 from muse.flow.production import NodeEvent, RunSummary
 from muse.flow.states import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS
 
@@ -111,18 +110,6 @@ def render_gaps(gaps: list[dict[str, Any]], new_settings: list[dict[str, Any]]) 
         console.print("新设定候选（不会自动入正典，由你决定）：")
         for n in new_settings:
             console.print(f"  · {n['name']}（{n['kind']}）：{n['statement']}", markup=False)
-
-
-def render_report(report: dict[str, Any], body: str) -> None:
-    """A stored check report (``candidates.report``) with every finding located in ``body``."""
-    mech = report.get("mechanical", {})
-    semantic = report.get("semantic", {})
-    console.print(
-        f"机械门：{mech.get('status', '未检测')}；语义检测：{semantic.get('status', '未检测')}"
-    )
-    findings = mech.get("findings", []) + semantic.get("findings", [])
-    _findings([{**f, "location": located(body, f.get("start"), f.get("end"))} for f in findings])
-    render_gaps(report.get("evidenceGaps", []), semantic.get("newSettingCandidates", []))
 
 
 def next_step(s: RunSummary, chapter: int) -> str:
