@@ -138,11 +138,6 @@ _COUNT = {
 }
 
 
-def count_matches(conn: Connection, work_id: int, phrase: Phrase, *, max_chapter: int) -> int:
-    """How many chunks of chapters ``<= max_chapter`` hold ``phrase`` (cheap: no scoring)."""
-    return count_each(conn, work_id, [phrase], max_chapter=max_chapter)[0]
-
-
 def count_each(
     conn: Connection, work_id: int, phrases: Sequence[Phrase], *, max_chapter: int
 ) -> list[int]:

@@ -197,16 +197,6 @@ def merge_reads(
     )
 
 
-def plan_only_manifest(view: AsOfView, outline: FineOutline) -> ExplorationManifest:
-    """The manifest of a run without an explore call: the plan's reads alone."""
-    return merge_reads(
-        work_id=view.work_id,
-        target_chapter=outline.target_chapter,
-        as_of=view.as_of,
-        planned=planned_reads(view, outline),
-    )
-
-
 def check_replayed(
     view: AsOfView,
     outline: FineOutline,

@@ -26,7 +26,7 @@ from muse.context.exploration_contracts import ReplayedMaterial, ReplayedRead
 from muse.context.reread import Excerpt
 from muse.context.sources import SourcePack, add_excerpt
 from muse.context.tokens import estimate_tokens
-from muse.core.canonical import hash_value, sha256_hex
+from muse.core.canonical import sha256_hex
 from muse.knowledge.contracts import CardState
 
 _COVERED_FIELD = {
@@ -167,8 +167,3 @@ def _covering(
         if prose.chapter == chapter and prose.start <= start and end <= prose.end:
             return prose.id
     return None
-
-
-def exploration_identity(replayed: Sequence[ReplayedRead]) -> str:
-    """Hash of what the replay read (read ids, tools, args, content hashes)."""
-    return hash_value([[r.read_id, r.tool, r.args, r.content_sha256] for r in replayed])
