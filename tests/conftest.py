@@ -1,9 +1,17 @@
 """Shared fixtures: a fresh, migrated database per test on the backend under test.
 
 ``MUSE_TEST_BACKEND`` is ``sqlite`` (default) or ``postgresql``; the PostgreSQL run needs
-``MUSE_TEST_DATABASE_URL`` and gives every test its own schema, dropped afterwards. The SQLite
-run copies a migrated template file, so each test starts from the real migrations, not from
-``create_all``.
+``MUSE_TEST_DATABASE_URL``. Both backends migrate once per test process (per xdist worker) into a
+template and give every test a copy of it, so each test starts from the real migrations, not from
+``create_all``, without paying for them again:
+
+* SQLite copies the migrated template file.
+* PostgreSQL clones a migrated template *database* (``CREATE DATABASE … TEMPLATE``), which copies
+  everything the migrations made exactly as they left it — tables, seed rows, sequences at their
+  start, trigger functions and triggers — and drops the clone (``WITH (FORCE)``) afterwards. The
+  template lives on the server of ``MUSE_TEST_DATABASE_URL`` under a unique name and is dropped at
+  the end of the session; nothing ever connects to it after its migration, which is what
+  ``CREATE DATABASE … TEMPLATE`` requires.
 """
 
 from __future__ import annotations
@@ -13,10 +21,9 @@ import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, make_url, text
 
 from muse.store.engine import make_engine, normalize_url
 from muse.store.migrate import upgrade
@@ -47,10 +54,36 @@ def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _pg_url_with_schema(schema: str) -> str:
-    base = normalize_url(os.environ["MUSE_TEST_DATABASE_URL"])
-    sep = "&" if "?" in base else "?"
-    return f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+def _pg_url(database: str) -> str:
+    base = make_url(normalize_url(os.environ["MUSE_TEST_DATABASE_URL"]))
+    return base.set(database=database).render_as_string(hide_password=False)
+
+
+@pytest.fixture(scope="session")
+def _pg_admin() -> Iterator[Engine]:
+    """Autocommit connection to the server of the test database (CREATE/DROP DATABASE)."""
+    admin = make_engine(os.environ["MUSE_TEST_DATABASE_URL"], isolation_level="AUTOCOMMIT")
+    yield admin
+    admin.dispose()
+
+
+def _drop_database(admin: Engine, name: str) -> None:
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def _pg_template(_pg_admin: Engine) -> Iterator[str]:
+    name = f"muse_tpl_{uuid.uuid4().hex[:16]}"
+    with _pg_admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        migrate_engine = make_engine(_pg_url(name))
+        upgrade(migrate_engine)
+        migrate_engine.dispose()  # no connection may stay open on a template
+        yield name
+    finally:
+        _drop_database(_pg_admin, name)
 
 
 @pytest.fixture
@@ -62,20 +95,15 @@ def db_url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
         shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
         return
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    admin = make_engine(os.environ["MUSE_TEST_DATABASE_URL"])
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    url = _pg_url_with_schema(schema)
-    migrate_engine = make_engine(url)
-    upgrade(migrate_engine)
-    migrate_engine.dispose()
+    admin: Engine = request.getfixturevalue("_pg_admin")
+    template: str = request.getfixturevalue("_pg_template")
+    name = f"muse_t_{uuid.uuid4().hex[:16]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
     try:
-        yield url
+        yield _pg_url(name)
     finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+        _drop_database(admin, name)
 
 
 @pytest.fixture
