@@ -19,12 +19,17 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m muse.demo
 
+# pytest-xdist workers for `make test` (`make test XDIST=` runs in one process). Each worker
+# migrates its own template once; every test gets a copy (tests/conftest.py).
+XDIST ?= -n 2
+
 # The whole suite on SQLite, then again on PostgreSQL when MUSE_TEST_DATABASE_URL is set.
+# The suite includes the layer check (tests/test_layers.py), so CI enforces it.
 test: $(STAMP)
-	$(BIN)/python -m pytest tests -p no:randomly
+	$(BIN)/python -m pytest tests -p no:randomly $(XDIST)
 	@if [ -n "$$MUSE_TEST_DATABASE_URL" ]; then \
 		echo "== PostgreSQL: $$MUSE_TEST_DATABASE_URL =="; \
-		MUSE_TEST_BACKEND=postgresql $(BIN)/python -m pytest tests -m "not sqlite_only"; \
+		MUSE_TEST_BACKEND=postgresql $(BIN)/python -m pytest tests -p no:randomly $(XDIST) -m "not sqlite_only"; \
 	else \
 		echo "MUSE_TEST_DATABASE_URL is not set: PostgreSQL run skipped (CI sets it)."; \
 	fi
@@ -33,6 +38,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy src
+	$(BIN)/python -m pytest tests/test_layers.py -q -p no:randomly
 
 bench: $(STAMP)
 	for b in bench/*.py; do case $$b in */synthetic_book.py) ;; *) $(BIN)/python $$b || exit 1;; esac; done

@@ -1,0 +1,224 @@
+"""The layer check: every import under ``src/muse`` points down the layers of docs/architecture.md.
+
+The layers (docs/architecture.md §2, ARCHITECTURE.md §2), lowest first::
+
+    core ← store ← agents ← works ← patterns ← knowledge ← planning ← context ← quality
+         ← flow ← evaluation ← offline ← worker ← web ← cli ← demo
+
+A module may import its own package and any package *before* it, never one after it. Every
+import counts: module level, inside functions (lazy imports), under ``TYPE_CHECKING``, relative
+imports, and ``importlib.import_module("muse.…")`` with a literal name. A package under
+``src/muse`` that is not in the table fails the check, so a new package gets a place on purpose.
+
+``ALLOWED`` lists the wrong-way arrows that still exist, each with its reason; it may only shrink:
+an entry whose import is gone fails too, so it must be deleted with the fix. This runs in
+``make test`` (so CI) and ``make lint``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+LAYERS: tuple[str, ...] = (
+    "core",
+    "store",
+    "agents",
+    "works",
+    "patterns",
+    "knowledge",
+    "planning",
+    "context",
+    "quality",
+    "flow",
+    "evaluation",
+    "offline",
+    "worker",
+    "web",
+    "cli",
+    "demo",
+)
+_TOP = "muse"  # muse/__init__.py and other top-level modules: composition, may import anything
+
+# (importing module, imported module) → why it is still there. Shrink only.
+_WORKS_ORCHESTRATION = "works/ orchestrates context and knowledge (issue #13 item 4): moves to flow"
+_LIVE_TRIGGERS = "migration imports the live flow.triggers (issue #13 item 4): freeze its SQL"
+ALLOWED: dict[tuple[str, str], str] = {
+    ("muse.agents.asof_reader", "muse.works.tables"): "test-only MinimalAsOfReader in production",
+    ("muse.store.migrations.versions.0010_flow_state_machine", "muse.flow"): _LIVE_TRIGGERS,
+    (
+        "muse.store.migrations.versions.0011_flow_run_evidence_authorization_required",
+        "muse.flow",
+    ): _LIVE_TRIGGERS,
+    ("muse.works.editing", "muse.context"): _WORKS_ORCHESTRATION,
+    ("muse.works.editing", "muse.knowledge.source_refs"): _WORKS_ORCHESTRATION,
+    ("muse.works.rebuild", "muse.context"): _WORKS_ORCHESTRATION,
+    ("muse.works.rebuild", "muse.knowledge.card_book"): _WORKS_ORCHESTRATION,
+    ("muse.works.rebuild", "muse.knowledge.setting_ledger"): _WORKS_ORCHESTRATION,
+    ("muse.works.rebuild", "muse.knowledge.source_refs"): _WORKS_ORCHESTRATION,
+    ("muse.works.rebuild", "muse.knowledge.tables"): _WORKS_ORCHESTRATION,
+}
+
+
+@dataclass(frozen=True)
+class Arrow:
+    module: str  # dotted name of the importing module
+    target: str  # dotted name it imports
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.module}:{self.line} → {self.target}"
+
+
+def module_name(path: Path, src: Path) -> str:
+    parts = list(path.relative_to(src).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> list[str]:
+    if not node.level:
+        base = node.module or ""
+        return [base] + [f"{base}.{a.name}" for a in node.names]
+    anchor = module.split(".") if is_package else module.split(".")[:-1]
+    anchor = anchor[: len(anchor) - (node.level - 1)]
+    base = ".".join(anchor + ([node.module] if node.module else []))
+    return [base] + [f"{base}.{a.name}" for a in node.names]
+
+
+def imports_of(path: Path, src: Path) -> list[Arrow]:
+    """Every ``muse.…`` name imported by one file, wherever the import statement stands."""
+    module = module_name(path, src)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    arrows: list[Arrow] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            # ``from muse.x import y``: y may be a submodule (muse.x.y) or a name in muse.x; the
+            # package of both is the same, so the first (the module itself) decides the layer.
+            names = _absolute(node, module, path.name == "__init__.py")[:1]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute | ast.Name)
+            and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id)
+            == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            names = [node.args[0].value]
+        else:
+            continue
+        arrows += [Arrow(module, n, node.lineno) for n in names if n.split(".")[0] == _TOP]
+    return arrows
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == _TOP else _TOP
+
+
+def _rank(package: str, path: str) -> int:
+    if package == _TOP:
+        return len(LAYERS)
+    if package not in LAYERS:
+        raise AssertionError(
+            f"{path}: package muse.{package} has no place in LAYERS (tests/test_layers.py): "
+            "decide its layer and record it in docs/architecture.md §2"
+        )
+    return LAYERS.index(package)
+
+
+def wrong_way(src: Path) -> list[Arrow]:
+    """Arrows from a package to a package above it, in file and line order."""
+    found: list[Arrow] = []
+    for path in sorted((src / _TOP).rglob("*.py")):
+        for arrow in imports_of(path, src):
+            source, target = layer_of(arrow.module), layer_of(arrow.target)
+            if source == target or source == _TOP:
+                continue
+            if _rank(target, str(path)) > _rank(source, str(path)):
+                found.append(arrow)
+    for path in sorted(p for p in (src / _TOP).iterdir() if p.is_dir()):
+        if (path / "__init__.py").exists():
+            _rank(path.name, str(path))
+    return found
+
+
+def test_no_import_runs_up_the_layers() -> None:
+    arrows = wrong_way(SRC)
+    new = [a for a in arrows if (a.module, a.target) not in ALLOWED]
+    assert not new, "imports against the layers of docs/architecture.md §2:\n" + "\n".join(
+        map(str, new)
+    )
+
+
+def test_the_allowlist_only_holds_arrows_that_still_exist() -> None:
+    present = {(a.module, a.target) for a in wrong_way(SRC)}
+    stale = sorted(set(ALLOWED) - present)
+    assert not stale, f"fixed arrows still allowed in ALLOWED, delete them: {stale}"
+
+
+# --- the checker itself, on planted trees -------------------------------------------------
+
+
+def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
+    src = tmp_path / "src"
+    for rel, body in files.items():
+        path = src / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body, encoding="utf-8")
+    for directory in {p.parent for p in src.rglob("*.py")}:
+        (directory / "__init__.py").touch()
+    return src
+
+
+@pytest.mark.parametrize(
+    ("body", "wrong"),
+    [
+        ("from muse.flow import accept\n", True),
+        ("import muse.flow.accept\n", True),
+        ("def f():\n    from muse.flow.accept import accept\n", True),
+        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from muse.cli import main\n", True),
+        ("import importlib\nimportlib.import_module('muse.flow.triggers')\n", True),
+        ("from ..flow import accept\n", True),
+        ("from ..store import metadata\n", False),
+        ("from muse.core.ids import new_id\nfrom muse.store.metadata import metadata\n", False),
+        ("from muse.works.tables import works\nfrom .tables import cards\n", False),
+        ("from . import tables\n", False),
+    ],
+)
+def test_the_checker_finds_a_planted_wrong_way_import(tmp_path, body, wrong) -> None:
+    src = _plant(
+        tmp_path,
+        {
+            "muse/knowledge/planted.py": body,
+            "muse/knowledge/tables.py": "",
+            "muse/flow/accept.py": "",
+            "muse/core/ids.py": "",
+        },
+    )
+    found = wrong_way(src)
+    assert bool(found) is wrong, found
+    if wrong:
+        assert found[0].module == "muse.knowledge.planted"
+
+
+def test_the_checker_refuses_a_package_without_a_layer(tmp_path) -> None:
+    src = _plant(tmp_path, {"muse/newthing/x.py": "from muse.core import ids\n"})
+    with pytest.raises(AssertionError, match="muse.newthing has no place in LAYERS"):
+        wrong_way(src)
+
+
+def test_the_real_tree_is_what_the_checker_reads() -> None:
+    # guards against a check that passes because it reads nothing
+    arrows = [a for p in (SRC / _TOP).rglob("*.py") for a in imports_of(p, SRC)]
+    assert len(arrows) > 500
+    assert any(layer_of(a.module) == "flow" and layer_of(a.target) == "context" for a in arrows)
