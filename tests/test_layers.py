@@ -142,7 +142,7 @@ def wrong_way(src: Path) -> list[Arrow]:
     for path in sorted((src / _TOP).rglob("*.py")):
         for arrow in imports_of(path, src):
             source, target = layer_of(arrow.module), layer_of(arrow.target)
-            if source == target or source == _TOP:
+            if source in (target, _TOP):
                 continue
             if _rank(target, str(path)) > _rank(source, str(path)):
                 found.append(arrow)
@@ -186,7 +186,10 @@ def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
         ("from muse.flow import accept\n", True),
         ("import muse.flow.accept\n", True),
         ("def f():\n    from muse.flow.accept import accept\n", True),
-        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from muse.cli import main\n", True),
+        (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from muse.cli import main\n",
+            True,
+        ),
         ("import importlib\nimportlib.import_module('muse.flow.triggers')\n", True),
         ("from ..flow import accept\n", True),
         ("from ..store import metadata\n", False),
