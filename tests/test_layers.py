@@ -47,14 +47,8 @@ _TOP = "muse"  # muse/__init__.py and other top-level modules: composition, may 
 
 # (importing module, imported module) → why it is still there. Shrink only.
 _WORKS_ORCHESTRATION = "works/ orchestrates context and knowledge (issue #13 item 4): moves to flow"
-_LIVE_TRIGGERS = "migration imports the live flow.triggers (issue #13 item 4): freeze its SQL"
 ALLOWED: dict[tuple[str, str], str] = {
     ("muse.agents.asof_reader", "muse.works.tables"): "test-only MinimalAsOfReader in production",
-    ("muse.store.migrations.versions.0010_flow_state_machine", "muse.flow"): _LIVE_TRIGGERS,
-    (
-        "muse.store.migrations.versions.0011_flow_run_evidence_authorization_required",
-        "muse.flow",
-    ): _LIVE_TRIGGERS,
     ("muse.works.editing", "muse.context"): _WORKS_ORCHESTRATION,
     ("muse.works.editing", "muse.knowledge.source_refs"): _WORKS_ORCHESTRATION,
     ("muse.works.rebuild", "muse.context"): _WORKS_ORCHESTRATION,

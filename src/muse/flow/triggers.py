@@ -19,10 +19,11 @@ refuse, on runs and on candidates alike:
 Both backends raise the same message and an integrity error (SQLite ``RAISE(ABORT)``,
 PostgreSQL SQLSTATE 23514), so ``sqlalchemy.exc.IntegrityError`` on both.
 
-A migration installs the triggers with :func:`install_statements`. The statements are generated
-from the table *as it is when the migration runs*; a later change of ``states.py`` needs a new
-migration that calls ``drop_statements`` then ``install_statements`` again, and
-:func:`installed_matches` (tested) notices when that migration is missing. SQLite "move and
+A migration never imports this module (a migration is frozen): it holds a copy of the SQL that
+:func:`install_statements` / :func:`drop_statements` generated when it was written (0010, 0011).
+A later change of ``states.py`` needs a new migration that drops the triggers and installs the
+newly generated SQL, copied into it; :func:`installed_matches` (tested) notices when that
+migration is missing. SQLite "move and
 copy" batch migrations of ``runs`` or ``candidates`` drop the triggers: re-install them after.
 """
 

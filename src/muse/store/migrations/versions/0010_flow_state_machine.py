@@ -6,9 +6,11 @@ a state change outside the table, a move out of a terminal state, a change of an
 a revision that does not step by exactly 1, an eligible candidate of a non-production run and an
 ACCEPTED candidate of a non-production run are refused by the database itself.
 
-The triggers are generated from the table as it is when this migration runs. A later change of
-``states.py`` needs a new migration that runs ``drop_statements`` and ``install_statements``
-again (``tests/flow/test_state_machine.py`` fails until it does). A SQLite "move and copy" batch
+The trigger SQL below is frozen: it is what ``muse.flow.triggers`` generated from the table of
+this revision (before 0011 added ``authorization_required``), copied here so that later edits of
+``states.py`` or ``triggers.py`` never change what this migration does. A later change of
+``states.py`` needs a new migration that drops these triggers and installs the SQL the code then
+generates, copied into that migration (``tests/flow/test_state_machine.py`` fails until it does). A SQLite "move and copy" batch
 migration of ``runs`` or ``candidates`` drops these triggers: re-install them after it.
 
 Two columns on ``runs`` carry the running node's deadline (spec 000 §9: every node has one):
@@ -25,7 +27,6 @@ Revises: 0006
 from alembic import op
 import sqlalchemy as sa
 import muse.store.metadata
-from muse.flow import triggers
 
 revision = "0010"
 down_revision = "0006"
@@ -52,13 +53,126 @@ def upgrade() -> None:
             comment="the run state deadline_at belongs to; NULL together with deadline_at",
         ),
     )
-    for statement in triggers.install_statements(op.get_bind().dialect.name):
+    for statement in _INSTALL[op.get_bind().dialect.name]:
         op.execute(statement)
 
 
 def downgrade() -> None:
-    for statement in triggers.drop_statements(op.get_bind().dialect.name):
+    for statement in _DROP[op.get_bind().dialect.name]:
         op.execute(statement)
     # Plain ALTER TABLE … DROP COLUMN (SQLite ≥ 3.35), not a batch copy of ``runs``.
     op.drop_column("runs", "deadline_node")
     op.drop_column("runs", "deadline_at")
+
+
+# --- frozen SQL (generated once from muse.flow.triggers; never regenerate) ---
+
+_INSTALL_SQLITE = (
+    """CREATE TRIGGER runs_sm_insert BEFORE INSERT ON runs FOR EACH ROW BEGIN
+  SELECT RAISE(ABORT, 'muse: runs: a row must be inserted in an initial state with revision 0') WHERE NEW.state NOT IN ('validating_context') OR NEW.revision IS NOT 0;
+END""",
+    """CREATE TRIGGER runs_sm_update BEFORE UPDATE ON runs FOR EACH ROW BEGIN
+  SELECT RAISE(ABORT, 'muse: runs: identity columns are immutable') WHERE NEW.id IS NOT OLD.id OR NEW.work_id IS NOT OLD.work_id OR NEW.target_chapter IS NOT OLD.target_chapter OR NEW.run_type IS NOT OLD.run_type OR NEW.mode IS NOT OLD.mode OR NEW.quality_policy_version IS NOT OLD.quality_policy_version;
+  SELECT RAISE(ABORT, 'muse: runs: a terminal state never moves') WHERE NEW.state IS NOT OLD.state AND OLD.state IN ('accept_preflight_timeout', 'authorization_stale', 'blocked_user_action', 'detecting_timeout', 'discarded', 'edited_candidate_timeout', 'extraction_queued', 'failed', 'quality_stale', 'retrieving_timeout', 'revision_conflict', 'rewriting_timeout', 'source_stale', 'validating_context_timeout', 'writing_timeout');
+  SELECT RAISE(ABORT, 'muse: runs: state change not in the transition table') WHERE NEW.state IS NOT OLD.state AND (OLD.state || '>' || NEW.state) NOT IN ('accept_preflight>accept_preflight_timeout', 'accept_preflight>accepted', 'accept_preflight>authorization_stale', 'accept_preflight>quality_stale', 'accept_preflight>revision_conflict', 'accept_preflight>source_stale', 'accepted>canonical_committed', 'canonical_committed>extraction_queued', 'detecting>blocked_user_action', 'detecting>detecting_timeout', 'detecting>failed', 'detecting>rewriting', 'detecting>shadow_ready', 'edited_candidate>detecting', 'edited_candidate>edited_candidate_timeout', 'retrieving>blocked_user_action', 'retrieving>failed', 'retrieving>retrieving_timeout', 'retrieving>writing', 'rewriting>detecting', 'rewriting>failed', 'rewriting>rewriting_timeout', 'shadow_ready>accept_preflight', 'shadow_ready>discarded', 'shadow_ready>edited_candidate', 'validating_context>authorization_stale', 'validating_context>failed', 'validating_context>retrieving', 'validating_context>validating_context_timeout', 'writing>detecting', 'writing>failed', 'writing>writing_timeout');
+  SELECT RAISE(ABORT, 'muse: runs: revision must increase by exactly 1 with each state change') WHERE (NEW.state IS NOT OLD.state AND NEW.revision IS NOT OLD.revision + 1) OR (NEW.state IS OLD.state AND NEW.revision IS NOT OLD.revision);
+  SELECT RAISE(ABORT, 'muse: runs: attempt never decreases') WHERE NEW.attempt < OLD.attempt;
+END""",
+    """CREATE TRIGGER candidates_sm_insert BEFORE INSERT ON candidates FOR EACH ROW BEGIN
+  SELECT RAISE(ABORT, 'muse: candidates: a row must be inserted in an initial state with revision 0') WHERE NEW.state NOT IN ('DRAFT') OR NEW.revision IS NOT 0;
+  SELECT RAISE(ABORT, 'muse: candidates: only a candidate of a production run can be acceptance eligible') WHERE NEW.acceptance_eligible AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.id = NEW.run_id AND runs.run_type = 'production' AND runs.mode = 'production');
+END""",
+    """CREATE TRIGGER candidates_sm_update BEFORE UPDATE ON candidates FOR EACH ROW BEGIN
+  SELECT RAISE(ABORT, 'muse: candidates: identity columns are immutable') WHERE NEW.id IS NOT OLD.id OR NEW.run_id IS NOT OLD.run_id OR NEW.work_id IS NOT OLD.work_id OR NEW.chapter IS NOT OLD.chapter OR NEW.version IS NOT OLD.version OR NEW.sha256 IS NOT OLD.sha256 OR NEW.body IS NOT OLD.body OR NEW.acceptance_eligible IS NOT OLD.acceptance_eligible;
+  SELECT RAISE(ABORT, 'muse: candidates: a terminal state never moves') WHERE NEW.state IS NOT OLD.state AND OLD.state IN ('ACCEPTED', 'ARCHIVED', 'DISCARDED', 'REJECTED');
+  SELECT RAISE(ABORT, 'muse: candidates: state change not in the transition table') WHERE NEW.state IS NOT OLD.state AND (OLD.state || '>' || NEW.state) NOT IN ('CHECKING>DISCARDED', 'CHECKING>PASSED', 'CHECKING>REJECTED', 'DRAFT>CHECKING', 'DRAFT>DISCARDED', 'PASSED>ACCEPTED', 'PASSED>ARCHIVED', 'PASSED>DISCARDED');
+  SELECT RAISE(ABORT, 'muse: candidates: revision must increase by exactly 1 with each state change') WHERE (NEW.state IS NOT OLD.state AND NEW.revision IS NOT OLD.revision + 1) OR (NEW.state IS OLD.state AND NEW.revision IS NOT OLD.revision);
+  SELECT RAISE(ABORT, 'muse: candidates: only an eligible candidate of a production run can be ACCEPTED') WHERE NEW.state IS NOT OLD.state AND NEW.state = 'ACCEPTED' AND (NOT NEW.acceptance_eligible OR NOT EXISTS (SELECT 1 FROM runs WHERE runs.id = NEW.run_id AND runs.run_type = 'production' AND runs.mode = 'production'));
+END""",
+)
+
+_DROP_SQLITE = (
+    """DROP TRIGGER IF EXISTS runs_sm_insert""",
+    """DROP TRIGGER IF EXISTS runs_sm_update""",
+    """DROP TRIGGER IF EXISTS candidates_sm_insert""",
+    """DROP TRIGGER IF EXISTS candidates_sm_update""",
+)
+
+_INSTALL_POSTGRESQL = (
+    """CREATE OR REPLACE FUNCTION muse_runs_state_machine() RETURNS trigger AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    IF NEW.state NOT IN ('validating_context') OR NEW.revision <> 0 THEN
+      RAISE EXCEPTION USING MESSAGE = 'muse: runs: a row must be inserted in an initial state with revision 0', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+  END IF;
+  IF ROW(NEW.id, NEW.work_id, NEW.target_chapter, NEW.run_type, NEW.mode, NEW.quality_policy_version) IS DISTINCT FROM ROW(OLD.id, OLD.work_id, OLD.target_chapter, OLD.run_type, OLD.mode, OLD.quality_policy_version) THEN
+    RAISE EXCEPTION USING MESSAGE = 'muse: runs: identity columns are immutable', DETAIL = 'row ' || OLD.id, ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.state IS DISTINCT FROM OLD.state THEN
+    IF OLD.state IN ('accept_preflight_timeout', 'authorization_stale', 'blocked_user_action', 'detecting_timeout', 'discarded', 'edited_candidate_timeout', 'extraction_queued', 'failed', 'quality_stale', 'retrieving_timeout', 'revision_conflict', 'rewriting_timeout', 'source_stale', 'validating_context_timeout', 'writing_timeout') THEN
+      RAISE EXCEPTION USING MESSAGE = 'muse: runs: a terminal state never moves', DETAIL = 'row ' || NEW.id || ': ' || OLD.state || ' -> ' || NEW.state, ERRCODE = 'check_violation';
+    END IF;
+    IF (OLD.state || '>' || NEW.state) NOT IN ('accept_preflight>accept_preflight_timeout', 'accept_preflight>accepted', 'accept_preflight>authorization_stale', 'accept_preflight>quality_stale', 'accept_preflight>revision_conflict', 'accept_preflight>source_stale', 'accepted>canonical_committed', 'canonical_committed>extraction_queued', 'detecting>blocked_user_action', 'detecting>detecting_timeout', 'detecting>failed', 'detecting>rewriting', 'detecting>shadow_ready', 'edited_candidate>detecting', 'edited_candidate>edited_candidate_timeout', 'retrieving>blocked_user_action', 'retrieving>failed', 'retrieving>retrieving_timeout', 'retrieving>writing', 'rewriting>detecting', 'rewriting>failed', 'rewriting>rewriting_timeout', 'shadow_ready>accept_preflight', 'shadow_ready>discarded', 'shadow_ready>edited_candidate', 'validating_context>authorization_stale', 'validating_context>failed', 'validating_context>retrieving', 'validating_context>validating_context_timeout', 'writing>detecting', 'writing>failed', 'writing>writing_timeout') THEN
+      RAISE EXCEPTION USING MESSAGE = 'muse: runs: state change not in the transition table', DETAIL = 'row ' || NEW.id || ': ' || OLD.state || ' -> ' || NEW.state, ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.revision IS DISTINCT FROM OLD.revision + 1 THEN
+      RAISE EXCEPTION USING MESSAGE = 'muse: runs: revision must increase by exactly 1 with each state change', DETAIL = 'row ' || NEW.id || ': ' || OLD.state || ' -> ' || NEW.state, ERRCODE = 'check_violation';
+    END IF;
+  ELSIF NEW.revision IS DISTINCT FROM OLD.revision THEN
+    RAISE EXCEPTION USING MESSAGE = 'muse: runs: revision must increase by exactly 1 with each state change', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.attempt < OLD.attempt THEN
+    RAISE EXCEPTION USING MESSAGE = 'muse: runs: attempt never decreases', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END;
+$$ LANGUAGE plpgsql""",
+    """CREATE TRIGGER runs_state_machine BEFORE INSERT OR UPDATE ON runs FOR EACH ROW EXECUTE FUNCTION muse_runs_state_machine()""",
+    """CREATE OR REPLACE FUNCTION muse_candidates_state_machine() RETURNS trigger AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    IF NEW.state NOT IN ('DRAFT') OR NEW.revision <> 0 THEN
+      RAISE EXCEPTION USING MESSAGE = 'muse: candidates: a row must be inserted in an initial state with revision 0', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.acceptance_eligible AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.id = NEW.run_id AND runs.run_type = 'production' AND runs.mode = 'production') THEN
+      RAISE EXCEPTION USING MESSAGE = 'muse: candidates: only a candidate of a production run can be acceptance eligible', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+  END IF;
+  IF ROW(NEW.id, NEW.run_id, NEW.work_id, NEW.chapter, NEW.version, NEW.sha256, NEW.body, NEW.acceptance_eligible) IS DISTINCT FROM ROW(OLD.id, OLD.run_id, OLD.work_id, OLD.chapter, OLD.version, OLD.sha256, OLD.body, OLD.acceptance_eligible) THEN
+    RAISE EXCEPTION USING MESSAGE = 'muse: candidates: identity columns are immutable', DETAIL = 'row ' || OLD.id, ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.state IS DISTINCT FROM OLD.state THEN
+    IF OLD.state IN ('ACCEPTED', 'ARCHIVED', 'DISCARDED', 'REJECTED') THEN
+      RAISE EXCEPTION USING MESSAGE = 'muse: candidates: a terminal state never moves', DETAIL = 'row ' || NEW.id || ': ' || OLD.state || ' -> ' || NEW.state, ERRCODE = 'check_violation';
+    END IF;
+    IF (OLD.state || '>' || NEW.state) NOT IN ('CHECKING>DISCARDED', 'CHECKING>PASSED', 'CHECKING>REJECTED', 'DRAFT>CHECKING', 'DRAFT>DISCARDED', 'PASSED>ACCEPTED', 'PASSED>ARCHIVED', 'PASSED>DISCARDED') THEN
+      RAISE EXCEPTION USING MESSAGE = 'muse: candidates: state change not in the transition table', DETAIL = 'row ' || NEW.id || ': ' || OLD.state || ' -> ' || NEW.state, ERRCODE = 'check_violation';
+    END IF;
+    IF NEW.revision IS DISTINCT FROM OLD.revision + 1 THEN
+      RAISE EXCEPTION USING MESSAGE = 'muse: candidates: revision must increase by exactly 1 with each state change', DETAIL = 'row ' || NEW.id || ': ' || OLD.state || ' -> ' || NEW.state, ERRCODE = 'check_violation';
+    END IF;
+  ELSIF NEW.revision IS DISTINCT FROM OLD.revision THEN
+    RAISE EXCEPTION USING MESSAGE = 'muse: candidates: revision must increase by exactly 1 with each state change', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.state IS DISTINCT FROM OLD.state AND NEW.state = 'ACCEPTED'
+     AND (NOT NEW.acceptance_eligible OR NOT EXISTS (SELECT 1 FROM runs WHERE runs.id = NEW.run_id AND runs.run_type = 'production' AND runs.mode = 'production')) THEN
+    RAISE EXCEPTION USING MESSAGE = 'muse: candidates: only an eligible candidate of a production run can be ACCEPTED', DETAIL = 'row ' || NEW.id || ': ' || OLD.state || ' -> ' || NEW.state, ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END;
+$$ LANGUAGE plpgsql""",
+    """CREATE TRIGGER candidates_state_machine BEFORE INSERT OR UPDATE ON candidates FOR EACH ROW EXECUTE FUNCTION muse_candidates_state_machine()""",
+)
+
+_DROP_POSTGRESQL = (
+    """DROP TRIGGER IF EXISTS runs_state_machine ON runs""",
+    """DROP FUNCTION IF EXISTS muse_runs_state_machine()""",
+    """DROP TRIGGER IF EXISTS candidates_state_machine ON candidates""",
+    """DROP FUNCTION IF EXISTS muse_candidates_state_machine()""",
+)
+
+_INSTALL = {"sqlite": _INSTALL_SQLITE, "postgresql": _INSTALL_POSTGRESQL}
+_DROP = {"sqlite": _DROP_SQLITE, "postgresql": _DROP_POSTGRESQL}
