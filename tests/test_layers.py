@@ -48,7 +48,6 @@ _TOP = "muse"  # muse/__init__.py and other top-level modules: composition, may 
 # (importing module, imported module) → why it is still there. Shrink only.
 _WORKS_ORCHESTRATION = "works/ orchestrates context and knowledge (issue #13 item 4): moves to flow"
 ALLOWED: dict[tuple[str, str], str] = {
-    ("muse.agents.asof_reader", "muse.works.tables"): "test-only MinimalAsOfReader in production",
     ("muse.works.editing", "muse.context"): _WORKS_ORCHESTRATION,
     ("muse.works.editing", "muse.knowledge.source_refs"): _WORKS_ORCHESTRATION,
     ("muse.works.rebuild", "muse.context"): _WORKS_ORCHESTRATION,

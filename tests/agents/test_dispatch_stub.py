@@ -327,8 +327,8 @@ def test_writer_generate_sends_no_tools_key(call, stub):
 
 
 def test_a_toolset_for_writer_generate_is_refused(call, stub, engine):
-    from muse.agents.asof_reader import MinimalAsOfReader
     from muse.agents.tools import ToolSet
+    from tests.agents.minimal_reader import MinimalAsOfReader
 
     with pytest.raises(ToolsRefused):
         call(tools=ToolSet(MinimalAsOfReader(engine, 1, 3)))

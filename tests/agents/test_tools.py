@@ -7,7 +7,6 @@ import json
 import pytest
 from sqlalchemy import insert
 
-from muse.agents.asof_reader import MinimalAsOfReader
 from muse.agents.errors import AsOfViolation, ToolNotAllowed, ToolRoundsExceeded
 from muse.agents.ledger import call_tool_reads, dependency_list, tool_read_log
 from muse.agents.outputs import ExploreList
@@ -18,6 +17,7 @@ from muse.core.errors import InvalidInput
 from muse.core.text import count_han
 from muse.works.tables import chapters, prose_blocks, works
 from tests.agents.conftest import FAST
+from tests.agents.minimal_reader import MinimalAsOfReader
 from tests.agents.test_dispatch_stub import only_receipt
 
 CHAPTERS = {

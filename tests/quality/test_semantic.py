@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from muse.agents.asof_reader import MinimalAsOfReader
 from muse.agents.contracts import load_roles
 from muse.agents.guards import forbidden_input_findings
 from muse.agents.receipts import get_receipt
@@ -14,6 +13,7 @@ from muse.core.canonical import sha256_hex
 from muse.quality.anti_forgery import verify_binding
 from muse.quality.mechanical import Finding
 from muse.quality.semantic import CHECKS, detector_input, run_semantic_detector
+from tests.agents.minimal_reader import MinimalAsOfReader
 
 from .conftest import NEXT
 

@@ -6,8 +6,7 @@ Every model call in Muse goes through :func:`muse.agents.dispatch.dispatch`. The
     roles.yaml, contracts.load_roles             the five roles, tasks, tool and model policies
     policy                                       model allowed? reported id equal to frozen id?
     outputs                                      default output contracts per (role, task)
-    tools.ToolSet, asof_reader.AsOfReader,       read-only tools over a frozen view; the
-    asof_reader.MinimalAsOfReader                minimal reader over canonical chapters ≤ as_of
+    tools.ToolSet, asof_reader.AsOfReader        read-only tools over a frozen view
     ledger.dependency_list / tool_read_log       the run's tool reads
     receipts.get_receipt / run_receipts          stored receipts (model_calls)
     providers.resolve_provider / register_provider
