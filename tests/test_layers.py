@@ -46,16 +46,7 @@ LAYERS: tuple[str, ...] = (
 _TOP = "muse"  # muse/__init__.py and other top-level modules: composition, may import anything
 
 # (importing module, imported module) → why it is still there. Shrink only.
-_WORKS_ORCHESTRATION = "works/ orchestrates context and knowledge (issue #13 item 4): moves to flow"
-ALLOWED: dict[tuple[str, str], str] = {
-    ("muse.works.editing", "muse.context"): _WORKS_ORCHESTRATION,
-    ("muse.works.editing", "muse.knowledge.source_refs"): _WORKS_ORCHESTRATION,
-    ("muse.works.rebuild", "muse.context"): _WORKS_ORCHESTRATION,
-    ("muse.works.rebuild", "muse.knowledge.card_book"): _WORKS_ORCHESTRATION,
-    ("muse.works.rebuild", "muse.knowledge.setting_ledger"): _WORKS_ORCHESTRATION,
-    ("muse.works.rebuild", "muse.knowledge.source_refs"): _WORKS_ORCHESTRATION,
-    ("muse.works.rebuild", "muse.knowledge.tables"): _WORKS_ORCHESTRATION,
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

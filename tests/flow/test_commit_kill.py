@@ -1,7 +1,7 @@
 """A process killed by SIGKILL inside a canonical commit leaves everything or nothing.
 
 For every fault-injection point of the accept commit (``muse.flow.accept.FAULT_POINTS``) and of
-the author's chapter edit (``muse.works.editing.FAULT_POINTS``), a real subprocess runs the real
+the author's chapter edit (``muse.flow.chapter_edit.FAULT_POINTS``), a real subprocess runs the real
 command on the test database (a SQLite file, or the PostgreSQL schema) with ``MUSE_FAULT_POINT``
 set, and dies there. The parent then reads the database: before the commit nothing of the change
 may be visible; after it, all of it. Then the same command, run again, succeeds. The accept
@@ -23,15 +23,16 @@ from muse.context import search_index
 from muse.context.index_tables import search_chunks, search_index_chapters
 from muse.core.faults import FAULT_POINT_ENV
 from muse.flow import accept as accept_module
+from muse.flow import chapter_edit
 from muse.flow.accept import accept_candidate
+from muse.flow.chapter_edit import edit_chapter
 from muse.flow.production import write_chapter
 from muse.flow.sweep import sweep
 from muse.flow.tables import candidates, decisions, runs
 from muse.knowledge.facts import ShadowText, propose_fact_delta
 from muse.knowledge.tables import fact_deltas, fact_ledger, source_refs
 from muse.store.tables import jobs
-from muse.works import catalog, editing
-from muse.works.editing import edit_chapter
+from muse.works import catalog
 from muse.works.tables import prose_blocks
 from tests.flow.conftest import NEXT
 from tests.knowledge.conftest import text_of
@@ -48,7 +49,7 @@ if sys.argv[2] == "accept":
 
     accept_candidate(engine, sys.argv[3], approve_facts=sys.argv[4:])
 else:
-    from muse.works.editing import edit_chapter
+    from muse.flow.chapter_edit import edit_chapter
 
     edit_chapter(engine, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
 print("finished without being killed")
@@ -193,12 +194,12 @@ EDITED = text_of(1).replace("石猴", "灵猴")
 
 
 def test_every_edit_fault_point_is_reached_in_order():
-    source = Path(editing.__file__).read_text(encoding="utf-8")
-    called = [p for p in editing.FAULT_POINTS if f'fault_point("{p}")' in source]
-    assert called == list(editing.FAULT_POINTS)
+    source = Path(chapter_edit.__file__).read_text(encoding="utf-8")
+    called = [p for p in chapter_edit.FAULT_POINTS if f'fault_point("{p}")' in source]
+    assert called == list(chapter_edit.FAULT_POINTS)
 
 
-@pytest.mark.parametrize("point", editing.FAULT_POINTS)
+@pytest.mark.parametrize("point", chapter_edit.FAULT_POINTS)
 def test_edit_killed_at_a_fault_point_leaves_all_or_nothing(point, db_url, engine, xiyou):  # noqa: F811
     before = _state(engine, xiyou)
     _die_at(point, db_url, "edit", xiyou, 1, EDITED)

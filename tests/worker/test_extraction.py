@@ -251,7 +251,7 @@ def test_the_index_refresh_job_brings_the_index_up_to_date(engine, book):
 
 
 def test_an_author_edit_is_extracted_with_the_last_accepted_runs_model(engine, book, accepted):
-    from muse.works.editing import edit_chapter
+    from muse.flow.chapter_edit import edit_chapter
 
     Worker(engine).run_once()  # the accept's own job
     with engine.connect() as conn:
@@ -270,7 +270,7 @@ def test_an_author_edit_is_extracted_with_the_last_accepted_runs_model(engine, b
 
 
 def test_an_edit_job_in_a_work_never_accepted_needs_an_explicit_model(engine, book):
-    from muse.works.editing import edit_chapter
+    from muse.flow.chapter_edit import edit_chapter
 
     with engine.connect() as conn:
         text = get_chapter_text(conn, book, 1).text

@@ -8,10 +8,10 @@ from sqlalchemy import select
 
 from muse.context.tables import context_snapshots
 from muse.flow.accept import accept_candidate
+from muse.flow.chapter_edit import edit_chapter, revert_chapter
 from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, runs
 from muse.works import catalog
-from muse.works.editing import edit_chapter, revert_chapter
 from tests.context.conftest import chapter_text
 from tests.flow.conftest import NEXT, book  # noqa: F401 - the fixture
 

@@ -10,11 +10,12 @@ from sqlalchemy import func, select
 
 from muse.context import search_index
 from muse.core.errors import InvalidInput, NotFound, RevisionConflict
+from muse.flow.chapter_edit import edit_chapter, revert_chapter
 from muse.knowledge.setting_ledger import setting_ledger
 from muse.store.engine import make_engine
 from muse.store.tables import jobs
 from muse.works import catalog
-from muse.works.editing import chapter_history, edit_chapter, revert_chapter
+from muse.works.history import chapter_history
 from muse.works.tables import prose_blocks
 
 from .conftest import extract_jobs, ref_state, text_of

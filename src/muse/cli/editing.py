@@ -14,10 +14,11 @@ from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
 from muse.cli.output import console, emit
 from muse.core.clock import utc_now
 from muse.core.errors import ConfigError, InvalidInput, RevisionConflict
+from muse.flow.chapter_edit import edit_chapter, revert_chapter
+from muse.flow.rebuild import rebuild
 from muse.store.engine import reading
 from muse.works import catalog
-from muse.works.editing import chapter_history, edit_chapter, revert_chapter
-from muse.works.rebuild import rebuild
+from muse.works.history import chapter_history
 
 ORIGIN_LABELS = {"import": "导入", "accept": "采纳候选", "edit": "作者编辑", "revert": "回退"}
 

@@ -1,4 +1,8 @@
-"""The author's own changes to canonical text, outside the pipeline: edit, revert, history.
+"""The author's own changes to canonical text, outside the pipeline: edit and revert.
+
+This lives in flow, not works, because one edit reaches three domains in one transaction — the
+prose (works), the search index (context) and the source references (knowledge); the revision
+history is the works domain's own (``muse.works.history``).
 
 Spec 001 §2: "用户也可以直接在库内编辑正式正文". Such an edit is a content change made by the
 author in person, so it needs no candidate and no preflight; what it must not do is leave
@@ -26,18 +30,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine
 
 from muse.context import search_index
-from muse.core.clock import iso
-from muse.core.errors import InvalidInput, NotFound
+from muse.core.errors import InvalidInput
 from muse.core.faults import fault_point
 from muse.core.text import normalize_text
 from muse.knowledge.source_refs import revalidate_source_refs
 from muse.store.jobs import enqueue
 from muse.works import catalog
 from muse.works.canonical import write_revision
-from muse.works.tables import chapters, prose_blocks
 
 EXTRACT_JOB = "extract_chapter"  # the kind the accept flow queues; the worker runs both alike
 
@@ -78,20 +80,6 @@ class EditOutcome:
     refs_reanchored: int
     job_id: str
     stale_refs: list[StaleRefNote] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class RevisionInfo:
-    revision: int
-    origin: str
-    created_at: str | None
-    han_count: int
-    content_sha256: str
-    current: bool
-    attribution: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -211,41 +199,3 @@ def enqueue_extraction(conn: Connection, work_id: int, number: int, revision: in
         work_id=work_id,
         dedupe_key=f"extract:{work_id}:{number}:{revision}",
     )
-
-
-def chapter_history(conn: Connection, work_id: int, number: int) -> list[RevisionInfo]:
-    """Every stored revision of chapter ``number``, oldest first."""
-    chapter = conn.execute(
-        select(chapters.c.id, chapters.c.current_revision).where(
-            chapters.c.work_id == work_id, chapters.c.number == number
-        )
-    ).first()
-    if chapter is None:
-        catalog.get_work_row(conn, work_id)
-        raise NotFound(
-            f"作品 {work_id} 没有第 {number} 章。", hint="用 muse chapters 查看章节列表。"
-        )
-    rows = conn.execute(
-        select(
-            prose_blocks.c.revision,
-            prose_blocks.c.origin,
-            prose_blocks.c.created_at,
-            prose_blocks.c.han_count,
-            prose_blocks.c.content_sha256,
-            prose_blocks.c.attribution,
-        )
-        .where(prose_blocks.c.chapter_id == chapter.id)
-        .order_by(prose_blocks.c.revision)
-    )
-    return [
-        RevisionInfo(
-            revision=r.revision,
-            origin=r.origin,
-            created_at=iso(r.created_at),
-            han_count=r.han_count,
-            content_sha256=r.content_sha256,
-            current=r.revision == chapter.current_revision,
-            attribution=dict(r.attribution or {}),
-        )
-        for r in rows
-    ]

@@ -10,7 +10,8 @@ hand-edited database row got them wrong:
 * the setting ledger's consumption matrix (setting × chapter) — not stored; recomputed here so
   the report shows what it holds now.
 
-One transaction per work. Running it twice gives the same derived rows and, the second time,
+It lives in flow because it reaches three domains (works, context, knowledge). One transaction
+per work. Running it twice gives the same derived rows and, the second time,
 nothing newly stale or restored: it is idempotent.
 """
 
