@@ -124,3 +124,12 @@ def test_render_candidate_shows_text_report_context_and_diff(engine, book, capsy
     assert "v2" in printed and "REJECTED" in printed and "required_entity_missing" in printed
     assert view["context"]["snapshotId"] in printed
     assert "[-苏晴-]{+她+}" in printed
+
+
+def test_accept_takes_the_actor_like_every_decision(muse, engine, book):  # noqa: F811
+    summary = _write(engine, book)
+    out = muse.json("accept", summary.candidate_id, "--actor", "lin")
+    assert out["state"] == "extraction_queued"
+    with engine.connect() as conn:
+        view = candidate_view(conn, summary.candidate_id)
+    assert [(d["kind"], d["actor"]) for d in view["decisions"]] == [("accept", "lin")]

@@ -1,5 +1,7 @@
 """Author decisions: discard and edit-and-merge, end to end on the marked book."""
 
+import getpass
+
 import pytest
 from sqlalchemy import func, select
 
@@ -8,7 +10,7 @@ from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput
 from muse.flow import queries
 from muse.flow.accept import accept_candidate
-from muse.flow.decisions import discard_candidate
+from muse.flow.decisions import decision_actor, discard_candidate
 from muse.flow.edit_merge import _start, edit_candidate
 from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, decisions, run_events, runs
@@ -116,6 +118,51 @@ def test_a_command_id_reused_for_another_decision_is_refused(engine, book):
     with pytest.raises(InvalidInput, match="已用于另一个决定"):
         discard_candidate(engine, other.candidate_id, command_id="k")
     assert _row(engine, candidates, other.candidate_id)["state"] == "PASSED"
+
+
+@pytest.mark.parametrize("earlier", ["discard this", "discard another", "edit this"])
+def test_a_command_id_of_another_decision_is_never_a_repeated_accept(engine, book, earlier):
+    first = _write(engine, book)
+    if earlier == "discard this":
+        discard_candidate(engine, first.candidate_id, command_id="k")
+        target, kind = first.candidate_id, "discard"
+    elif earlier == "discard another":
+        target, kind = _write(engine, book).candidate_id, "discard"
+        discard_candidate(engine, first.candidate_id, command_id="k")
+    else:
+        body = _row(engine, candidates, first.candidate_id)["body"]
+        edited = edit_candidate(engine, first.candidate_id, _edited(body), command_id="k")
+        assert edited.state == "PASSED", edited
+        target, kind = edited.new_candidate_id, "edit_merge"
+    state_before = _row(engine, candidates, target)["state"]
+    with pytest.raises(InvalidInput, match=f"命令 ID k 已用于另一个决定（{kind}"):
+        accept_candidate(engine, target, command_id="k")
+    assert _count(engine, decisions) == 1
+    assert _row(engine, candidates, target)["state"] == state_before
+
+
+@pytest.mark.parametrize("decide", ["accept", "discard", "edit_merge"])
+@pytest.mark.parametrize("given", [None, "lin"])
+def test_one_actor_rule_for_every_decision(engine, book, decide, given):
+    candidate_id = _write(engine, book).candidate_id
+    if decide == "accept":
+        assert accept_candidate(engine, candidate_id, actor=given).accepted
+    elif decide == "discard":
+        discard_candidate(engine, candidate_id, actor=given)
+    else:
+        body = _row(engine, candidates, candidate_id)["body"]
+        edit_candidate(engine, candidate_id, _edited(body), actor=given)
+    with engine.connect() as conn:
+        actors = conn.execute(select(decisions.c.kind, decisions.c.actor)).all()
+    assert [tuple(a) for a in actors] == [(decide, given or getpass.getuser())]
+
+
+def test_the_actor_falls_back_to_author_without_an_os_user(monkeypatch):
+    def no_user() -> str:
+        raise OSError("no user")
+
+    monkeypatch.setattr(getpass, "getuser", no_user)
+    assert (decision_actor(None), decision_actor("lin")) == ("author", "lin")
 
 
 # --- edit and merge ------------------------------------------------------------------------

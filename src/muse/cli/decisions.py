@@ -7,7 +7,6 @@ against the previous version.
 
 from __future__ import annotations
 
-import getpass
 import os
 import shlex
 import subprocess
@@ -30,15 +29,6 @@ CommandIdOption = typer.Option(None, "--command-id", help="幂等键；重复提
 ActorOption = typer.Option(None, "--actor", help="决定人；默认是当前系统用户")
 
 
-def actor_name(actor: str | None) -> str:
-    if actor:
-        return actor
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "author"
-
-
 def discard(
     candidate_id: str = typer.Argument(..., help="候选 ID"),
     command_id: str = CommandIdOption,
@@ -46,9 +36,7 @@ def discard(
     json_out: bool = JsonOption,
 ) -> None:
     """丢弃候选：正式正文不变，候选标记为已丢弃并留在库内可查。"""
-    outcome = discard_candidate(
-        get_engine(), candidate_id, command_id=command_id, actor=actor_name(actor)
-    )
+    outcome = discard_candidate(get_engine(), candidate_id, command_id=command_id, actor=actor)
     emit(outcome.__dict__, json_out, lambda _: _render_outcome(outcome))
 
 
@@ -70,7 +58,7 @@ def edit(
         text,
         expected_revision=expected_revision,
         command_id=command_id,
-        actor=actor_name(actor),
+        actor=actor,
     )
     emit(outcome.__dict__, json_out, lambda _: _render_outcome(outcome))
     if outcome.state != "PASSED":

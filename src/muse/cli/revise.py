@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from muse.cli.common import JsonOption, get_engine
-from muse.cli.decisions import ActorOption, CommandIdOption, actor_name
+from muse.cli.decisions import ActorOption, CommandIdOption
 from muse.cli.output import console, emit
 from muse.cli.write_display import LiveProgress, render_summary
 from muse.flow.revise import ReviseOutcome, revise_candidate
@@ -31,7 +31,7 @@ def revise(
             provider=provider,
             model=model,
             command_id=command_id,
-            actor=actor_name(actor),
+            actor=actor,
             max_rewrites=max_rewrites,
             observer=live,
         )

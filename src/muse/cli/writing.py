@@ -6,6 +6,7 @@ import typer
 from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
+from muse.cli.decisions import ActorOption
 from muse.cli.output import console, emit, fail
 from muse.cli.write_display import LiveProgress, render_run, render_summary
 from muse.core.errors import MuseError
@@ -61,6 +62,7 @@ def accept(
     approve_all_facts: bool = typer.Option(
         False, "--approve-all-facts", help="批准针对本候选提出、尚待批准的全部事实增量"
     ),
+    actor: str = ActorOption,
     json_out: bool = JsonOption,
 ) -> None:
     """采纳候选：接受前置校验通过后，一个事务写入正式正文（及你批准的事实增量）。"""
@@ -69,6 +71,7 @@ def accept(
             get_engine(),
             candidate_id,
             command_id=command_id,
+            actor=actor,
             approve_facts=approve_fact or (),
             approve_all_facts=approve_all_facts,
         )

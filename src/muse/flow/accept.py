@@ -4,8 +4,12 @@ Preflight is checked live at accept time. A failure ends the run in its own stat
 (revision_conflict, authorization_stale, source_stale, quality_stale) with a message and the way
 forward. The commit writes the prose revision (compare-and-set), the fact deltas the author
 approves with the accept (spec 001 §6, see :mod:`muse.flow.candidate_facts`), the decision, the
-candidate and run moves and the extraction job together; any failure rolls all of it back. The same command id
-applied twice has one effect: the second call returns the first outcome.
+candidate and run moves and the extraction job together; any failure rolls all of it back.
+
+The decision path is the one of :mod:`muse.flow.decisions` (load, the command-id rule, the
+decision row, the actor rule): the same command id applied twice has one effect — the second call
+returns the first outcome — and a command id already used for another decision (a discard, an
+edit, another candidate) is refused, never reported as a repeated accept.
 
 The commit carries named fault-injection points (:data:`FAULT_POINTS`, see
 :mod:`muse.core.faults`): with ``MUSE_FAULT_POINT`` set to one of them the process is killed by
@@ -23,12 +27,12 @@ from sqlalchemy.exc import IntegrityError
 from muse.context import search_index
 from muse.context.tables import context_snapshots
 from muse.context.writer_context import QUALITY_POLICY_VERSION
-from muse.core.clock import utc_now
-from muse.core.errors import AuthorizationError, InvalidInput, NotFound, RevisionConflict
+from muse.core.errors import AuthorizationError, InvalidInput, RevisionConflict
 from muse.core.faults import fault_point
 from muse.core.ids import new_id
 from muse.flow.candidate_facts import approve_candidate_facts
-from muse.flow.tables import candidates, decisions, runs
+from muse.flow.decisions import decision_actor, decision_for_command, insert_decision, load
+from muse.flow.tables import runs
 from muse.flow.transitions import move_candidate, move_run
 from muse.quality.anti_forgery import verify_binding
 from muse.store.jobs import enqueue
@@ -78,7 +82,7 @@ def accept_candidate(
     candidate_id: str,
     *,
     command_id: str | None = None,
-    actor: str = "author",
+    actor: str | None = None,
     approve_facts: Sequence[str] = (),
     approve_all_facts: bool = False,
 ) -> AcceptOutcome:
@@ -87,11 +91,12 @@ def accept_candidate(
     :class:`muse.flow.candidate_facts.FactApprovalRefused`, nothing written)."""
     facts = FactChoice(tuple(approve_facts), approve_all_facts)
     command_id = command_id or f"accept:{candidate_id}"
+    actor = decision_actor(actor)
     with engine.connect() as conn:
-        previous = _previous(conn, command_id)
+        previous = _previous(conn, command_id, candidate_id)
         if previous:
             return previous
-        cand, run = _load(conn, candidate_id)
+        cand, run = load(conn, candidate_id)
     _refuse_ineligible(cand, run)
     try:
         with engine.begin() as conn:
@@ -106,7 +111,7 @@ def accept_candidate(
             engine, cand, run, command_id, actor, PreflightFailed("revision_conflict", str(err))
         )
     except IntegrityError:
-        previous = _previous_after_race(engine, command_id)
+        previous = _previous_after_race(engine, command_id, candidate_id)
         if previous:
             return previous
         return _record_failure(
@@ -119,12 +124,8 @@ def accept_candidate(
         )
 
 
-def _previous(conn: Connection, command_id: str) -> AcceptOutcome | None:
-    row = (
-        conn.execute(select(decisions).where(decisions.c.command_id == command_id))
-        .mappings()
-        .first()
-    )
+def _previous(conn: Connection, command_id: str, candidate_id: str) -> AcceptOutcome | None:
+    row = decision_for_command(conn, command_id, "accept", candidate_id)
     if row is None:
         return None
     d = row["detail"]
@@ -140,19 +141,11 @@ def _previous(conn: Connection, command_id: str) -> AcceptOutcome | None:
     )
 
 
-def _previous_after_race(engine: Engine, command_id: str) -> AcceptOutcome | None:
+def _previous_after_race(
+    engine: Engine, command_id: str, candidate_id: str
+) -> AcceptOutcome | None:
     with engine.connect() as conn:
-        return _previous(conn, command_id)
-
-
-def _load(conn: Connection, candidate_id: str):
-    cand = (
-        conn.execute(select(candidates).where(candidates.c.id == candidate_id)).mappings().first()
-    )
-    if cand is None:
-        raise NotFound(f"候选 {candidate_id} 不存在。", hint="用 muse candidates 查看候选。")
-    run = conn.execute(select(runs).where(runs.c.id == cand["run_id"])).mappings().one()
-    return cand, run
+        return _previous(conn, command_id, candidate_id)
 
 
 def _refuse_ineligible(cand, run) -> None:
@@ -278,14 +271,15 @@ def _commit(
     move_run(conn, run["id"], "extraction_queued", reason="已采纳；章后抽取已排队。")
     entered = f"{len(approved)} 条事实增量已入台账，" if approved else ""
     message = f"第 {chapter} 章已成为正式正文（修订版 {revision}），{entered}章后抽取已排队。"
-    _insert_decision(
+    insert_decision(
         conn,
-        decision_id,
         command_id,
         cand,
         actor,
-        "extraction_queued",
-        {
+        kind="accept",
+        outcome="extraction_queued",
+        decision_id=decision_id,
+        detail={
             "message": message,
             "chapter": chapter,
             "revision": revision,
@@ -315,21 +309,6 @@ def _title(conn: Connection, cand) -> str:
     return payload["fineOutline"].get("title", "")
 
 
-def _insert_decision(conn, decision_id, command_id, cand, actor, outcome, detail) -> None:
-    conn.execute(
-        decisions.insert().values(
-            id=decision_id,
-            command_id=command_id,
-            candidate_id=cand["id"],
-            kind="accept",
-            actor=actor,
-            outcome=outcome,
-            detail=detail,
-            created_at=utc_now(),
-        )
-    )
-
-
 def _record_failure(engine, cand, run, command_id, actor, failed: PreflightFailed) -> AcceptOutcome:
     with engine.begin() as conn:
         current = conn.execute(select(runs.c.state).where(runs.c.id == run["id"])).scalar()
@@ -337,13 +316,13 @@ def _record_failure(engine, cand, run, command_id, actor, failed: PreflightFaile
             move_run(conn, run["id"], "accept_preflight")
         if current in ("shadow_ready", "accept_preflight"):
             move_run(conn, run["id"], failed.state, reason=failed.message)
-        _insert_decision(
+        insert_decision(
             conn,
-            new_id("dec"),
             command_id,
             cand,
             actor,
-            failed.state,
-            {"message": failed.message, "chapter": cand["chapter"]},
+            kind="accept",
+            outcome=failed.state,
+            detail={"message": failed.message, "chapter": cand["chapter"]},
         )
     return AcceptOutcome(failed.state, failed.message, cand["id"], cand["chapter"])

@@ -1,8 +1,12 @@
 """Author decisions other than accept: 丢弃 (discard) and 修改后合并 (edit and merge).
 
-Both follow ``accept.py``: a decision row records who, when, what and the command id; the same
-command id applied twice has one effect (the second call returns the first outcome, marked
-``repeated``); a command on a candidate that is already decided is refused with its state.
+The one decision path, shared with ``accept.py`` and ``revise.py``: a decision row records who,
+when, what and the command id (:func:`insert_decision`); the candidate and its run are read by
+:func:`load`; the same command id applied twice has one effect (the second call returns the first
+outcome, marked ``repeated``) while a command id already used for another kind of decision or
+another candidate is refused (:func:`decision_for_command`); a command on a candidate that is
+already decided is refused with its state. Who decided follows one rule (:func:`decision_actor`):
+the name given (``--actor``), else the OS user, else ``author``.
 
 * **Discard** (spec 001 §4): canon unchanged, the candidate becomes DISCARDED (from DRAFT,
   CHECKING or PASSED) and stays queryable; a run waiting in ``shadow_ready`` ends ``discarded``.
@@ -21,6 +25,7 @@ command id applied twice has one effect (the second call returns the first outco
 
 from __future__ import annotations
 
+import getpass
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,14 +71,29 @@ class DecisionOutcome:
         return self.state in ("DISCARDED", "PASSED")
 
 
+def decision_actor(actor: str | None) -> str:
+    """Who made a decision: the name given, else the OS user, else ``author``."""
+    if actor:
+        return actor
+    try:
+        return getpass.getuser() or "author"
+    except (KeyError, OSError):
+        return "author"
+
+
 def state_label(state: str) -> str:
     return f"{CANDIDATE_STATE_LABELS.get(state, state)}（{state}）"
 
 
 def discard_candidate(
-    engine: Engine, candidate_id: str, *, command_id: str | None = None, actor: str = "author"
+    engine: Engine,
+    candidate_id: str,
+    *,
+    command_id: str | None = None,
+    actor: str | None = None,
 ) -> DecisionOutcome:
     command_id = command_id or f"discard:{candidate_id}"
+    actor = decision_actor(actor)
     previous = previous_outcome(engine, command_id, "discard", candidate_id)
     if previous:
         return previous
@@ -179,8 +199,10 @@ def insert_decision(
     kind: str,
     outcome: str,
     detail: dict[str, Any],
+    decision_id: str | None = None,
 ) -> str:
-    decision_id = new_id("dec")
+    """Store one decision row (``decision_id``: when the caller needed the id beforehand)."""
+    decision_id = decision_id or new_id("dec")
     conn.execute(
         decisions.insert().values(
             id=decision_id,

@@ -27,10 +27,8 @@ from sqlalchemy.exc import IntegrityError
 
 from muse.context.output_contracts import WriterOutput
 from muse.core.canonical import sha256_hex
-from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, StaleTransition
 from muse.core.ids import new_id
-from muse.core.text import count_han
 from muse.flow import decisions as dec
 from muse.flow.author_edit import (
     ATTRIBUTION,
@@ -42,7 +40,7 @@ from muse.flow.author_edit import (
 from muse.flow.checking import Verdict
 from muse.flow.deadlines import guard_result, lock_run, start_node
 from muse.flow.edit_recheck import apply_verdict, recheck
-from muse.flow.tables import candidates
+from muse.flow.eligibility import acceptance_eligible, insert_candidate
 from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.works.tables import chapters
 
@@ -56,7 +54,7 @@ def edit_candidate(
     *,
     expected_revision: int | None = None,
     command_id: str | None = None,
-    actor: str = "author",
+    actor: str | None = None,
 ) -> dec.DecisionOutcome:
     """Turn ``text`` into a new version of ``candidate_id`` and check it again.
 
@@ -64,6 +62,7 @@ def edit_candidate(
     the revision the run started from; 0 when the chapter is new).
     """
     body = normalize_edit(text)
+    actor = dec.decision_actor(actor)
     command_id = command_id or dec.edit_command_id(candidate_id, body, expected_revision)
     previous = dec.previous_outcome(engine, command_id, "edit_merge", candidate_id)
     if previous:
@@ -121,8 +120,7 @@ def _start(
         body,
         version=version,
         attempt=run["attempt"],
-        acceptance_eligible=run["run_type"] == "production"
-        and run["mode"] == "production"
+        acceptance_eligible=acceptance_eligible(run["run_type"], run["mode"])
         and context.mode == "production",
     )
     new_candidate = _insert_version(conn, cand, built)
@@ -249,27 +247,15 @@ def _record_conflict(
 
 
 def _insert_version(conn: Connection, cand: Any, built: AuthorOutput) -> str:
-    new_candidate, now = new_id("cand"), utc_now()
-    output = built.output
-    conn.execute(
-        candidates.insert().values(
-            id=new_candidate,
-            run_id=cand["run_id"],
-            work_id=cand["work_id"],
-            chapter=cand["chapter"],
-            version=output.candidate_version,
-            state="DRAFT",
-            revision=0,
-            acceptance_eligible=output.acceptance_eligible,
-            body=output.candidate_body,
-            sha256=output.candidate_sha256,
-            han_count=count_han(output.candidate_body),
-            context_snapshot_id=cand["context_snapshot_id"],
-            writer_output=output.wire(),
-            report=None,
-            created_at=now,
-            updated_at=now,
-        )
+    new_candidate = new_id("cand")
+    insert_candidate(
+        conn,
+        new_candidate,
+        run_id=cand["run_id"],
+        work_id=cand["work_id"],
+        chapter=cand["chapter"],
+        context_snapshot_id=cand["context_snapshot_id"],
+        output=built.output,
     )
     return new_candidate
 

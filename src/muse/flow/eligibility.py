@@ -4,7 +4,9 @@ Spec 001 §3 and §7: a candidate of an evaluation (or diagnostic) run can never
 prose, enforced four times, each on its own:
 
 1. **Derived** (here): a candidate's ``acceptance_eligible`` is computed from its run's
-   ``run_type`` and ``mode`` when the row is written, whatever the WriterOutput claims.
+   ``run_type`` and ``mode`` when the row is written, whatever the WriterOutput claims. Every
+   candidate row — a writer's attempt (``production``) and an author's edited version
+   (``edit_merge``) — is written by :func:`insert_candidate`, so no insert can skip the rule.
 2. **Contract**: WriterOutput v1 refuses ``acceptanceEligible: true`` outside the production mode
    and quality policy (``muse.context.output_contracts``).
 3. **Accept entry**: ``muse.flow.accept`` refuses a candidate of a run that is not a production
@@ -18,8 +20,11 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, select
 
+from muse.context.output_contracts import WriterOutput
+from muse.core.clock import utc_now
 from muse.core.errors import NotFound
-from muse.flow.tables import runs
+from muse.core.text import count_han
+from muse.flow.tables import candidates, runs
 
 
 def acceptance_eligible(run_type: str, mode: str) -> bool:
@@ -33,3 +38,37 @@ def run_acceptance_eligible(conn: Connection, run_id: str) -> bool:
     if row is None:
         raise NotFound(f"运行 {run_id} 不存在。")
     return acceptance_eligible(row.run_type, row.mode)
+
+
+def insert_candidate(
+    conn: Connection,
+    candidate_id: str,
+    *,
+    run_id: str,
+    work_id: int,
+    chapter: int,
+    context_snapshot_id: str,
+    output: WriterOutput,
+) -> None:
+    """Write a new DRAFT candidate row for ``output``; its eligibility comes from the run."""
+    now = utc_now()
+    conn.execute(
+        candidates.insert().values(
+            id=candidate_id,
+            run_id=run_id,
+            work_id=work_id,
+            chapter=chapter,
+            version=output.candidate_version,
+            state="DRAFT",
+            revision=0,
+            acceptance_eligible=run_acceptance_eligible(conn, run_id),  # never the writer's word
+            body=output.candidate_body,
+            sha256=output.candidate_sha256,
+            han_count=count_han(output.candidate_body),
+            context_snapshot_id=context_snapshot_id,
+            writer_output=output.wire(),
+            report=None,
+            created_at=now,
+            updated_at=now,
+        )
+    )

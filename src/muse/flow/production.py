@@ -39,7 +39,7 @@ from muse.flow.checking import (
     with_attempt,
 )
 from muse.flow.deadlines import start_node
-from muse.flow.eligibility import run_acceptance_eligible
+from muse.flow.eligibility import insert_candidate
 from muse.flow.rewrite import RewritePolicy, exhausted_reason, revision_request, writer_input
 from muse.flow.run_steps import NodeEvent, Observer, RunCtx, Stopped
 from muse.flow.tables import candidates, runs
@@ -306,7 +306,15 @@ def _generate(
         )
         run.advance(conn, node, attempt, "detecting")
         candidate_id = new_id("cand")
-        _insert_candidate(conn, candidate_id, run.run_id, frozen, output)
+        insert_candidate(
+            conn,
+            candidate_id,
+            run_id=run.run_id,
+            work_id=frozen.context.work_id,
+            chapter=frozen.context.target_chapter,
+            context_snapshot_id=frozen.snapshot_id,
+            output=output,
+        )
         move_candidate(conn, candidate_id, "CHECKING", expected_state="DRAFT")
         holder["written"] = _Written(output, unlocated, candidate_id, result.receipt_id)
         holder["detail"] = {
@@ -411,27 +419,3 @@ def _next_version(conn: Connection, run_id: str) -> int:
         select(func.max(candidates.c.version)).where(candidates.c.run_id == run_id)
     ).scalar()
     return (latest or 0) + 1
-
-
-def _insert_candidate(conn, candidate_id, run_id, frozen: FrozenContext, output: WriterOutput):
-    now = utc_now()
-    conn.execute(
-        candidates.insert().values(
-            id=candidate_id,
-            run_id=run_id,
-            work_id=frozen.context.work_id,
-            chapter=frozen.context.target_chapter,
-            version=output.candidate_version,
-            state="DRAFT",
-            revision=0,
-            acceptance_eligible=run_acceptance_eligible(conn, run_id),  # never the writer's word
-            body=output.candidate_body,
-            sha256=output.candidate_sha256,
-            han_count=count_han(output.candidate_body),
-            context_snapshot_id=frozen.snapshot_id,
-            writer_output=output.wire(),
-            report=None,
-            created_at=now,
-            updated_at=now,
-        )
-    )

@@ -27,7 +27,13 @@ from muse.context.tables import context_snapshots
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput, MuseError
 from muse.core.text import normalize_text
-from muse.flow.decisions import decision_for_command, insert_decision, load, refuse
+from muse.flow.decisions import (
+    decision_actor,
+    decision_for_command,
+    insert_decision,
+    load,
+    refuse,
+)
 from muse.flow.production import Progress, RunSummary, write_chapter
 from muse.flow.run_steps import Observer
 from muse.flow.tables import decisions
@@ -56,7 +62,7 @@ def revise_candidate(
     provider: str | None = None,
     model: str | None = None,
     command_id: str | None = None,
-    actor: str = "author",
+    actor: str | None = None,
     max_rewrites: int | None = None,
     progress: Progress | None = None,
     observer: Observer | None = None,
@@ -67,6 +73,7 @@ def revise_candidate(
             "改写指令不能为空。", hint='例如：muse revise 候选ID "改：把结尾的钩子改成悬念"'
         )
     command_id = command_id or f"revise:{candidate_id}:{sha256_hex(text)[:16]}"
+    actor = decision_actor(actor)
     previous = _previous(engine, command_id, candidate_id)
     if previous is not None:
         return previous
