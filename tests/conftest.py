@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, make_url, text
 
+from muse import offline
 from muse.store.engine import make_engine, normalize_url
 from muse.store.migrate import upgrade
 
@@ -32,6 +33,9 @@ BACKEND = os.environ.get("MUSE_TEST_BACKEND", "sqlite")
 
 # Real model requests are disallowed in tests; only local stub servers and the offline provider.
 os.environ["MUSE_ALLOW_MODEL_REQUESTS"] = "0"
+
+# The test suite is a composition root: it installs the offline provider's generators.
+offline.install()
 
 
 def pytest_configure(config: pytest.Config) -> None:

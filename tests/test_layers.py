@@ -86,8 +86,10 @@ def imports_of(path: Path, src: Path) -> list[Arrow]:
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             # ``from muse.x import y``: y may be a submodule (muse.x.y) or a name in muse.x; the
-            # package of both is the same, so the first (the module itself) decides the layer.
-            names = _absolute(node, module, path.name == "__init__.py")[:1]
+            # package of both is the same, so the module itself decides the layer — except for
+            # ``from muse import x``, where each name is a package of its own.
+            base, *named = _absolute(node, module, path.name == "__init__.py")
+            names = named if base == _TOP else [base]
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute | ast.Name)
@@ -176,6 +178,8 @@ def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
         ),
         ("import importlib\nimportlib.import_module('muse.flow.triggers')\n", True),
         ("from ..flow import accept\n", True),
+        ("from muse import flow\n", True),
+        ("from muse import core, store\n", False),
         ("from ..store import metadata\n", False),
         ("from muse.core.ids import new_id\nfrom muse.store.metadata import metadata\n", False),
         ("from muse.works.tables import works\nfrom .tables import cards\n", False),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from muse.agents import offline_writer  # noqa: F401  (the offline provider's writer)
 from muse.agents.dispatch import dispatch
 from muse.context.contracts import TokenBudget
 from muse.context.evidence_requests import MAX_REQUESTS, fulfil_evidence_requests

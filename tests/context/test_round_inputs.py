@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from muse.agents import offline_writer  # noqa: F401  (the offline provider's writer)
 from muse.agents.dispatch import dispatch
 from muse.agents.errors import ToolsRefused
 from muse.agents.receipts import get_receipt

@@ -2,8 +2,8 @@
 
 import pytest
 
-from muse.agents import offline_writer
 from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
+from muse.offline import writer as offline_writer
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work

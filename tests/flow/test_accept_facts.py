@@ -18,7 +18,6 @@ from muse.flow.candidate_facts import (
 )
 from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, decisions, runs
-from muse.knowledge import offline_extractor
 from muse.knowledge.facts import (
     ShadowText,
     approve_fact_delta,
@@ -28,6 +27,7 @@ from muse.knowledge.facts import (
 )
 from muse.knowledge.source_refs import load_refs
 from muse.knowledge.tables import fact_deltas, fact_ledger
+from muse.offline import extractor as offline_extractor
 from muse.store.tables import jobs
 from muse.worker.loop import Worker
 from muse.works import catalog

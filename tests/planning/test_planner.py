@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from muse.agents.providers.offline import register_offline_generator
+from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
 from muse.agents.tables import model_calls
 from muse.knowledge.drafts import confirm_all, list_drafts
+from muse.offline import planner as offline_planner
 from muse.patterns.builtin import install_builtin_patterns
-from muse.planning import offline_planner
 from muse.planning.batches import get_batch, resume_batch, start_outline_batch
 from muse.planning.contracts import FineOutline
 from muse.planning.findings import GateBlocked
@@ -22,9 +22,8 @@ OFFLINE = {"provider": "offline", "model": "offline-1"}
 
 @pytest.fixture(autouse=True)
 def _offline_planner():
-    offline_planner.register()
     yield
-    offline_planner.register()  # undo any test's replacement
+    unregister_offline_generator("planner", "draft")  # undo any test's replacement
 
 
 def test_drafting_needs_the_upper_stages_confirmed(engine, work_id):

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from muse.agents import offline_writer
 from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
 from muse.context.contracts import WriterContext
 from muse.context.output_contracts import WriterDraft, WriterOutput
 from muse.context.writer_context import freeze_context
 from muse.context.writer_output import build_output
 from muse.core.ids import new_id
+from muse.offline import writer as offline_writer
 from muse.planning.fine_outlines import load_confirmed
 from muse.works import authorization
 from tests.flow.conftest import NEXT, book  # noqa: F401  (the fixture)

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from muse.agents import offline_writer
 from muse.context.contracts import WriterContext
 from muse.context.output_contracts import (
     NewSettingDeclaration,
@@ -17,6 +16,7 @@ from muse.context.output_contracts import (
 from muse.context.writer_context import freeze_context
 from muse.context.writer_output import build_output
 from muse.knowledge.card_import import import_cards_yaml
+from muse.offline import writer as offline_writer
 from muse.planning.fine_outlines import confirm_section, load_confirmed, save_fine_outline
 from muse.quality.findings import Finding
 from muse.works import authorization

@@ -24,7 +24,7 @@ CHAPTERS = 3
 NEXT = CHAPTERS + 1
 RECORD_KIND = "test.record"
 
-# Sentences the offline extractor recognises (knowledge/offline_extractor.py).
+# Sentences the offline extractor recognises (offline/extractor.py).
 EVENT_ARRIVE = "林远来到青云山门"
 EVENT_GAIN = "林远得到了一枚玉佩"
 RESULT = "林远突破到炼气三层"

@@ -11,13 +11,13 @@ from muse.agents.providers.offline import register_offline_generator, unregister
 from muse.agents.tables import model_calls
 from muse.flow.accept import accept_candidate
 from muse.flow.production import write_chapter
-from muse.knowledge import offline_extractor
 from muse.knowledge.conflicts import list_conflicts
 from muse.knowledge.drafts import list_drafts
 from muse.knowledge.extraction import apply_extraction, run_extractor
 from muse.knowledge.extraction_contracts import ChapterExtraction
 from muse.knowledge.facts import list_fact_deltas
 from muse.knowledge.tables import card_drafts, fact_deltas
+from muse.offline import extractor as offline_extractor
 from muse.store.jobs import enqueue, get_job
 from muse.worker.loop import Worker
 from muse.works.canonical import write_revision

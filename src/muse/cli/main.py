@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from muse import offline
 from muse.cli import candidate_facts, cards, context, index, plan, runs, works, writing
 from muse.cli import decisions as decisions_cli
 from muse.cli import revise as revise_cli
@@ -23,6 +24,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
+offline.install()  # composition root: the offline provider's generators (muse.offline)
 works.register(app)
 plan.register(app)
 writing.register(app)

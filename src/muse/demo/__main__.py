@@ -17,6 +17,7 @@ import yaml
 from rich.console import Console
 from sqlalchemy import func, select
 
+from muse import offline
 from muse.flow.accept import accept_candidate
 from muse.flow.production import write_chapter
 from muse.knowledge.card_import import import_cards_yaml
@@ -37,6 +38,7 @@ def _data(name: str) -> bytes:
 
 
 def main(workspace: Path) -> int:
+    offline.install()  # composition root: the offline provider's generators (muse.offline)
     workspace.mkdir(parents=True, exist_ok=True)
     db = workspace / "muse.db"
     for leftover in workspace.glob("muse.db*"):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from muse.agents import offline_explorer  # noqa: F401  (the offline provider's explorer)
 from muse.agents.dispatch import dispatch
 from muse.agents.structured import RetryPolicy
 from muse.agents.tools import ToolSet

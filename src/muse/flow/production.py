@@ -21,7 +21,6 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, func, select
 
-from muse.agents import offline_writer  # noqa: F401  (the offline provider's writer)
 from muse.agents.dispatch import dispatch
 from muse.context.output_contracts import WriterDraft, WriterOutput
 from muse.context.writer_context import QUALITY_POLICY_VERSION, FrozenContext, freeze_context

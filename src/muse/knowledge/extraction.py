@@ -27,7 +27,6 @@ from sqlalchemy import Connection, Engine, select
 
 from muse.agents.dispatch import dispatch
 from muse.core.errors import MuseError
-from muse.knowledge import offline_extractor  # noqa: F401  (the offline provider's extractor)
 from muse.knowledge.card_types import registry
 from muse.knowledge.extraction_cards import propose_card
 from muse.knowledge.extraction_contracts import (

@@ -21,7 +21,6 @@ from sqlalchemy import Connection, Engine
 from muse.agents.dispatch import dispatch
 from muse.core.errors import ContractViolation, InvalidInput
 from muse.core.ids import new_id
-from muse.planning import offline_planner
 from muse.planning.findings import Finding, GateBlocked
 from muse.planning.gates import stage_order
 from muse.planning.plan_view import load_plan_view
@@ -29,8 +28,6 @@ from muse.planning.planner_io import SettingProposal, task_input
 from muse.planning.saving import save_stage_section
 from muse.planning.setting_link import submit_card_proposals
 from muse.planning.stages import StageDef, stage_of
-
-offline_planner.register()
 
 MAX_VARIANTS = 5
 

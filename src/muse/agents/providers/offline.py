@@ -4,10 +4,12 @@ It exists for the demo, dry runs and tests. It answers like a server: a chat-com
 with the model id (``offline-1``), usage estimates and the output as JSON text, which then goes
 through the same structured-output path as any real reply. Same input, same output.
 
-Output comes from a registry keyed by (role, task): ``register_offline_generator`` lets other
-domains plug in a generator for their tasks (it takes precedence over the built-in ones); without
-one, a generic fallback builds a schema-valid instance of the output model seeded by the input
-hash (``schema_sample``).
+Output comes from a registry keyed by (role, task). The built-in generators live in
+``muse.offline``, which the composition roots (CLI entry, demo, tests) install with
+:func:`set_builtin_loader`; this module never imports them. ``register_offline_generator`` lets a
+test plug in its own generator (it takes precedence over the built-in ones); where no generator
+answers, a generic fallback builds a schema-valid instance of the output model seeded by the
+input hash (``schema_sample``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ OfflineGenerator = Callable[[dict[str, Any], type[BaseModel]], dict[str, Any] | 
 
 _registered: dict[tuple[str, str], OfflineGenerator] = {}
 _builtin: dict[tuple[str, str], list[OfflineGenerator]] = {}
+_loader: list[Callable[[], None]] = []
+
+
+def set_builtin_loader(load: Callable[[], None]) -> None:
+    """Install the function that registers the built-in generators (``muse.offline.load``); it
+    runs before every offline call and must be idempotent (module imports are)."""
+    _loader[:] = [load]
 
 
 def register_offline_generator(role: str, task: str, fn: OfflineGenerator) -> None:
@@ -76,8 +85,8 @@ def generate_offline(
     role: str, task: str, task_input: dict[str, Any], output_model: type[BaseModel]
 ) -> dict[str, Any]:
     """The offline output for one call: registered, then built-in, then the schema fallback."""
-    from muse.agents.providers import offline_generators  # noqa: F401  (registers built-ins)
-
+    for load in _loader:
+        load()
     key = (_canonical(role), task)
     registered = [_registered[key]] if key in _registered else []
     for generator in [*registered, *_builtin.get(key, [])]:

@@ -1,4 +1,4 @@
-"""Built-in offline generators for the default output contracts (``agents.outputs``).
+"""Offline generators for the agents layer's default output contracts (``agents.outputs``).
 
 Each builds a plausible, clearly labelled offline answer from the task input, deterministically.
 A generator returns ``None`` when the call asks for an output model it does not know, so the

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muse.agents.providers.offline import register_offline_generator
+from muse.agents.providers.offline import builtin_generator
 from muse.core.text import count_han
 from muse.planning.contracts import FineOutline
 from muse.planning.planner_io import SettingProposal
@@ -243,10 +243,7 @@ _BUILDERS = {
 }
 
 
+@builtin_generator("planner", "draft")
 def generate(task_input: dict[str, Any], output_model: type[BaseModel]) -> dict | None:
     builder = _BUILDERS.get(output_model)
     return builder(task_input) if builder else None
-
-
-def register() -> None:
-    register_offline_generator("planner", "draft", generate)

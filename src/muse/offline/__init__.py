@@ -1,0 +1,38 @@
+"""The offline provider's generators, for every role and task: the one place for fakes.
+
+The provider itself (``muse.agents.providers.offline``) only holds the registry and the schema
+fallback (``schema_sample``); what it answers for each (role, task) lives here:
+
+    writer.py      writer/generate   a chapter built from the WriterContext alone
+    explorer.py    writer/explore    reads derived from the fine outline
+    extractor.py   extractor/extract post-chapter extraction by plain sentence patterns
+    planner.py     planner/draft     the planning contracts, sized to pass the gates
+    generic.py     every role        the agents layer's default output contracts
+
+Nothing in a domain imports this package. The composition roots — the CLI entry
+(``muse.cli.main``), the demo and the test suite's conftest — call :func:`install` once, which
+hands the provider a loader; the generator modules are imported on the first offline call, so
+a command that never calls the offline provider never pays for them. Each generator answers
+only its own output models and declines (``None``) any other, so the domain generators and the
+generic ones never compete for a call; a generator a test registers with
+``register_offline_generator`` comes before all of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+MODULES = ("writer", "explorer", "extractor", "planner", "generic")
+
+
+def load() -> None:
+    """Import (and so register) every generator module; idempotent."""
+    for name in MODULES:
+        importlib.import_module(f"{__name__}.{name}")
+
+
+def install() -> None:
+    """Let the offline provider load these generators on its first call (composition roots)."""
+    from muse.agents.providers.offline import set_builtin_loader
+
+    set_builtin_loader(load)

@@ -1,0 +1,53 @@
+"""The offline generators are one package, installed by the composition roots only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from muse import offline
+from muse.agents.providers import offline as provider
+from muse.offline import explorer, extractor, generic, planner, writer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("key", "generators"),
+    [
+        (("writer", "generate"), {writer.write_chapter, generic.generate}),
+        (("writer", "explore"), {explorer.explore_reads, generic.explore}),
+        (("extractor", "extract"), {extractor.extract_chapter, generic.extract}),
+        (("planner", "draft"), {planner.generate, generic.plan}),
+        (("detector", "check"), {generic.check}),
+    ],
+)
+def test_each_role_has_its_generators(key, generators) -> None:
+    offline.load()
+    assert set(provider._builtin[key]) == generators
+
+
+def test_loading_twice_registers_nothing_twice() -> None:
+    offline.load()
+    before = {k: list(v) for k, v in provider._builtin.items()}
+    offline.load()
+    assert provider._builtin == before
+
+
+def test_without_a_composition_root_no_domain_registers_a_generator() -> None:
+    # A fresh process that imports the whole pipeline but not muse.offline: nothing registered.
+    code = (
+        "import muse.flow.production, muse.planning.planner, muse.knowledge.extraction, "
+        "muse.flow.exploration, muse.worker.builtin\n"
+        "from muse.agents.providers import offline\n"
+        "import sys\n"
+        "print(sorted(offline._builtin), 'muse.offline' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[] False"
