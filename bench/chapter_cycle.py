@@ -20,6 +20,7 @@ from sqlalchemy import select  # noqa: E402
 from synthetic_book import synthetic_web_novel  # noqa: E402
 
 from context import outline  # noqa: E402  (the same fine outline as bench/context.py)
+from muse import offline  # noqa: E402
 from muse.agents.tables import model_calls  # noqa: E402
 from muse.context import search_index  # noqa: E402
 from muse.flow.production import write_chapter  # noqa: E402
@@ -31,6 +32,7 @@ from muse.works.importer import import_book  # noqa: E402
 
 
 def main() -> None:
+    offline.install()  # a composition root: the offline provider's generators
     engine = make_engine(f"sqlite:///{tempfile.mkdtemp()}/cycle.db")
     upgrade(engine)
     report = import_book(engine, synthetic_web_novel().encode(), title="synthetic")
