@@ -241,12 +241,20 @@ def test_cancel_set_before_the_call_sends_nothing(call, stub, engine):
 def test_cancel_interrupts_the_backoff_between_attempts(call, stub, engine):
     cancel = threading.Event()
     stub.status(500, headers={"retry-after": "30"})
-    timer = threading.Timer(0.2, cancel.set)
-    timer.start()
+
+    def cancel_once_the_first_attempt_failed() -> None:
+        # Wait for the first request rather than a fixed delay: on a loaded machine the first
+        # attempt may take longer than any delay chosen here.
+        while not stub.requests and not cancel.wait(0.01):
+            pass
+        cancel.set()
+
+    waiter = threading.Thread(target=cancel_once_the_first_attempt_failed, daemon=True)
+    waiter.start()
     slow = FAST.__class__(max_delay_s=30)
     with pytest.raises(Cancelled):
         call(cancel=cancel, retry=slow, timeout_s=60)
-    timer.join()
+    waiter.join()
     assert len(stub.requests) == 1
 
 
