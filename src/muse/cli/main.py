@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from muse.agents.config import register_configured_secrets
 from muse.cli import candidate_facts, cards, context, index, plan, runs, works, writing
 from muse.cli import decisions as decisions_cli
 from muse.cli import revise as revise_cli
@@ -14,6 +15,7 @@ from muse.cli.config import config_app
 from muse.cli.models import models_app
 from muse.cli.output import print_error
 from muse.core.errors import MuseError
+from muse.core.redaction import RedactingStream
 
 app = typer.Typer(
     name="muse",
@@ -22,6 +24,17 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+
+
+@app.callback()
+def _before_every_command() -> None:
+    """Every configured key is known before anything runs, and nothing printed can show one."""
+    register_configured_secrets()
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if not isinstance(stream, RedactingStream):
+            setattr(sys, name, RedactingStream(stream))
+
 
 works.register(app)
 plan.register(app)
