@@ -136,9 +136,9 @@ def write_receipt(engine: Engine, trace: CallTrace, *, status: str, error: str |
         "latency_ms": round((time.monotonic() - trace.started) * 1000),
         "cost_estimate": cost,
         "cost_currency": currency,
-        "input_sha256": hash_value(trace.task_input),
+        "input_sha256": hash_value(trace.task_input),  # checked storable by dispatch
         "messages_sha256": trace.messages_sha256,
-        "output_sha256": hash_value(trace.output) if trace.output is not None else None,
+        "output_sha256": _hash_or_none(trace.output) if trace.output is not None else None,
         "prompt_templates": trace.prompt_templates,
         "task_input": trace.task_input,
         "messages": trace.messages,
@@ -153,6 +153,14 @@ def write_receipt(engine: Engine, trace: CallTrace, *, status: str, error: str |
             conn.execute(insert(model_calls).values(**scrub(row, trace.secrets)))
     except Exception as err:  # noqa: BLE001 - the receipt of a failed call must still exist
         _write_minimal(engine, row, trace, err)
+
+
+def _hash_or_none(value: Any) -> str | None:
+    """The hash of a value; None if it cannot be canonicalised (a lone surrogate)."""
+    try:
+        return hash_value(value)
+    except Exception:  # noqa: BLE001 - rfc8785 raises several types
+        return None
 
 
 def _bounded(count: int) -> int:

@@ -146,6 +146,12 @@ def parse_output(text: str, output_model: type[BaseModel]) -> BaseModel:
     if not isinstance(data, dict):
         raise _ParseFailure(f"JSON 顶层必须是对象，收到的是 {type(data).__name__}。")
     try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise _ParseFailure(
+            "JSON 中含有孤立的代理项转义（如 \\ud800），不是合法的 Unicode 文本。"
+        ) from None
+    try:
         return output_model.model_validate(data)
     except RecursionError:
         raise _ParseFailure("JSON 嵌套过深，无法校验。") from None
