@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from muse.cli.common import get_engine
 from muse.cli.main import app
 from muse.core.redaction import forget_secrets
-from muse.flow.tables import candidates, run_events, runs
+from muse.flow.tables import candidates, runs
 from muse.store.metadata import metadata
 from tests.agents.stub_server import StubServer
 
