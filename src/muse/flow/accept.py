@@ -28,6 +28,7 @@ from muse.core.errors import AuthorizationError, InvalidInput, NotFound, Revisio
 from muse.core.faults import fault_point
 from muse.core.ids import new_id
 from muse.flow.candidate_facts import approve_candidate_facts
+from muse.flow.decisions import load as load_locked
 from muse.flow.tables import candidates, decisions, runs
 from muse.flow.transitions import move_candidate, move_run
 from muse.quality.anti_forgery import verify_binding
@@ -95,6 +96,11 @@ def accept_candidate(
     _refuse_ineligible(cand, run)
     try:
         with engine.begin() as conn:
+            cand, run = load_locked(conn, candidate_id)  # run, then candidate: one lock order
+            previous = _previous(conn, command_id)  # the same command won the race meanwhile
+            if previous:
+                return previous
+            _refuse_ineligible(cand, run)  # another decision won it
             _preflight(conn, cand, run)
             outcome = _commit(conn, cand, run, command_id, actor, facts)
         fault_point("accept.after_commit")
