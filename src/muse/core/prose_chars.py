@@ -36,6 +36,11 @@ _RANGES = (
     "\ufffe\uffff"
 )
 DISALLOWED = re.compile(f"[{_RANGES}]")
+# A terminal escape sequence goes as a whole when stripped (CSI "ESC [ … final", OSC "ESC ] …
+# BEL/ST", and two-character ones), so no "[31m" is left behind in the prose.
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]"
+)
 
 _NAMES = {
     "\x00": "NUL 空字符",
@@ -95,7 +100,7 @@ def strip_refused(text: str) -> tuple[str, Counter[str]]:
     removed: Counter[str] = Counter(DISALLOWED.findall(text))
     if not removed:
         return text, removed
-    return DISALLOWED.sub("", text), removed
+    return DISALLOWED.sub("", _ESCAPE_SEQUENCE.sub("\x1b", text)), removed
 
 
 def removal_summary(removed: Counter[str]) -> str:
