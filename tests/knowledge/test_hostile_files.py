@@ -70,8 +70,11 @@ def test_cards_import_decodes_gb18030_like_a_book(muse, tmp_path: Path):  # noqa
     ],
 )
 def test_cards_import_of_a_binary_file_is_a_chinese_refusal(
-    muse, tmp_path: Path, content, expected
-):  # noqa: F811
+    muse,  # noqa: F811
+    tmp_path: Path,
+    content,
+    expected,
+):
     path = tmp_path / "cards.bin"
     path.write_bytes(content)
     result = muse("cards", "import", str(path), code=1)
