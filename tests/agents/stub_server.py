@@ -23,6 +23,7 @@ class Step:
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    drip_s: float = 0.0  # > 0: the body is sent one byte at a time, this long apart
 
 
 @dataclass
@@ -119,6 +120,11 @@ class StubServer:
         """Answer only after ``seconds`` (longer than the client's timeout)."""
         return self._push(Step(200, b"{}", delay_s=seconds))
 
+    def drip(self, body: bytes, every_s: float) -> StubServer:
+        """Answer at once, but send the body one byte every ``every_s`` (each read is quick,
+        the whole reply is not)."""
+        return self._push(Step(200, body, drip_s=every_s))
+
     def raw(self, body: bytes, status: int = 200) -> StubServer:
         return self._push(Step(status, body))
 
@@ -155,7 +161,13 @@ class StubServer:
                     for key, value in step.headers.items():
                         self.send_header(key, value)
                     self.end_headers()
-                    self.wfile.write(step.body)
+                    if step.drip_s:
+                        for i in range(len(step.body)):
+                            self.wfile.write(step.body[i : i + 1])
+                            self.wfile.flush()
+                            time.sleep(step.drip_s)
+                    else:
+                        self.wfile.write(step.body)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout tests)
 

@@ -227,5 +227,23 @@ def test_check_input_refuses_with_every_path():
 
 def test_detector_guard_is_narrower_than_the_judge_guard():
     detector = load_roles().role("semantic_detector").forbiddenInput
-    assert forbidden_input_findings({"candidateSha256": "ab", "runId": "r"}, detector) == []
+    assert forbidden_input_findings({"candidateSha256": "ab"}, detector) == []  # its binding
     assert forbidden_input_findings({"oracle": "…"}, detector) != []
+    # 003 detector input boundary: no run identity, no raw path (issue 19)
+    assert forbidden_input_findings({"runId": "r"}, detector) != []
+    assert forbidden_input_findings({"meta": {"sessionId": "s"}}, detector) != []
+    assert forbidden_input_findings({"source": "/home/author/book.txt"}, detector) != []
+    assert forbidden_input_findings({"filePath": "x"}, detector) != []
+
+
+@pytest.mark.parametrize("role", ["writer", "planner", "extractor", "semantic_detector", "judge"])
+def test_every_role_input_is_guarded_by_the_oracle_red_line(role):
+    guards = load_roles().role(role).forbiddenInput
+    for key in ("referenceAnswer", "oracle", "goldAnswer", "targetChapterText", "标准答案"):
+        assert forbidden_input_findings({"x": {key: "…"}}, guards) != [], (role, key)
+
+
+def test_the_production_oracle_guard_leaves_ordinary_plan_keys_alone():
+    guards = load_roles().role("planner").forbiddenInput
+    plan = {"work_core": {"truth": "…", "theme": "…"}, "expected_length": 3000, "answer": "…"}
+    assert forbidden_input_findings(plan, guards) == []

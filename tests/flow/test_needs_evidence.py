@@ -141,3 +141,55 @@ def test_a_mix_of_found_and_new_goes_to_the_author(engine, book, gaps_reported):
     summary = _write(engine, book)
     assert summary.state == "authorization_required"
     assert [r["outcome"] for r in _gap_rows(engine, summary.run_id)] == ["new_setting", "found"]
+
+
+def _rejection(quote_of, evidence):
+    """A "rejected" report with one blocking issue: ``quote_of(body)`` and ``evidence``."""
+
+    def report(task_input, model):
+        body = task_input["candidate"]["body"]
+        return {
+            "verdict": "rejected",
+            "issues": [
+                {
+                    "category": "fact_conflict",
+                    "severity": "blocking",
+                    "quote": quote_of(body),
+                    "explanation": "与前文矛盾",
+                    "evidence": evidence,
+                }
+            ],
+            "evidenceGaps": [],
+            "summary": "有阻断问题",
+        }
+
+    return report
+
+
+UNVERIFIABLE_REJECTIONS = {
+    "real quote, empty evidence": _rejection(lambda body: body[:8], []),
+    "blank quote": _rejection(lambda body: "   ", []),
+    "empty quote": _rejection(lambda body: "", []),
+    "rejected without an issue": lambda task_input, model: {
+        "verdict": "rejected",
+        "issues": [],
+        "evidenceGaps": [],
+        "summary": "不行",
+    },
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNVERIFIABLE_REJECTIONS))
+def test_an_unverifiable_rejection_never_becomes_a_pass(engine, book, case):
+    register_offline_generator("detector", "check", UNVERIFIABLE_REJECTIONS[case])
+    try:
+        summary = _write(engine, book)
+    finally:
+        unregister_offline_generator("detector", "check")
+    assert summary.state == "authorization_required", (summary.state, summary.reason)
+    assert "由作者决定" in summary.reason
+    assert summary.new_setting_candidates == []
+    assert _candidate_state(engine, summary.candidate_id) == "REJECTED"
+    with engine.connect() as conn:
+        semantic = show_candidate(conn, summary.candidate_id)["report"]["semantic"]
+    assert semantic["status"] != "passed" and semantic["gapResolution"] is None

@@ -20,9 +20,9 @@ def muse(db_url, monkeypatch, tmp_path):
     get_engine.cache_clear()
     runner = CliRunner()
 
-    def run(*args: str):
+    def run(*args: str, code: int = 0):
         result = runner.invoke(app, list(args), catch_exceptions=False)
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == code, result.output
         return result.stdout
 
     yield run
@@ -61,7 +61,9 @@ def test_write_json_prints_the_summary_only(muse, book, scripted_writer):
 
 def test_blocked_summary_locates_findings_in_the_text(muse, book, scripted_writer):
     scripted_writer(lambda d: {**d, "paragraphs": ["好的，以下是正文。", *d["paragraphs"]]})
-    out = muse("write", str(NEXT), "-p", "offline", "-m", "offline-1", "--max-rewrites", "0")
+    out = muse(
+        "write", str(NEXT), "-p", "offline", "-m", "offline-1", "--max-rewrites", "0", code=3
+    )
     assert "已停止，等待作者决定" in out and "上限 0 轮" in out
     assert "meta_text 第 1 段" in out and "原文：【好的，】" in out
     assert f"muse write {NEXT}" in out

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
-from muse.core.errors import ConfigError
+from muse.core.errors import ConfigError, MuseError
+from muse.core.redaction import register_secret
 
 CONFIG_ENV = "MUSE_CONFIG"
 
@@ -72,6 +73,24 @@ def load_config(path: Path | None = None) -> MuseConfig:
             for e in err.errors(include_url=False)
         )
         raise ConfigError(f"配置文件 {path} 有误：{problems}") from err
+
+
+def register_configured_secrets(config: MuseConfig | None = None) -> None:
+    """Register every key Muse could be given (``core.redaction``): each ``api_key`` of the
+    config file, the variable each entry names in ``api_key_env``, and every environment
+    variable named ``*_API_KEY`` (the presets' variables and the derived ones all are)."""
+    try:
+        config = config or load_config()
+    except MuseError:
+        config = MuseConfig()
+    names = {name for name in os.environ if name.upper().endswith("_API_KEY")}
+    for settings in config.providers.values():
+        if settings.api_key_env:
+            names.add(settings.api_key_env)
+        if settings.api_key is not None:
+            register_secret(settings.api_key.get_secret_value())
+    for name in names:
+        register_secret(os.environ.get(name))
 
 
 CONFIG_TEMPLATE = """\

@@ -25,7 +25,13 @@ ToolName = Literal[
 ]
 PolicyName = Literal["fixed", "governed", "judge-fixed"]
 InputGuard = Literal[
-    "arm_identity", "oracle", "candidate_hash", "raw_path", "other_judge_result", "run_identity"
+    "arm_identity",
+    "oracle",
+    "oracle_answer",
+    "candidate_hash",
+    "raw_path",
+    "other_judge_result",
+    "run_identity",
 ]
 
 

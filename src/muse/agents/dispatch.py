@@ -15,7 +15,8 @@ in this order, each step able to end the call with a named error:
    model id checked against the frozen id.
 
 Whatever happens, one receipt is written in its own transaction before ``dispatch`` returns or
-raises (an ``AgentCallError`` subclass naming the failure), so the dashboard shows failed calls
+raises (an ``AgentCallError`` subclass naming the failure; an unexpected exception — a reply
+nested too deep, a string no encoder takes — becomes ``CallCrashed`` naming its type), so the dashboard shows failed calls
 as well as good ones. The one exception: a ``task_input`` that is not a JSON object (a non-dict,
 a set, an integer beyond 2^53) is a caller bug that cannot be stored, and raises ``InvalidInput``
 without a receipt.
@@ -32,7 +33,13 @@ from sqlalchemy import Engine
 
 from muse.agents.config import MuseConfig
 from muse.agents.contracts import RoleCatalog, load_roles
-from muse.agents.errors import AgentCallError, ProviderConfigError, ToolsRefused, UnknownRoleOrTask
+from muse.agents.errors import (
+    AgentCallError,
+    CallCrashed,
+    ProviderConfigError,
+    ToolsRefused,
+    UnknownRoleOrTask,
+)
 from muse.agents.guards import check_input
 from muse.agents.policy import check_model_allowed, check_reported_model
 from muse.agents.prompts import ToolBrief, render_prompt
@@ -43,6 +50,7 @@ from muse.agents.structured import RetryPolicy, ensure_json_word, output_mode_fo
 from muse.agents.tools import TOOL_SPECS, ToolSession, ToolSet
 from muse.core.canonical import canonical_json, hash_value
 from muse.core.errors import InvalidInput, MuseError
+from muse.core.redaction import register_secret
 
 DEFAULT_TIMEOUT_S = 600.0
 
@@ -108,9 +116,10 @@ def dispatch(
     except MuseError as err:  # a broken prompt template or roles file: still recorded
         write_receipt(engine, trace, status=ProviderConfigError.status, error=str(err))
         raise ProviderConfigError(err.message, hint=err.hint) from err
-    except Exception as err:
-        write_receipt(engine, trace, status="internal_error", error=f"{type(err).__name__}: {err}")
-        raise
+    except Exception as err:  # noqa: BLE001 - every other failure still ends as a named error
+        crash = CallCrashed(f"模型调用内部错误（{type(err).__name__}：{str(err)[:300]}）。")
+        write_receipt(engine, trace, status=crash.status, error=str(crash))
+        raise crash from err
     trace.output = output.model_dump(mode="json")
     write_receipt(engine, trace, status="ok", error=None)
     return DispatchResult(output, trace.id, trace.model_returned or "", trace.last_text)
@@ -165,6 +174,8 @@ def _run(
 
     provider = resolve_provider(trace.provider, config=config, http_client=http_client)
     trace.base_url, trace.secrets = provider.base_url, provider.secrets()
+    for secret in trace.secrets:
+        register_secret(secret)
     trace.price = provider.capabilities.price_for(trace.model_requested)
     session = (
         ToolSession(tools, whitelist, engine=engine, run_id=trace.run_id, call_id=trace.id)

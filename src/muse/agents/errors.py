@@ -26,7 +26,8 @@ loop retries with bounded backoff.
     │   └── TruncatedOutput         finish_reason = length                        truncated_output
     ├── ModelMismatch               reported model id is not the frozen id        model_mismatch
     ├── ToolNotAllowed              a tool outside the task's whitelist           tool_refused
-    └── ToolRoundsExceeded          the tool loop did not settle                  tool_rounds_exceeded
+    ├── ToolRoundsExceeded          the tool loop did not settle                  tool_rounds_exceeded
+    └── CallCrashed                 any other exception inside the call           internal_error
 
 ``AsOfViolation`` (a ContractViolation, not a provider error) is raised by a reader asked for a
 chapter after the freeze point; inside a tool loop it becomes a logged refusal.
@@ -135,6 +136,12 @@ class ToolNotAllowed(AgentCallError):
 
 class ToolRoundsExceeded(AgentCallError):
     status = "tool_rounds_exceeded"
+
+
+class CallCrashed(AgentCallError):
+    """Anything unexpected inside a call, turned into a named failure (its type in the text)."""
+
+    status = "internal_error"
 
 
 class AsOfViolation(ContractViolation):

@@ -59,6 +59,24 @@ _RULES: dict[str, _Rule] = {
         ),
         exact=frozenset({"reference", "answer", "expected", "solution", "truth"}),
     ),
+    # The oracle red line of every production role (001 §7): never a reference answer or the
+    # text of the chapter being written. Narrower than ``oracle`` (a blind judge's rule), whose
+    # bare words (truth, answer, expected …) are ordinary keys of a plan or a context.
+    "oracle_answer": _Rule(
+        "标准答案或参考答案（oracle）",
+        words=frozenset({"oracle", "groundtruth"}),
+        fragments=(
+            "referenceanswer",
+            "standardanswer",
+            "answerkey",
+            "groundtruth",
+            "goldanswer",
+            "expectedoutput",
+            "targetchaptertext",
+            "标准答案",
+            "参考答案",
+        ),
+    ),
     "candidate_hash": _Rule(
         "候选哈希",
         words=frozenset({"sha", "hash", "hashes", "digest", "checksum"}),
@@ -100,6 +118,11 @@ _RULES: dict[str, _Rule] = {
         ),
         exact=frozenset({"run", "attempt", "history", "messages", "conversation"}),
     ),
+}
+
+_HINTS = {
+    "judge": "盲评输入只能含匿名候选、共同细纲与量表；请在组装任务输入时去掉这些字段。",
+    "detector": "检测员只看当前候选、冻结证据与细纲，不得含运行身份、原始路径或标准答案。",
 }
 
 _PATH_VALUE = re.compile(r"^(~?/[^\s/]+/|[A-Za-z]:\\|file://|\.{1,2}/)")
@@ -156,5 +179,5 @@ def check_input(role: str, task_input: dict[str, Any], guards: Iterable[str]) ->
     if findings:
         raise ForbiddenInput(
             f"角色 {role} 的输入含禁止字段，已在派发前拒绝：{'；'.join(findings)}",
-            hint="盲评输入只能含匿名候选、共同细纲与量表；请在组装任务输入时去掉这些字段。",
+            hint=_HINTS.get(role, "模型输入不得含标准答案、冻结点之后的原文或运行身份（001 §7）。"),
         )

@@ -28,6 +28,7 @@ from muse.core.ids import new_id
 
 REDACTED = "[已隐去]"
 _MILLION = Decimal(1_000_000)
+_MAX_INT = 2**31 - 1  # the receipt's integer columns (PostgreSQL integer)
 
 
 @dataclass
@@ -108,7 +109,11 @@ def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
 
 
 def write_receipt(engine: Engine, trace: CallTrace, *, status: str, error: str | None) -> None:
-    """Insert the call's receipt in its own transaction."""
+    """Insert the call's receipt in its own transaction; if its full content cannot be stored,
+    a minimal one (identity, status, error) — a failed call never goes unrecorded."""
+    trace.tokens_in, trace.tokens_out = _bounded(trace.tokens_in), _bounded(trace.tokens_out)
+    if trace.tokens_cached is not None:
+        trace.tokens_cached = _bounded(trace.tokens_cached)
     cost, currency = trace.cost()
     row = {
         "id": trace.id,
@@ -131,9 +136,9 @@ def write_receipt(engine: Engine, trace: CallTrace, *, status: str, error: str |
         "latency_ms": round((time.monotonic() - trace.started) * 1000),
         "cost_estimate": cost,
         "cost_currency": currency,
-        "input_sha256": hash_value(trace.task_input),
+        "input_sha256": hash_value(trace.task_input),  # checked storable by dispatch
         "messages_sha256": trace.messages_sha256,
-        "output_sha256": hash_value(trace.output) if trace.output is not None else None,
+        "output_sha256": _hash_or_none(trace.output) if trace.output is not None else None,
         "prompt_templates": trace.prompt_templates,
         "task_input": trace.task_input,
         "messages": trace.messages,
@@ -143,8 +148,45 @@ def write_receipt(engine: Engine, trace: CallTrace, *, status: str, error: str |
         "started_at": trace.started_at,
         "finished_at": utc_now(),
     }
+    try:
+        with engine.begin() as conn:
+            conn.execute(insert(model_calls).values(**scrub(row, trace.secrets)))
+    except Exception as err:  # noqa: BLE001 - the receipt of a failed call must still exist
+        _write_minimal(engine, row, trace, err)
+
+
+def _hash_or_none(value: Any) -> str | None:
+    """The hash of a value; None if it cannot be canonicalised (a lone surrogate)."""
+    try:
+        return hash_value(value)
+    except Exception:  # noqa: BLE001 - rfc8785 raises several types
+        return None
+
+
+def _bounded(count: int) -> int:
+    return min(max(int(count), 0), _MAX_INT)
+
+
+def _write_minimal(engine: Engine, row: dict[str, Any], trace: CallTrace, err: Exception) -> None:
+    """A receipt whose full content cannot be stored: the identity, status and error, without
+    the raw bodies (the hashes of the inputs are kept)."""
+    note = f"完整回执无法存储（{type(err).__name__}）"
+    minimal = {
+        **row,
+        "error": f"{row['error']}；{note}" if row["error"] else note,
+        "prompt_templates": {},
+        "task_input": {},
+        "messages": [],
+        "request_params": {},
+        "raw_outputs": [],
+        "output": None,
+        "tokens_in": 0,
+        "tokens_out": 0,
+        "tokens_cached": None,
+        "cost_estimate": None,
+    }
     with engine.begin() as conn:
-        conn.execute(insert(model_calls).values(**scrub(row, trace.secrets)))
+        conn.execute(insert(model_calls).values(**scrub(minimal, trace.secrets)))
 
 
 def get_receipt(engine: Engine, call_id: str) -> dict[str, Any] | None:

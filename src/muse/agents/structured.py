@@ -11,20 +11,21 @@
     repair once              an invalid reply gets one repair request carrying the validation
                              error; still invalid → InvalidOutput
 
-The whole call has one deadline (``timeout_s``); each request gets the time that is left. The
-cancel event is checked before every request and interrupts backoff waits; a request already in
-flight is bounded by its own timeout. Every way out other than a validated object is a named
+The whole call has one deadline (``timeout_s``); each request gets the time that is left, as a
+total bound (``complete_within``), not per read. The cancel event is checked before every
+request and interrupts backoff waits; a request in flight is bounded by the deadline. Every way out other than a validated object is a named
 error — never an empty result.
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -43,12 +44,15 @@ from muse.agents.errors import (
 from muse.agents.providers.base import (
     CallMeta,
     Capabilities,
+    ChatReply,
     ChatRequest,
     OutputMode,
     Provider,
+    ToolCall,
 )
 from muse.agents.receipts import CallTrace
 from muse.agents.tools import ToolSession
+from muse.core.redaction import redact
 
 
 @dataclass(frozen=True)
@@ -137,10 +141,20 @@ def parse_output(text: str, output_model: type[BaseModel]) -> BaseModel:
         raise _ParseFailure(
             f"不是合法的 JSON：{err.msg}（第 {err.lineno} 行第 {err.colno} 列）"
         ) from err
+    except (RecursionError, ValueError) as err:  # nesting too deep, an integer of 5000 digits
+        raise _ParseFailure(f"JSON 无法解析（嵌套过深或数值过大）：{type(err).__name__}") from None
     if not isinstance(data, dict):
         raise _ParseFailure(f"JSON 顶层必须是对象，收到的是 {type(data).__name__}。")
     try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise _ParseFailure(
+            "JSON 中含有孤立的代理项转义（如 \\ud800），不是合法的 Unicode 文本。"
+        ) from None
+    try:
         return output_model.model_validate(data)
+    except RecursionError:
+        raise _ParseFailure("JSON 嵌套过深，无法校验。") from None
     except ValidationError as err:
         lines = [
             f"- {'.'.join(str(p) for p in e['loc']) or '（顶层）'}：{e['msg']}（{e['type']}）"
@@ -168,6 +182,42 @@ def _wait(delay: float, cancel: threading.Event | None, deadline: float) -> None
             raise Cancelled("调用已被取消。")
     elif delay:
         time.sleep(delay)
+
+
+def redacted(reply: ChatReply) -> ChatReply:
+    """The reply with every registered secret removed from what the model wrote: a key echoed
+    in a reply never reaches a candidate, a hash, canon or the export (``core.redaction``)."""
+    calls = tuple(ToolCall(c.id, c.name, redact(c.arguments)) for c in reply.tool_calls)
+    return replace(reply, text=redact(reply.text), tool_calls=calls)
+
+
+def complete_within(provider: Provider, request: ChatRequest) -> ChatReply:
+    """``provider.complete(request)`` bounded by a total deadline of ``request.timeout_s``.
+
+    An HTTP client's timeout bounds each read, so a reply dripping one byte a second never
+    times out; here the request runs on a helper thread and the caller stops waiting when the
+    call's time is up. A late reply is dropped with the thread.
+    """
+    box: dict[str, Any] = {}
+    done = threading.Event()
+    context = contextvars.copy_context()
+
+    def target() -> None:
+        try:
+            box["reply"] = context.run(provider.complete, request)
+        except BaseException as err:  # noqa: BLE001 - handed back to the caller's thread
+            box["error"] = err
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="muse-model-call", daemon=True).start()
+    if not done.wait(request.timeout_s):
+        raise ProviderTimeout(
+            f"{provider.name} 请求超时：{request.timeout_s:.1f} 秒内没有收完回复。"
+        )
+    if "error" in box:
+        raise box["error"]
+    return box["reply"]
 
 
 def _assistant_tool_message(reply: Any) -> dict[str, Any]:
@@ -217,7 +267,7 @@ def run_structured(
         )
         trace.attempts += 1
         try:
-            reply = provider.complete(request)
+            reply = redacted(complete_within(provider, request))
         except AgentCallError as err:
             trace.record_failure(kind, err)
             if not err.retryable or transient >= retry.max_transient_retries:

@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 from sqlalchemy import Connection
 
-from muse.cli.common import JsonOption, WorkOption, get_engine
+from muse.cli.common import JsonOption, WorkOption, get_engine, read_yaml_text
 from muse.cli.output import console, emit, fail
 from muse.core.errors import InvalidInput, MuseError, NotFound
 from muse.knowledge.aliases import alias_collisions
@@ -95,7 +95,7 @@ def import_(
     """导入卡片 YAML：每张卡先成为草稿；任何一处错误都不会写入。"""
     with work_session(work) as (conn, work_id):
         report = import_cards_yaml(
-            conn, work_id, file.read_text(encoding="utf-8"), filename=file.name, confirm=confirm
+            conn, work_id, read_yaml_text(file), filename=file.name, confirm=confirm
         )
 
     def render(r) -> None:

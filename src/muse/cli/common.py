@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import typer
 from sqlalchemy import Engine
 
 from muse.cli.output import err_console
 from muse.core.errors import ConfigError
+from muse.core.limits import MAX_YAML_MB, read_capped
 from muse.flow.sweep import sweep_on_startup
 from muse.store.engine import is_sqlite, make_engine
 from muse.store.migrate import is_up_to_date, upgrade
+from muse.works.book_decoding import decode_book
 from muse.works.catalog import resolve_work
 
 JsonOption = typer.Option(False, "--json", help="以 JSON 输出，便于脚本处理。")
@@ -55,6 +58,12 @@ def _sweep(engine: Engine) -> None:
         )
     if report.error:
         err_console.print(f"[yellow]注意：[/]启动时清理中断运行失败：{report.error}")
+
+
+def read_yaml_text(path: Path, max_mb: float = MAX_YAML_MB) -> str:
+    """An author's YAML file as text: size-capped, decoded like a book file (UTF-8 with or
+    without BOM, UTF-16 with BOM, GB18030; binary refused with the byte offset)."""
+    return decode_book(read_capped(path, max_mb, what="文件", flag="--max-mb")).text
 
 
 def work_id_for(work: str | None) -> int:

@@ -7,6 +7,7 @@ import sys
 import typer
 
 from muse import offline
+from muse.agents.config import register_configured_secrets
 from muse.cli import candidate_facts, cards, context, index, plan, runs, works, writing
 from muse.cli import decisions as decisions_cli
 from muse.cli import revise as revise_cli
@@ -15,6 +16,7 @@ from muse.cli.config import config_app
 from muse.cli.models import models_app
 from muse.cli.output import print_error
 from muse.core.errors import MuseError
+from muse.core.redaction import RedactingStream
 
 app = typer.Typer(
     name="muse",
@@ -25,6 +27,18 @@ app = typer.Typer(
 )
 
 offline.install()  # composition root: the offline provider's generators (muse.offline)
+
+
+@app.callback()
+def _before_every_command() -> None:
+    """Every configured key is known before anything runs, and nothing printed can show one."""
+    register_configured_secrets()
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if not isinstance(stream, RedactingStream):
+            setattr(sys, name, RedactingStream(stream))
+
+
 works.register(app)
 plan.register(app)
 writing.register(app)

@@ -19,9 +19,10 @@ from pathlib import Path
 import typer
 import yaml
 
-from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
+from muse.cli.common import JsonOption, WorkOption, get_engine, read_yaml_text, work_id_for
 from muse.cli.output import console, emit
 from muse.core.errors import InvalidInput
+from muse.core.yaml_safe import safe_load
 from muse.patterns.builtin import install_builtin_patterns
 from muse.patterns.cards import list_patterns, parse_pattern_files, save_pattern
 from muse.planning.batches import resume_batch, start_outline_batch
@@ -431,7 +432,10 @@ def patterns_import(
     json_out: bool = JsonOption,
 ) -> None:
     """导入范式卡（文件顶层为 patterns 列表）；内容变化即存为新版本。"""
-    data = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
+    try:
+        data = safe_load(read_yaml_text(file)) or {}
+    except yaml.YAMLError as err:
+        raise InvalidInput(f"{file}：不是合法的 YAML：{getattr(err, 'problem', err)}") from None
     cards = parse_pattern_files(data.get("patterns") or [], str(file))
     owner = None if public else work_id_for(work)
     with get_engine().begin() as conn:

@@ -16,12 +16,13 @@ from muse.cli import editing
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
 from muse.cli.output import console, emit, print_json
 from muse.core.errors import InvalidInput
+from muse.core.limits import MAX_BOOK_MB, read_capped
 from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
 from muse.works import authorization, catalog
 from muse.works.contracts import SOURCE_KIND_LABELS, STATUS_LABELS, Purpose, SourceKind
 from muse.works.export import export_book
-from muse.works.importer import ImportReport, analyse, import_book
+from muse.works.importer import MAX_CHAPTER_CHARS, ImportReport, analyse, import_book
 
 chapter_app = typer.Typer(help="单章操作。", no_args_is_help=True)
 work_app = typer.Typer(help="作品设置。", no_args_is_help=True)
@@ -63,27 +64,32 @@ def import_(
     renumber: bool = typer.Option(
         False, "--renumber", help="按出现顺序重新编号（每卷重新编号的书）"
     ),
+    max_mb: float = typer.Option(MAX_BOOK_MB, "--max-mb", help="文件大小上限（MB）"),
+    max_chapter_chars: int = typer.Option(
+        MAX_CHAPTER_CHARS, "--max-chapter-chars", min=1, help="单章字符数上限"
+    ),
     json_out: bool = JsonOption,
 ) -> None:
     """导入已有小说（拆书）：识别编码与章节，一个事务写入。"""
     if source not in SOURCE_CHOICES:
         raise InvalidInput(f"未知来源「{source}」，可选：own、public-domain、licensed。")
     purposes = [Purpose(p) for p in purpose] if purpose else None
-    data = file.read_bytes()
+    data = read_capped(file, max_mb, what="小说文件", flag="--max-mb")
+    limits = {"renumber": renumber, "max_chapter_chars": max_chapter_chars}
     if dry_run:
-        report = analyse(data, title, renumber=renumber)[1]
+        report = analyse(data, title, **limits)[1]
     else:
         report = _import_with_progress(
-            data, title, SOURCE_CHOICES[source], purposes, renumber, json_out
+            data, title, SOURCE_CHOICES[source], purposes, limits, json_out
         )
     emit(report.to_dict(), json_out, lambda _: _render_import(report))
 
 
-def _import_with_progress(data, title, source_kind, purposes, renumber, quiet) -> ImportReport:
+def _import_with_progress(data, title, source_kind, purposes, limits, quiet) -> ImportReport:
     engine = get_engine()
     if quiet:
         return import_book(
-            engine, data, title=title, source_kind=source_kind, purposes=purposes, renumber=renumber
+            engine, data, title=title, source_kind=source_kind, purposes=purposes, **limits
         )
     with Progress(
         TextColumn("写入章节"), BarColumn(), MofNCompleteColumn(), console=console, transient=True
@@ -95,8 +101,8 @@ def _import_with_progress(data, title, source_kind, purposes, renumber, quiet) -
             title=title,
             source_kind=source_kind,
             purposes=purposes,
-            renumber=renumber,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
+            **limits,
         )
 
 

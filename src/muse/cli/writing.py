@@ -49,6 +49,30 @@ def write(
         if live is not None:
             live.close()
     emit(summary.to_dict(), json_out, lambda _: render_summary(summary, chapter))
+    code = write_exit_code(summary.state)
+    if code:
+        raise typer.Exit(code)
+
+
+# ``muse write`` exit codes (docs/decisions.md): 0 only for a shadow-ready candidate.
+EXIT_SHADOW_READY = 0
+EXIT_ERROR = 1  # nothing was run: bad input, configuration, missing outline
+EXIT_AUTHOR_DECIDES = 3  # blocked_user_action, authorization_required
+EXIT_FAILED = 4  # failed (model call, forged report, internal error)
+EXIT_TIMEOUT = 5  # <node>_timeout
+EXIT_OTHER = 6  # any other end (authorization_stale, a run moved by someone else)
+
+
+def write_exit_code(state: str) -> int:
+    if state == "shadow_ready":
+        return EXIT_SHADOW_READY
+    if state in ("blocked_user_action", "authorization_required"):
+        return EXIT_AUTHOR_DECIDES
+    if state == "failed":
+        return EXIT_FAILED
+    if state.endswith("_timeout"):
+        return EXIT_TIMEOUT
+    return EXIT_OTHER
 
 
 def accept(

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from muse.context.contracts import CoverageState
 from muse.core.contract import Contract
+from muse.core.prose_chars import refusal_message
 
 WRITER_OUTPUT_VERSION: Final = "writer-output-v1"
 # Only a candidate written under a production quality policy may be eligible (spec 000 §9/§10:
@@ -52,6 +53,17 @@ class WriterDraft(Contract):
     evidence_requests: tuple[EvidenceRequest, ...] = ()
     new_setting_declarations: tuple[NewSettingDeclaration, ...] = ()
     self_check: SelfCheck = SelfCheck()
+
+    @field_validator("paragraphs")
+    @classmethod
+    def _prose_characters(cls, paragraphs: tuple[str, ...]) -> tuple[str, ...]:
+        """Prose characters are decided once (``core.prose_chars``): a reply carrying NUL, an
+        ESC sequence, a bidi override or a zero-width character is refused, naming it."""
+        for number, text in enumerate(paragraphs, start=1):
+            problem = refusal_message(text.lstrip("\ufeff"), f"第 {number} 段")
+            if problem:
+                raise ValueError(problem)
+        return paragraphs
 
 
 class ClaimLedgerEntry(Contract):

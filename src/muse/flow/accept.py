@@ -100,6 +100,11 @@ def accept_candidate(
     _refuse_ineligible(cand, run)
     try:
         with engine.begin() as conn:
+            cand, run = load(conn, candidate_id)  # run, then candidate: one lock order
+            previous = _previous(conn, command_id, candidate_id)  # the same command won the race meanwhile
+            if previous:
+                return previous
+            _refuse_ineligible(cand, run)  # another decision won it
             _preflight(conn, cand, run)
             outcome = _commit(conn, cand, run, command_id, actor, facts)
         fault_point("accept.after_commit")

@@ -39,6 +39,7 @@ from muse.context.tables import context_snapshots
 from muse.context.writer_output import UnlocatedClaim
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput
+from muse.core.prose_chars import refusal_message
 from muse.core.text import normalize_text
 from muse.flow.diff import Change, diff_texts
 
@@ -61,6 +62,9 @@ def normalize_edit(text: str) -> str:
     body = normalize_text(text)
     if not body.strip():
         raise InvalidInput("修改后的正文是空的。", hint="请提供完整的章节正文。")
+    problem = refusal_message(body, "修改后的正文")
+    if problem:
+        raise InvalidInput(problem)
     return body
 
 

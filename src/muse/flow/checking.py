@@ -19,7 +19,9 @@ Order and outcomes:
    that fails → ``detector_failed`` (run ``failed``); verified blocking issues → ``rejected``;
 3. evidence gaps (``flow.evidence_gaps``): found material → ``authorization_required``; canon in
    conflict → ``canon_conflict`` (fail closed); nothing anywhere → new-setting candidates and
-   ``passed``.
+   ``passed`` — except for a gap that stands for an unverifiable rejection (a blocking issue
+   with a blank quote or no evidence, a "rejected" verdict without an issue): never a pass,
+   always ``authorization_required``.
 
 A ``rejected`` verdict carries a structured revision list (what to fix, where, quoting the text)
 for the rewrite loop (``flow.rewrite``); the author sees the same list.
@@ -45,7 +47,12 @@ from muse.quality import mechanical
 from muse.quality.entities import EntityLexicon, entity_lexicon_from
 from muse.quality.leak import LeakLexicon, leak_lexicon_from
 from muse.quality.mechanical import Finding
-from muse.quality.semantic import SemanticReport, run_semantic_detector, settle_as_new_settings
+from muse.quality.semantic import (
+    SemanticReport,
+    run_semantic_detector,
+    settle_as_new_settings,
+    unsettleable,
+)
 from muse.store.engine import reading
 
 Outcome = Literal[
@@ -249,6 +256,16 @@ def _settle_gaps(engine, context, output, findings, semantic, timings, step) -> 
     timings["evidence_search"] = _ms(started)
     worst = overall(list(gaps))
     every = findings + semantic.findings
+    refused = unsettleable(semantic)
+    if worst == "new_setting" and refused:  # an unverifiable rejection is never a pass
+        step("evidence_search", "blocked", timings["evidence_search"])
+        report = _report(context, output, findings, semantic, gaps)
+        reason = (
+            "needs_evidence：检测员判定有阻断问题，但没有给出可定位的逐字引文或可核对的证据"
+            f"（{'；'.join(g.needed for g in refused)}），不能视为通过。"
+            "继续、补证、重写还是换方向，由作者决定（以新运行继续）。"
+        )
+        return Verdict("authorization_required", reason, report, every, semantic, gaps, (), timings)
     if worst == "new_setting":
         step("evidence_search", "ok", timings["evidence_search"])
         settled = settle_as_new_settings(semantic, [g.new_setting or {} for g in gaps])

@@ -169,12 +169,22 @@ def _discard(conn: Connection, candidate_id: str, command_id: str, actor: str) -
 
 
 def load(conn: Connection, candidate_id: str) -> tuple[Any, Any]:
-    cand = (
-        conn.execute(select(candidates).where(candidates.c.id == candidate_id)).mappings().first()
-    )
-    if cand is None:
+    """The candidate and its run, locked in THE lock order of every decision (accept, discard,
+    edit and merge, revise) and of the production nodes (``deadlines.guard_result``): the run
+    row first, then the candidate row (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite's
+    ``BEGIN IMMEDIATE`` serialises writers). Two decisions on one candidate therefore queue
+    instead of deadlocking, and the second reads what the first committed."""
+    run_id = conn.execute(
+        select(candidates.c.run_id).where(candidates.c.id == candidate_id)
+    ).scalar()
+    if run_id is None:
         raise NotFound(f"候选 {candidate_id} 不存在。", hint="用 muse candidates 查看候选。")
-    run = conn.execute(select(runs).where(runs.c.id == cand["run_id"])).mappings().one()
+    run = conn.execute(select(runs).where(runs.c.id == run_id).with_for_update()).mappings().one()
+    cand = (
+        conn.execute(select(candidates).where(candidates.c.id == candidate_id).with_for_update())
+        .mappings()
+        .one()
+    )
     return cand, run
 
 

@@ -42,7 +42,7 @@ from muse.flow.eligibility import insert_candidate
 from muse.flow.rewrite import RewritePolicy, exhausted_reason, revision_request, writer_input
 from muse.flow.run_steps import NodeEvent, Observer, RunCtx, Stopped
 from muse.flow.tables import candidates, runs
-from muse.flow.transitions import move_candidate, record_event
+from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.flow.verdicts import commit_verdict
 from muse.flow.writer_phases import EvidenceLedger, answer_requests, explore_and_replay
 from muse.planning.fine_outlines import load_confirmed
@@ -135,7 +135,37 @@ def write_chapter(
         _loop(run, frozen, policy, summary)
     except Stopped as stop:
         summary.state, summary.reason = stop.state, stop.reason
+    except Exception as err:  # noqa: BLE001 - principle 7: the run ends explicitly, at once
+        summary.state, summary.reason = end_crashed(run, err)
     return summary
+
+
+_CRASHABLE = ("validating_context", "retrieving", "writing", "detecting", "rewriting")
+
+
+def end_crashed(run: RunCtx, err: Exception) -> tuple[str, str]:
+    """A failure no node expected (a database refusing a value, a bug): the run moves from the
+    node it is in to ``failed`` at once, with a reason naming the cause — never left in a
+    working state for the sweep to find."""
+    cause = f"{type(err).__name__}：{str(err).splitlines()[0][:300] if str(err) else ''}"
+    with run.engine.begin() as conn:
+        row = conn.execute(
+            select(runs.c.state, runs.c.attempt, runs.c.reason).where(runs.c.id == run.run_id)
+        ).one()
+        if row.state not in _CRASHABLE:
+            return row.state, row.reason or cause
+        reason = f"运行在「{row.state}」节点内部出错，已终止：{cause}"
+        move_run(
+            conn,
+            run.run_id,
+            "failed",
+            reason=reason,
+            expected_state=row.state,
+            expected_attempt=row.attempt,
+        )
+        record_event(conn, run.run_id, row.attempt, row.state, "failed", 0, {"reason": reason})
+    run.emit(NodeEvent(row.state, "failed", row.attempt))
+    return "failed", reason
 
 
 def _loop(run: RunCtx, frozen: FrozenContext, policy: RewritePolicy, summary: RunSummary) -> None:

@@ -16,6 +16,7 @@ from yaml.nodes import MappingNode, SequenceNode
 
 from muse.core.errors import InvalidInput
 from muse.core.text import normalize_text
+from muse.core.yaml_safe import compose as bounded_compose
 
 _KIND_NAMES = {"map": "键值表", "seq": "列表", "scalar": "单个值"}
 
@@ -78,7 +79,7 @@ def _normalise(value: Any) -> Any:
 
 def compose(text: str, problems: Problems) -> Node | None:
     try:
-        root = yaml.compose(normalize_text(text), Loader=yaml.SafeLoader)
+        root = bounded_compose(normalize_text(text))
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         problems.add(

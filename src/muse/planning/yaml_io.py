@@ -17,6 +17,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from muse.core.errors import InvalidInput
 from muse.core.text import normalize_text
+from muse.core.yaml_safe import compose as bounded_compose
+from muse.core.yaml_safe import safe_load as bounded_load
 from muse.planning.stages import STAGES, StageDef
 from muse.planning.validation import FALLBACK_LABELS, PayloadInvalid
 
@@ -39,8 +41,8 @@ def load_plan_file(path: Path) -> tuple[dict, Lines]:
     """The file's data and the line (1-based) of every value path."""
     text = _read(path)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        root = bounded_compose(text)
+        data = bounded_load(text)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         where = f"{path}:{mark.line + 1}" if mark else str(path)

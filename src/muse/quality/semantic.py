@@ -149,13 +149,23 @@ class SemanticReport:
         }
 
 
+# Gaps that stand for a rejection Muse could not verify (a blocking issue without a verbatim
+# quote or without evidence; a "rejected" verdict without any issue): never a new setting, so
+# never a pass. Only the detector's own "I lack material about X" gaps may be settled.
+UNSETTLEABLE_ORIGINS = frozenset({"unverifiable_blocking", "verdict_without_issue"})
+
+
+def unsettleable(report: SemanticReport) -> tuple[EvidenceGap, ...]:
+    return tuple(g for g in report.gaps if g.origin in UNSETTLEABLE_ORIGINS)
+
+
 def settle_as_new_settings(
     report: SemanticReport, candidates: list[dict[str, Any]]
 ) -> SemanticReport:
     """The report once every evidence gap was searched for in the as-of view and nothing was
     found (spec 001 §6): the gaps become new-setting candidates for the author, the candidate
     goes to the author, the report says ``passed`` and keeps what settled it."""
-    if report.status != "needs_evidence" or report.blocking:
+    if report.status != "needs_evidence" or report.blocking or unsettleable(report):
         raise ContractViolation(
             f"只有证据不足（needs_evidence）的报告可以转为新设定候选，而不是 {report.status}。"
         )

@@ -13,6 +13,8 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 
+from muse.core.redaction import json_dumps_storable, storable_text
+
 DEFAULT_SQLITE_FILE = "muse.db"
 
 
@@ -35,14 +37,36 @@ def normalize_url(url: str) -> str:
 def make_engine(url: str | None = None, *, schema: str | None = None, **kwargs: Any) -> Engine:
     """Create an engine. ``schema`` (PostgreSQL only) sets the search_path of every connection."""
     url = database_url(url)
+    kwargs.setdefault("json_serializer", json_dumps_storable)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30}, **kwargs)
         _configure_sqlite(engine)
-        return engine
-    connect_args: dict[str, Any] = {}
-    if schema:
-        connect_args["options"] = f"-csearch_path={schema}"
-    return create_engine(url, connect_args=connect_args, pool_pre_ping=True, **kwargs)
+    else:
+        connect_args: dict[str, Any] = {}
+        if schema:
+            connect_args["options"] = f"-csearch_path={schema}"
+        engine = create_engine(url, connect_args=connect_args, pool_pre_ping=True, **kwargs)
+    _install_storable(engine)
+    return engine
+
+
+def _install_storable(engine: Engine) -> None:
+    """Every string bound into a statement is made storable (secrets redacted, NUL and lone
+    surrogates replaced; ``core.redaction``); JSON values go through the JSON serializer."""
+
+    @event.listens_for(engine, "before_cursor_execute", retval=True)
+    def _clean(conn: Any, cursor: Any, statement: str, params: Any, context: Any, many: bool):
+        if many and isinstance(params, (list, tuple)):
+            return statement, [_clean_params(p) for p in params]
+        return statement, _clean_params(params)
+
+
+def _clean_params(params: Any) -> Any:
+    if isinstance(params, dict):
+        return {k: storable_text(v) if isinstance(v, str) else v for k, v in params.items()}
+    if isinstance(params, (list, tuple)):
+        return type(params)(storable_text(v) if isinstance(v, str) else v for v in params)
+    return params
 
 
 def _configure_sqlite(engine: Engine) -> None:

@@ -16,6 +16,7 @@ from sqlalchemy import Connection, select
 from muse.core.canonical import sha256_hex
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound, RevisionConflict
+from muse.core.prose_chars import refusal_message
 from muse.core.text import count_han, normalize_text
 from muse.store.cas import compare_and_set
 from muse.works.tables import chapters, prose_blocks
@@ -42,6 +43,9 @@ def insert_prose_block(
     if origin not in ORIGINS:
         raise ValueError(f"unknown prose origin {origin!r}")
     text = normalize_text(text)
+    problem = refusal_message(text)  # every canonical revision passes here (core.prose_chars)
+    if problem:
+        raise InvalidInput(problem)
     digest = sha256_hex(text)
     conn.execute(
         prose_blocks.insert().values(

@@ -17,6 +17,7 @@ from sqlalchemy import Connection, Engine, select
 from muse.core.canonical import sha256_hex
 from muse.core.clock import utc_now
 from muse.core.errors import ImportFailed
+from muse.core.prose_chars import removal_summary, strip_refused
 from muse.core.text import count_han
 from muse.works.book_decoding import decode_book
 from muse.works.book_parser import ParsedBook, parse_book
@@ -128,25 +129,53 @@ def _report(
     )
 
 
-def analyse(data: bytes, title: str, *, renumber: bool = False) -> tuple[ParsedBook, ImportReport]:
+# A web-novel chapter is 2,000–10,000 characters; a "chapter" of this size is a file whose
+# headings were not recognised (or not a novel at all). ``--max-chapter-chars`` raises it.
+MAX_CHAPTER_CHARS = 200_000
+
+
+def analyse(
+    data: bytes,
+    title: str,
+    *,
+    renumber: bool = False,
+    max_chapter_chars: int = MAX_CHAPTER_CHARS,
+) -> tuple[ParsedBook, ImportReport]:
     """Decode and split a book file without writing anything (``--dry-run``).
 
     ``renumber`` is the author's explicit request to number chapters by position (for books that
-    restart numbering in every volume); the report then lists every changed number.
+    restart numbering in every volume); the report then lists every changed number. Characters
+    prose may not contain (``core.prose_chars``) are removed and reported; a chapter longer than
+    ``max_chapter_chars`` stops the import.
     """
     decoded = decode_book(data)
-    original = parse_book(decoded.text)
+    text, removed = strip_refused(decoded.text)
+    original = parse_book(text)
     book = _renumbered(original) if renumber else original
     if not book.chapters:
         raise ImportFailed(
             "没有识别到任何章节标题（如「第1章 标题」「第一回」）。",
             hint="检查文件是否为小说正文，章节标题是否独占一行。",
         )
+    _refuse_absurd_chapters(book, max_chapter_chars)
     version = "sha256:" + hashlib.sha256(data).hexdigest()[:16]
     report = _report(book, title, decoded.encoding, version, dry_run=True)
+    if removed:
+        note = f"已去除正文不允许的不可见或控制字符：{removal_summary(removed)}。"
+        report = replace(report, warnings=(*report.warnings, note))
     if renumber:
         report = replace(report, warnings=report.warnings + _renumber_warnings(original, book))
     return book, report
+
+
+def _refuse_absurd_chapters(book: ParsedBook, limit: int) -> None:
+    for chapter in book.chapters:
+        if len(chapter.body) > limit:
+            raise ImportFailed(
+                f"第 {chapter.number} 章（第 {chapter.line_no} 行起）有 {len(chapter.body):,} 个字符，"
+                f"超过单章上限 {limit:,}：多半是章节标题没有被识别，或文件不是小说正文。",
+                hint="检查章节标题是否独占一行；确实需要时用 --max-chapter-chars 调高上限。",
+            )
 
 
 def _renumbered(book: ParsedBook) -> ParsedBook:
@@ -195,9 +224,10 @@ def import_book(
     dry_run: bool = False,
     renumber: bool = False,
     progress: Progress | None = None,
+    max_chapter_chars: int = MAX_CHAPTER_CHARS,
 ) -> ImportReport:
     """Import a book file as a new work, in one transaction. ``dry_run`` writes nothing."""
-    book, report = analyse(data, title, renumber=renumber)
+    book, report = analyse(data, title, renumber=renumber, max_chapter_chars=max_chapter_chars)
     if dry_run:
         return report
     _refuse_duplicates(book)

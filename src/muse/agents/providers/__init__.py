@@ -24,12 +24,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from muse.agents.config import MuseConfig, ProviderSettings, config_path, load_config
+from muse.agents.config import (
+    MuseConfig,
+    ProviderSettings,
+    config_path,
+    load_config,
+    register_configured_secrets,
+)
 from muse.agents.errors import MissingApiKey, ProviderConfigError
 from muse.agents.providers.base import Capabilities, Provider
 from muse.agents.providers.offline import OfflineProvider
 from muse.agents.providers.openai_compatible import OpenAICompatibleProvider
 from muse.agents.providers.presets import CUSTOM_CAPABILITIES, PRESETS, Preset, find_preset
+from muse.core.redaction import register_secret
 
 GENERIC = "openai-compatible"
 
@@ -123,11 +130,13 @@ def key_source(point: Endpoint) -> str:
 
 
 def api_key(point: Endpoint) -> str | None:
+    """The key's value (registered as a secret first), checked for what HTTP headers refuse."""
     source = key_source(point)
-    if source == "env":
-        return os.environ[point.key_env or ""]
-    if source == "config":
-        return point.settings.api_key.get_secret_value()  # type: ignore[union-attr]
+    if source in ("env", "config"):
+        value = _key_value(point, source)
+        register_secret(value)
+        check_key_format(value, point, source)
+        return value
     if source == "missing":
         raise MissingApiKey(
             f"未找到提供方 {point.name} 的 API 密钥：请设置环境变量 {point.key_env}，"
@@ -135,6 +144,34 @@ def api_key(point: Endpoint) -> str | None:
             hint="不联网试用可改用 --provider offline --model offline-1。",
         )
     return None
+
+
+def _key_value(point: Endpoint, source: str) -> str:
+    if source == "env":
+        return os.environ[point.key_env or ""]
+    return point.settings.api_key.get_secret_value()  # type: ignore[union-attr]
+
+
+def check_key_format(value: str, point: Endpoint, source: str) -> None:
+    """A key with surrounding whitespace, a line break, a control or a non-ASCII character can
+    never be sent in an HTTP header: say exactly that, instead of a bare "Connection error"."""
+    where = (
+        f"环境变量 {point.key_env}"
+        if source == "env"
+        else f"配置文件 {config_path()} 的 [providers.{point.name}] api_key"
+    )
+    problem = None
+    if value != value.strip():
+        problem = "首尾有空白或换行（常见于从文件复制或 echo 写入）"
+    elif not value.isascii():
+        problem = "含有非 ASCII 字符（例如全角字符或中文标点）"
+    elif any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        problem = "含有控制字符"
+    if problem:
+        raise ProviderConfigError(
+            f"提供方 {point.name} 的 API 密钥（{where}）{problem}，无法放入请求头。",
+            hint="请重新设置密钥，只保留密钥本身的字符。",
+        )
 
 
 def resolve_provider(
@@ -145,6 +182,7 @@ def resolve_provider(
         return _factories[name]()
     if name == "offline":
         return OfflineProvider()
+    register_configured_secrets(config)
     point = endpoint(name, config)
     return OpenAICompatibleProvider(
         name=name,

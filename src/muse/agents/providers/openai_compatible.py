@@ -159,11 +159,33 @@ def parse_reply(body: Any, provider: str) -> ChatReply:
             tool_calls=calls,
             finish_reason=choice.get("finish_reason"),
             usage=Usage(
-                int(usage.get("prompt_tokens") or 0),
-                int(usage.get("completion_tokens") or 0),
-                int(cached) if cached is not None else None,
+                _token_count(usage.get("prompt_tokens"), "prompt_tokens", provider) or 0,
+                _token_count(usage.get("completion_tokens"), "completion_tokens", provider) or 0,
+                _token_count(cached, "cached_tokens", provider),
             ),
             raw=body,
         )
     except (KeyError, IndexError, TypeError, AttributeError, ValueError) as err:
         raise MalformedResponse(f"{provider} 的回复不是有效的对话补全结构：{err!r}") from err
+
+
+MAX_REPORTED_TOKENS = 100_000_000  # no single call reads or writes more; beyond is a bad reply
+
+
+def _token_count(value: Any, field: str, provider: str) -> int | None:
+    """A reported token count: a whole number in [0, MAX_REPORTED_TOKENS], else the reply is
+    malformed (a count of 10^20 would not even fit the receipt)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise MalformedResponse(f"{provider} 回复的 usage.{field} 不是数字：{value!r:.80}")
+    try:
+        number = int(value)
+    except (ValueError, OverflowError) as err:
+        raise MalformedResponse(f"{provider} 回复的 usage.{field} 不是整数：{value!r:.80}") from err
+    if not 0 <= number <= MAX_REPORTED_TOKENS:
+        raise MalformedResponse(
+            f"{provider} 回复的 usage.{field} = {str(number)[:30]} 超出合理范围"
+            f"（0–{MAX_REPORTED_TOKENS}），拒绝采信该回复。"
+        )
+    return number
