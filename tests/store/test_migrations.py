@@ -32,3 +32,27 @@ def test_expected_core_tables_exist(engine):
         "authorization_snapshots",
         "jobs",
     } <= names
+
+
+def test_cheap_revision_reads_agree_with_alembic(engine):
+    """is_up_to_date reads heads from the scripts and revisions from the table without Alembic;
+    both must be exactly what Alembic itself reports."""
+    from alembic.script import ScriptDirectory
+
+    from muse.store.migrate import alembic_config, current_revisions
+
+    script = ScriptDirectory.from_config(alembic_config(engine))
+    assert head_revisions() == set(script.get_heads())
+    with engine.connect() as conn:
+        assert current_revisions(engine) == set(
+            MigrationContext.configure(conn).get_current_heads()
+        )
+
+
+def test_a_database_never_migrated_is_not_up_to_date(tmp_path):
+    from muse.store.engine import make_engine
+    from muse.store.migrate import current_revisions
+
+    blank = make_engine(f"sqlite:///{tmp_path}/blank.db")
+    assert current_revisions(blank) == set()
+    assert not is_up_to_date(blank)

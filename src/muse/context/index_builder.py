@@ -32,9 +32,10 @@ from muse.context.index_backend import (
 )
 from muse.context.index_chunker import CHUNKER_VERSION, chunk_chapter
 from muse.context.index_tables import search_chunks, search_index_chapters, search_index_works
-from muse.context.index_tokenizer import TOKENIZER_VERSION, Tokenizer, rjieba_version
+from muse.context.index_tokenizer import TOKENIZER_VERSION, Tokenizer, normalize_terms
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
+from muse.core.segmentation import rjieba_version
 from muse.store.jobs import enqueue
 from muse.works.catalog import (
     chapter_revisions,
@@ -101,12 +102,19 @@ def dictionary_terms(conn: Connection, work_id: int) -> list[str]:
 def version_for(tokenizer: Tokenizer) -> str:
     """``prose-fts-t1.c1.r2+rjieba-0.2.2+dict-<16 hex>``: changes with any input of the tokens
     and with the ranking."""
-    return f"{INDEX_FORMAT}+rjieba-{rjieba_version()}+dict-{tokenizer.dictionary_sha256[:16]}"
+    return _version(tokenizer.dictionary_sha256)
+
+
+def _version(dictionary_sha256: str) -> str:
+    return f"{INDEX_FORMAT}+rjieba-{rjieba_version()}+dict-{dictionary_sha256[:16]}"
 
 
 def index_version(conn: Connection, work_id: int) -> str:
-    """The version a fresh index of the work has now (recorded in every retrieval plan)."""
-    return version_for(Tokenizer(dictionary_terms(conn, work_id)))
+    """The version a fresh index of the work has now (recorded in every retrieval plan).
+
+    Only the dictionary's hash is computed: no tokenizer is built and jieba is not loaded.
+    """
+    return _version(hash_value(normalize_terms(dictionary_terms(conn, work_id))))
 
 
 _TOKENIZERS: dict[str, Tokenizer] = {}  # by dictionary sha256; a few works at a time
