@@ -7,6 +7,7 @@ The author's own edits (``chapter edit / revert / history``) and ``rebuild`` liv
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -20,8 +21,9 @@ from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
 from muse.works import authorization, catalog
 from muse.works.contracts import SOURCE_KIND_LABELS, STATUS_LABELS, Purpose, SourceKind
-from muse.works.export import export_book
-from muse.works.importer import ImportReport, analyse, import_book
+
+if TYPE_CHECKING:
+    from muse.works.importer import ImportReport
 
 chapter_app = typer.Typer(help="单章操作。", no_args_is_help=True)
 work_app = typer.Typer(help="作品设置。", no_args_is_help=True)
@@ -71,6 +73,8 @@ def import_(
     purposes = [Purpose(p) for p in purpose] if purpose else None
     data = file.read_bytes()
     if dry_run:
+        from muse.works.importer import analyse
+
         report = analyse(data, title, renumber=renumber)[1]
     else:
         report = _import_with_progress(
@@ -80,6 +84,8 @@ def import_(
 
 
 def _import_with_progress(data, title, source_kind, purposes, renumber, quiet) -> ImportReport:
+    from muse.works.importer import import_book
+
     engine = get_engine()
     if quiet:
         return import_book(
@@ -127,6 +133,8 @@ def export(
     work: str = WorkOption,
 ) -> None:
     """导出正式正文（Canonical）。"""
+    from muse.works.export import export_book
+
     with reading(get_engine()) as conn:
         text = export_book(conn, work_id_for(work), fmt)
     if output is None:
