@@ -213,7 +213,10 @@ def import_book(
             front_matter=book.front_matter,
         )
         volume_ids = _insert_volumes(conn, work_id, book)
-        _insert_chapters(conn, work_id, book, volume_ids, report.source_version, progress)
+        han_counts = [c.han_count for c in report.chapters]  # counted once, by the analysis
+        _insert_chapters(
+            conn, work_id, book, volume_ids, report.source_version, han_counts, progress
+        )
     return ImportReport(**{**report.__dict__, "dry_run": False, "work_id": work_id})
 
 
@@ -241,6 +244,7 @@ def _insert_chapters(
     book: ParsedBook,
     volume_ids: list[int],
     version: str,
+    han_counts: Sequence[int],
     progress: Progress | None,
 ) -> None:
     now = utc_now()
@@ -277,12 +281,12 @@ def _insert_chapters(
                     "revision": 1,
                     "text": c.body,
                     "content_sha256": sha256_hex(c.body),
-                    "han_count": count_han(c.body),
+                    "han_count": han,
                     "origin": "import",
                     "attribution": {"file": version, "line": c.line_no},
                     "created_at": now,
                 }
-                for c in batch
+                for c, han in zip(batch, han_counts[start : start + _BATCH], strict=True)
             ],
         )
         if progress:
