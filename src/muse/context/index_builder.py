@@ -206,8 +206,16 @@ def _rows(work_id: int, chapter: ChapterText, tokenizer: Tokenizer) -> list[dict
     ]
 
 
+Progress = Callable[[int, int], None]  # (chapters indexed so far, chapters in all)
+
+
 def _write_chapters(
-    conn: Connection, work_id: int, chapters: Iterable[ChapterText], tokenizer: Tokenizer
+    conn: Connection,
+    work_id: int,
+    chapters: Iterable[ChapterText],
+    tokenizer: Tokenizer,
+    progress: Progress | None = None,
+    total: int = 0,
 ) -> tuple[int, int]:
     """Insert chunks and chapter records (the chapters' old rows must be gone); (chapters, chunks)."""
     chunk_rows: list[dict[str, Any]] = []
@@ -223,6 +231,8 @@ def _write_chapters(
         totals[1] += len(chunk_rows)
         chunk_rows.clear()
         records.clear()
+        if progress is not None:
+            progress(totals[0], total)
 
     now = utc_now()
     for chapter in chapters:
@@ -272,14 +282,20 @@ def remove_chapter(conn: Connection, work_id: int, number: int) -> None:
     _touch(conn, work_id)
 
 
-def rebuild_index(conn: Connection, work_id: int) -> RebuildReport:
-    """Rebuild the work's whole index from canonical text with the current dictionary."""
+def rebuild_index(
+    conn: Connection, work_id: int, *, progress: Progress | None = None
+) -> RebuildReport:
+    """Rebuild the work's whole index from canonical text with the current dictionary.
+
+    ``progress(done, total)`` is called after every batch of chapters (a progress bar)."""
     started = time.perf_counter()
     get_work_row(conn, work_id)
     tokenizer = Tokenizer(dictionary_terms(conn, work_id))
     _drop_chapters(conn, work_id, 0, MAX_CHAPTER)
     _save_state(conn, work_id, tokenizer)
-    chapters, chunks = _write_chapters(conn, work_id, iter_chapter_texts(conn, work_id), tokenizer)
+    total = len(chapter_revisions(conn, work_id)) if progress is not None else 0
+    texts = iter_chapter_texts(conn, work_id)
+    chapters, chunks = _write_chapters(conn, work_id, texts, tokenizer, progress, total)
     return RebuildReport(
         work_id, version_for(tokenizer), chapters, chunks, round(time.perf_counter() - started, 3)
     )
