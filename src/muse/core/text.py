@@ -24,6 +24,8 @@ def normalize_text(text: str) -> str:
 
     Every leading BOM goes, not just the first, so that normalising twice changes nothing.
     """
+    if type(text) is str and text.isascii() and "\r" not in text:
+        return text  # no BOM, no CR, and ASCII is its own NFC: nothing to do
     text = text.lstrip(_BOM)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return unicodedata.normalize("NFC", text)
