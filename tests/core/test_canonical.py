@@ -233,3 +233,9 @@ def test_canonical_json_is_exactly_rfc8785(value) -> None:
             canonical_json(value)
         return
     assert canonical_json(value) == expected
+
+
+@settings(max_examples=500)
+@given(st.floats(min_value=-1e17, max_value=1e17) | st.floats(min_value=-1e-3, max_value=1e-3))
+def test_floats_near_the_shortcut_bounds_serialise_as_rfc8785(number: float) -> None:
+    assert canonical_json({"x": [number]}) == rfc8785.dumps({"x": [number]})

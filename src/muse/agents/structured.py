@@ -48,6 +48,7 @@ from muse.agents.providers.base import (
     Provider,
 )
 from muse.agents.receipts import CallTrace
+from muse.agents.schemas import json_schema
 from muse.agents.tools import ToolSession
 
 
@@ -77,7 +78,7 @@ def output_mode_for(
 ) -> tuple[OutputMode, dict[str, Any] | None]:
     """The response format this provider gets for this output model."""
     if caps.supports_json_schema:
-        schema = output_model.model_json_schema()
+        schema = json_schema(output_model)
         name = re.sub(r"[^A-Za-z0-9_-]", "_", output_model.__name__)[:64]
         return "json_schema", {
             "name": name,

@@ -51,11 +51,11 @@ def canonical_json(value: Any) -> bytes:
     """RFC 8785 canonical JSON bytes of ``value`` after string normalisation.
 
     ``rfc8785`` is pure Python and a writer context has thousands of values, hashed several
-    times per chapter. For a value of only strings, safe integers, booleans, nulls, lists and
-    dicts whose keys sort the same by code point as by UTF-16 (no key holds a character beyond
-    the BMP), the standard library's ``json`` with sorted keys and no spaces writes exactly the
-    same bytes (same escapes: the short forms and lowercase ``\\u00xx``); anything else, floats
-    above all, goes through ``rfc8785``. A property test compares the two.
+    times per chapter. For a value of only strings, safe integers, non-integral floats between
+    1e-4 and 1e16 in magnitude, booleans, nulls, lists and dicts whose keys sort the same by code
+    point as by UTF-16 (no key holds a character beyond the BMP), the standard library's ``json`` with sorted keys and no spaces writes exactly the
+    same bytes (same escapes: the short forms and lowercase ``\\u00xx``); anything else goes
+    through ``rfc8785``. A property test compares the two.
     """
     normalized = normalize_value(value)
     if _plain(normalized):
@@ -80,6 +80,13 @@ def _plain(value: Any) -> bool:
             continue
         if kind is int:
             if -_SAFE_INT <= item <= _SAFE_INT:
+                continue
+            return False
+        if kind is float:
+            # repr and ECMAScript's Number#toString agree on the shortest digits; they format
+            # alike in fixed notation, which both use for a non-integral 1e-4 <= |x| < 1e16
+            # (ECMAScript writes integral values without ".0", Python with it).
+            if 1e-4 <= abs(item) < 1e16 and not item.is_integer():
                 continue
             return False
         if kind is dict:
