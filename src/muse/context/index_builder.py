@@ -199,7 +199,6 @@ def _rows(work_id: int, chapter: ChapterText, tokenizer: Tokenizer) -> list[dict
             "end_offset": c.end,
             "han_count": c.han_count,
             "sha256": c.sha256,
-            "text": c.text,
             "tokens": " ".join(tokenizer.tokens(c.text)),
         }
         for c in chunk_chapter(chapter.text)

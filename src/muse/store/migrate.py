@@ -70,11 +70,13 @@ def upgrade(engine: Engine, revision: str = "heads") -> None:
 
 
 def head_revisions(engine: Engine | None = None) -> set[str]:
-    """The scripts' heads: revisions no other script names as its ``down_revision``."""
+    """The revisions ``alembic_version`` holds once every head is applied: those no other script
+    names as its ``down_revision`` or in its ``depends_on`` (Alembic does not record a revision
+    another recorded one depends on)."""
     return set(_script_heads())
 
 
-_SCRIPT_LINE = re.compile(r"^(revision|down_revision)\s*=\s*(.+?)\s*$", re.MULTILINE)
+_SCRIPT_LINE = re.compile(r"^(revision|down_revision|depends_on)\s*=\s*(.+?)\s*(#.*)?$", re.M)
 
 
 @cache
@@ -82,12 +84,13 @@ def _script_heads() -> frozenset[str]:
     revisions: set[str] = set()
     parents: set[str] = set()
     for script in (_MIGRATIONS / "versions").glob("*.py"):
-        found = dict(_SCRIPT_LINE.findall(script.read_text(encoding="utf-8")))
+        found = {k: v for k, v, _ in _SCRIPT_LINE.findall(script.read_text(encoding="utf-8"))}
         if "revision" not in found:
             continue  # __init__.py
         revisions.add(ast.literal_eval(found["revision"]))
-        down = ast.literal_eval(found.get("down_revision", "None"))
-        parents.update((down,) if isinstance(down, str) else down or ())
+        for key in ("down_revision", "depends_on"):
+            named = ast.literal_eval(found.get(key, "None"))
+            parents.update((named,) if isinstance(named, str) else named or ())
     return frozenset(revisions - parents)
 
 
