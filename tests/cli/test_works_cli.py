@@ -90,3 +90,13 @@ def test_work_status_change_is_visible(muse, book_file):
 def test_init_reports_database(muse):
     data = muse.json("init")
     assert data["database"].startswith(("sqlite", "postgresql")) and data["revisions"]
+
+
+def test_import_builds_the_search_index_so_the_first_write_need_not(muse, book_file):
+    data = muse.json("import", str(book_file), "--title", "测试之书")
+    assert data["searchIndex"]["chapters"] == 3 and data["searchIndex"]["chunks"] >= 3
+    (status,) = muse.json("index", "status")
+    assert status["fresh"] is True and status["indexedChapters"] == 3
+    assert status["builtVersion"] == data["searchIndex"]["indexVersion"]
+    hits = muse.json("search", "风起")
+    assert hits, "the imported text is searchable right away"

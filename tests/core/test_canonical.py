@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+import rfc8785
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from muse.core.canonical import canonical_json, hash_value, normalize_value, sha256_hex
@@ -200,3 +201,41 @@ def test_keys_that_collide_after_normalisation_are_refused(value: dict[Any, Any]
 
 def test_tuples_hash_like_lists() -> None:
     assert hash_value({"a": (1, "x")}) == hash_value({"a": [1, "x"]})
+
+
+_KEY_CHARS = st.sampled_from(list('ab\u00e9\u6c49\ue000\uffee\U0001f600\U00020000"\\\n\x01 '))
+_JSON_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1),
+    st.integers(min_value=2**53, max_value=2**60),  # rfc8785 refuses these: so must we
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+)
+_JSON = st.recursive(
+    _JSON_LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.text(_KEY_CHARS, max_size=4), inner, max_size=4),
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=500)
+@given(_JSON)
+def test_canonical_json_is_exactly_rfc8785(value) -> None:
+    """The json shortcut of canonical_json writes RFC 8785's bytes, or fails the way it does."""
+    try:
+        expected = rfc8785.dumps(normalize_value(value))
+    except Exception as err:  # noqa: BLE001 - the same error type is required below
+        with pytest.raises(type(err)):
+            canonical_json(value)
+        return
+    assert canonical_json(value) == expected
+
+
+@settings(max_examples=500)
+@given(st.floats(min_value=-1e17, max_value=1e17) | st.floats(min_value=-1e-3, max_value=1e-3))
+def test_floats_near_the_shortcut_bounds_serialise_as_rfc8785(number: float) -> None:
+    assert canonical_json({"x": [number]}) == rfc8785.dumps({"x": [number]})

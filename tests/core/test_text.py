@@ -109,3 +109,9 @@ def test_normalize_text_is_idempotent_on_bom_and_line_end_runs(text: str) -> Non
     once = normalize_text(text)
     assert normalize_text(once) == once
     assert not once.startswith("\ufeff")
+
+
+@given(st.one_of(_MIXED, st.text(max_size=60)))
+def test_count_han_equals_the_code_points_whose_script_is_han(text: str) -> None:
+    """The run-length sum (one pass) counts exactly the Han code points of the normalised text."""
+    assert count_han(text) == sum(1 for c in normalize_text(text) if is_han(c))

@@ -32,3 +32,28 @@ def test_expected_core_tables_exist(engine):
         "authorization_snapshots",
         "jobs",
     } <= names
+
+
+def test_cheap_revision_reads_agree_with_alembic(engine):
+    """is_up_to_date reads heads from the scripts and revisions from the table without Alembic:
+    on a database Alembic migrated to every head, both are what Alembic itself recorded, and
+    every script head is among them or one of their dependencies."""
+    from alembic.script import ScriptDirectory
+
+    from muse.store.migrate import alembic_config, current_revisions
+
+    with engine.connect() as conn:
+        recorded = set(MigrationContext.configure(conn).get_current_heads())
+    assert current_revisions(engine) == recorded == head_revisions()
+    script = ScriptDirectory.from_config(alembic_config(engine))
+    applied = {r.revision for r in script.iterate_revisions(list(recorded), "base")}
+    assert set(script.get_heads()) <= applied
+
+
+def test_a_database_never_migrated_is_not_up_to_date(tmp_path):
+    from muse.store.engine import make_engine
+    from muse.store.migrate import current_revisions
+
+    blank = make_engine(f"sqlite:///{tmp_path}/blank.db")
+    assert current_revisions(blank) == set()
+    assert not is_up_to_date(blank)

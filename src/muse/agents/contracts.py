@@ -143,7 +143,9 @@ def _packaged_catalog() -> RoleCatalog:
 
 def _read_catalog(path: Path) -> RoleCatalog:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        # libyaml's safe loader when built in: the same documents, ~10x less CPU per process
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506
         return RoleCatalog.model_validate(data)
     except (OSError, yaml.YAMLError, ValidationError) as err:
         raise ConfigError(f"角色合同文件 {path} 无效：{err}") from err

@@ -23,6 +23,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
 from pydantic import BaseModel
 
 from muse.agents.contracts import RoleCatalog
+from muse.agents.schemas import json_schema
 from muse.core.canonical import sha256_hex
 from muse.core.errors import ConfigError
 
@@ -74,7 +75,7 @@ def _render(name: str, variables: dict[str, Any]) -> str:
 
 
 def output_schema_json(output_model: type[BaseModel]) -> str:
-    return json.dumps(output_model.model_json_schema(), ensure_ascii=False, indent=2)
+    return json.dumps(json_schema(output_model), ensure_ascii=False, indent=2)
 
 
 def render_prompt(
@@ -88,7 +89,7 @@ def render_prompt(
     """The two messages of a dispatched task (spec 003: identity, contract, input, schema)."""
     contract = catalog.role(role)
     task_contract = catalog.task(role, task)
-    schema = output_model.model_json_schema()
+    schema = json_schema(output_model)
     variables = {
         "display_name": contract.displayName,
         "task_input": task_input,

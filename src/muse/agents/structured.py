@@ -51,6 +51,7 @@ from muse.agents.providers.base import (
     ToolCall,
 )
 from muse.agents.receipts import CallTrace
+from muse.agents.schemas import json_schema
 from muse.agents.tools import ToolSession
 from muse.core.redaction import redact
 
@@ -81,7 +82,7 @@ def output_mode_for(
 ) -> tuple[OutputMode, dict[str, Any] | None]:
     """The response format this provider gets for this output model."""
     if caps.supports_json_schema:
-        schema = output_model.model_json_schema()
+        schema = json_schema(output_model)
         name = re.sub(r"[^A-Za-z0-9_-]", "_", output_model.__name__)[:64]
         return "json_schema", {
             "name": name,

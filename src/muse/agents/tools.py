@@ -24,6 +24,7 @@ from sqlalchemy import Engine
 from muse.agents.asof_reader import AsOfReader
 from muse.agents.errors import AsOfViolation, ToolNotAllowed
 from muse.agents.ledger import ReadStatus, record_tool_read
+from muse.agents.schemas import json_schema
 from muse.core.errors import InvalidInput
 
 
@@ -56,7 +57,7 @@ class ToolSpec:
     run: Callable[[AsOfReader, Any], Any]
 
     def openai_schema(self) -> dict[str, Any]:
-        parameters = self.arguments.model_json_schema()
+        parameters = json_schema(self.arguments)
         parameters.pop("title", None)
         return {
             "type": "function",

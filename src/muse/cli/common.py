@@ -11,7 +11,6 @@ from sqlalchemy import Engine
 from muse.cli.output import err_console
 from muse.core.errors import ConfigError
 from muse.core.limits import MAX_YAML_MB, read_capped
-from muse.flow.sweep import sweep_on_startup
 from muse.store.engine import is_sqlite, make_engine
 from muse.store.migrate import is_up_to_date, upgrade
 from muse.works.book_decoding import decode_book
@@ -51,6 +50,8 @@ def ready_engine() -> Engine:
 
 def _sweep(engine: Engine) -> None:
     """Runs a crash left non-terminal are swept to their timeout state on startup (issue 6)."""
+    from muse.flow.sweep import sweep_on_startup  # imported with the first engine, not at import
+
     report = sweep_on_startup(engine)
     if report.moved:
         err_console.print(

@@ -1,4 +1,8 @@
-"""``muse chapter edit / revert / history`` and ``muse rebuild``: the author's own hand on the text."""
+"""``muse chapter edit / revert / history`` and ``muse rebuild``: the author's own hand on the text.
+
+The services are imported inside the commands: ``muse chapters`` registers these commands too and
+should not pay for the editing and rebuild machinery (issue 12, start-up).
+"""
 
 from __future__ import annotations
 
@@ -14,11 +18,8 @@ from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
 from muse.cli.output import console, emit
 from muse.core.clock import utc_now
 from muse.core.errors import ConfigError, InvalidInput, RevisionConflict
-from muse.flow.chapter_edit import edit_chapter, revert_chapter
-from muse.flow.rebuild import rebuild
 from muse.store.engine import reading
 from muse.works import catalog
-from muse.works.history import chapter_history
 
 ORIGIN_LABELS = {"import": "导入", "accept": "采纳候选", "edit": "作者编辑", "revert": "回退"}
 
@@ -44,6 +45,8 @@ def chapter_edit(
     json_out: bool = JsonOption,
 ) -> None:
     """作者直接修改一章正式正文：新修订版，同一事务更新检索索引、出处校验并排队章后抽取。"""
+    from muse.flow.chapter_edit import edit_chapter
+
     engine = get_engine()
     work_id = work_id_for(work)
     with reading(engine) as conn:
@@ -102,6 +105,8 @@ def chapter_revert(
     json_out: bool = JsonOption,
 ) -> None:
     """把一章恢复为某个历史修订版的正文（写成新修订版，历史不被改写）。"""
+    from muse.flow.chapter_edit import revert_chapter
+
     outcome = revert_chapter(
         get_engine(),
         work_id_for(work),
@@ -139,6 +144,8 @@ def chapter_history_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """列出一章的全部修订版（来源、时间、汉字数、哈希）。"""
+    from muse.works.history import chapter_history
+
     with reading(get_engine()) as conn:
         rows = chapter_history(conn, work_id_for(work), number)
     emit([r.to_dict() for r in rows], json_out, lambda data: _render_history(number, data))
@@ -165,6 +172,8 @@ def _render_history(number: int, rows: list[dict]) -> None:
 
 def rebuild_cmd(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     """只凭正式正文重算全部派生数据：检索索引、出处有效性、设定台账。可重复执行。"""
+    from muse.flow.rebuild import rebuild
+
     engine = get_engine()
     work_id = work_id_for(work) if work is not None else None
     summaries = rebuild(engine, work_id)

@@ -1,22 +1,117 @@
-"""The ``muse`` command. Each noun's commands live in their own module and are registered here."""
+"""The ``muse`` command. Each noun's commands live in their own module and are registered here.
+
+A module is imported only when one of its commands runs (:mod:`muse.cli.lazy`): ``COMMANDS``
+lists every top-level command with the loader that registers it and its one-line help.
+"""
 
 from __future__ import annotations
 
 import sys
+from importlib import import_module
 
 import typer
 
-from muse import offline
-from muse.agents.config import register_configured_secrets
-from muse.cli import candidate_facts, cards, context, index, plan, runs, works, writing
-from muse.cli import decisions as decisions_cli
-from muse.cli import revise as revise_cli
-from muse.cli import worker as worker_cli
-from muse.cli.config import config_app
-from muse.cli.models import models_app
+from muse.cli.lazy import LazyCommand, Loader, lazy_group
 from muse.cli.output import print_error
 from muse.core.errors import MuseError
 from muse.core.redaction import RedactingStream
+
+
+def _register(module: str) -> Loader:
+    return lambda app: import_module(f"muse.cli.{module}").register(app)
+
+
+def _writing(app: typer.Typer) -> None:
+    from muse.cli import candidate_facts, writing
+    from muse.cli import decisions as decisions_cli
+
+    writing.register(app)
+    decisions_cli.register(app, writing.candidate_app)
+    candidate_facts.register(writing.candidate_app)
+
+
+def _models(app: typer.Typer) -> None:
+    from muse.cli.models import models_app
+
+    app.add_typer(models_app, name="models")
+
+
+def _config(app: typer.Typer) -> None:
+    from muse.cli.config import config_app
+
+    app.add_typer(config_app, name="config")
+
+
+LOADERS: dict[str, Loader] = {
+    "works": _register("works"),
+    "plan": _register("plan"),
+    "writing": _writing,
+    "revise": _register("revise"),
+    "context": _register("context"),
+    "cards": _register("cards"),
+    "runs": _register("runs"),
+    "index": _register("index"),
+    "worker": _register("worker"),
+    "models": _models,
+    "config": _config,
+}
+
+
+def _table(loader: str, *rows: tuple[str, str]) -> dict[str, LazyCommand]:
+    return {name: LazyCommand(loader, help) for name, help in rows}
+
+
+# In the order ``muse --help`` lists them: commands first, then groups (as Typer orders them).
+COMMANDS: dict[str, LazyCommand] = {
+    **_table(
+        "works",
+        ("init", "创建数据库并迁移到最新结构。"),
+        ("import", "导入已有小说（拆书）：识别编码与章节，一个事务写入。"),
+        ("export", "导出正式正文（Canonical）。"),
+        ("works", "列出作品。"),
+        ("chapters", "列出章节（章号、标题、卷、汉字数、修订版、内容哈希）。"),
+        ("rebuild", "只凭正式正文重算全部派生数据：检索索引、出处有效性、设定台账。可重复执行。"),
+    ),
+    **_table(
+        "writing",
+        ("write", "按已确认细纲写下一章，产出 Shadow 候选（不会自动入正文）。"),
+        ("accept", "采纳候选：接受前置校验通过后，一个事务写入正式正文（及你批准的事实增量）。"),
+        ("candidates", "列出候选稿。"),
+        ("discard", "丢弃候选：正式正文不变，候选标记为已丢弃并留在库内可查。"),
+    ),
+    **_table(
+        "revise", ("revise", "改写：以你的原话开下一轮（不入正文）；第 1–6 项与第 1 轮同序重建。")
+    ),
+    **_table("index", ("search", "在正式正文中检索人名、别名或文字，结果带章号与位置。")),
+    **_table(
+        "worker",
+        ("worker", "执行排队的任务（章后抽取等）；不加 --once 时持续运行，Ctrl-C 停止。"),
+    ),
+    **_table("works", ("chapter", "单章操作。"), ("work", "作品设置。")),
+    **_table(
+        "plan",
+        (
+            "plan",
+            "规划五阶段（定盘 → 大纲/卷纲 → 设定拆条 → 范式与文风 → 细纲）："
+            "草稿一律 Shadow，经作者确认才进入生成上下文。",
+        ),
+    ),
+    **_table("writing", ("run", "运行记录。"), ("candidate", "候选稿。")),
+    **_table("context", ("context", "查看写手将得到的冻结上下文。")),
+    **_table(
+        "cards",
+        ("cards", "知识卡：导入、导出、列表、设定台账。"),
+        ("card", "查看一张知识卡（可按冻结点查看）。"),
+        ("drafts", "待确认的卡片草稿：确认后才成为正式卡。"),
+        ("conflicts", "草稿与正式卡的冲突队列。"),
+        ("facts", "事实增量（待批准）与事实台账。"),
+    ),
+    **_table("runs", ("runs", "运行记录；muse runs sweep 清理中断遗留的运行。")),
+    **_table("index", ("index", "原文检索索引：重建、更新、查看状态。")),
+    **_table("worker", ("jobs", "任务队列：章后抽取、检索索引刷新。")),
+    **_table("models", ("models", "模型提供方：列出可用提供方与模型策略，检查连通性。")),
+    **_table("config", ("config", "配置文件：位置、内容与初始化。")),
+}
 
 app = typer.Typer(
     name="muse",
@@ -24,34 +119,24 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    cls=lazy_group(COMMANDS, LOADERS),
 )
-
-offline.install()  # composition root: the offline provider's generators (muse.offline)
 
 
 @app.callback()
 def _before_every_command() -> None:
-    """Every configured key is known before anything runs, and nothing printed can show one."""
+    """Runs before any command (not for ``--help``); it also makes ``app`` a group before any
+    command is loaded. Every configured key is known before anything runs, and nothing printed
+    can show one; the offline provider's generators are installed (composition root)."""
+    from muse import offline
+    from muse.agents.config import register_configured_secrets
+
+    offline.install()
     register_configured_secrets()
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if not isinstance(stream, RedactingStream):
             setattr(sys, name, RedactingStream(stream))
-
-
-works.register(app)
-plan.register(app)
-writing.register(app)
-decisions_cli.register(app, writing.candidate_app)
-candidate_facts.register(writing.candidate_app)
-revise_cli.register(app)
-context.register(app)
-cards.register(app)
-runs.register(app)
-index.register(app)
-worker_cli.register(app)
-app.add_typer(models_app, name="models")
-app.add_typer(config_app, name="config")
 
 
 def main() -> None:

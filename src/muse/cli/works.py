@@ -6,9 +6,12 @@ The author's own edits (``chapter edit / revert / history``) and ``rebuild`` liv
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
@@ -16,13 +19,14 @@ from muse.cli import editing
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
 from muse.cli.output import console, emit, print_json
 from muse.core.errors import InvalidInput
-from muse.core.limits import MAX_BOOK_MB, read_capped
+from muse.core.limits import MAX_BOOK_MB, MAX_CHAPTER_CHARS, read_capped
 from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
 from muse.works import authorization, catalog
 from muse.works.contracts import SOURCE_KIND_LABELS, STATUS_LABELS, Purpose, SourceKind
-from muse.works.export import export_book
-from muse.works.importer import MAX_CHAPTER_CHARS, ImportReport, analyse, import_book
+
+if TYPE_CHECKING:
+    from muse.works.importer import ImportReport
 
 chapter_app = typer.Typer(help="单章操作。", no_args_is_help=True)
 work_app = typer.Typer(help="作品设置。", no_args_is_help=True)
@@ -77,36 +81,77 @@ def import_(
     data = read_capped(file, max_mb, what="小说文件", flag="--max-mb")
     limits = {"renumber": renumber, "max_chapter_chars": max_chapter_chars}
     if dry_run:
+        from muse.works.importer import analyse
+
         report = analyse(data, title, **limits)[1]
-    else:
-        report = _import_with_progress(
-            data, title, SOURCE_CHOICES[source], purposes, limits, json_out
-        )
-    emit(report.to_dict(), json_out, lambda _: _render_import(report))
+        emit(report.to_dict(), json_out, lambda _: _render_import(report))
+        return
+    report, index = _import_and_index(
+        data, title, SOURCE_CHOICES[source], purposes, limits, json_out
+    )
+    emit(
+        {**report.to_dict(), "searchIndex": index},
+        json_out,
+        lambda _: _render_import(report, index),
+    )
 
 
-def _import_with_progress(data, title, source_kind, purposes, limits, quiet) -> ImportReport:
-    engine = get_engine()
+def _import_and_index(
+    data, title, source_kind, purposes, limits, quiet
+) -> tuple[ImportReport, dict[str, Any]]:
+    """Import, then build the search index in the same command, so the first ``muse write``
+    does not pay for it (issue 12). The index is derived data in its own transaction: should it
+    fail, the import stands and the first write (or ``muse index rebuild``) builds it."""
     if quiet:
-        return import_book(
-            engine, data, title=title, source_kind=source_kind, purposes=purposes, **limits
-        )
+        return _import_and_index_with(data, title, source_kind, purposes, limits, None)
     with Progress(
-        TextColumn("写入章节"), BarColumn(), MofNCompleteColumn(), console=console, transient=True
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        transient=True,
     ) as bar:
-        task = bar.add_task("import", total=None)
-        return import_book(
-            engine,
-            data,
-            title=title,
-            source_kind=source_kind,
-            purposes=purposes,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
-            **limits,
-        )
+        return _import_and_index_with(data, title, source_kind, purposes, limits, bar)
 
 
-def _render_import(report: ImportReport) -> None:
+def _import_and_index_with(
+    data, title, source_kind, purposes, limits, bar: Progress | None
+) -> tuple[ImportReport, dict[str, Any]]:
+    from muse.context.search_index import rebuild_index
+    from muse.works.importer import import_book
+
+    engine = get_engine()
+    report = import_book(
+        engine,
+        data,
+        title=title,
+        source_kind=source_kind,
+        purposes=purposes,
+        progress=_bar_task(bar, "写入章节"),
+        **limits,
+    )
+    assert report.work_id is not None
+    try:
+        with engine.begin() as conn:
+            index = rebuild_index(conn, report.work_id, progress=_bar_task(bar, "建立检索索引"))
+    except Exception as err:  # the import is committed; the index is derived and can wait
+        return report, {"error": str(err)}
+    return report, {
+        "indexVersion": index.index_version,
+        "chapters": index.chapters,
+        "chunks": index.chunks,
+        "seconds": index.seconds,
+    }
+
+
+def _bar_task(bar: Progress | None, label: str) -> Callable[[int, int], None] | None:
+    if bar is None:
+        return None
+    task = bar.add_task(label, total=None)
+    return lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _render_import(report: ImportReport, index: dict[str, Any] | None = None) -> None:
     table = Table("章号", "标题", "卷", "汉字数", title=f"《{report.title}》识别到的章节")
     for c in report.chapters:
         table.add_row(str(c.number), c.title, c.volume or "", str(c.han_count))
@@ -125,6 +170,13 @@ def _render_import(report: ImportReport) -> None:
         console.print("这是试运行（--dry-run），没有写入任何内容。")
     else:
         console.print(f"[green]已导入为作品 {report.work_id}。[/]")
+    if index is not None and "error" in index:
+        console.print(
+            f"[yellow]注意：[/]检索索引未能建立（{escape(index['error'])}）；"
+            "首次写作时会自动建立，也可运行 muse index rebuild。"
+        )
+    elif index is not None:
+        console.print(f"检索索引已建立：{index['chunks']} 个片段，用时 {index['seconds']} 秒。")
 
 
 def export(
@@ -133,6 +185,8 @@ def export(
     work: str = WorkOption,
 ) -> None:
     """导出正式正文（Canonical）。"""
+    from muse.works.export import export_book
+
     with reading(get_engine()) as conn:
         text = export_book(conn, work_id_for(work), fmt)
     if output is None:

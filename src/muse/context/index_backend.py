@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, select, text
 
 from muse.context.index_tables import search_chunks
+from muse.works.catalog import prose_slices
 
 CHAPTER_BITS = 20
 SEQ_BITS = 20
@@ -232,13 +233,18 @@ def match_chunks(
             search_chunks.c.start_offset,
             search_chunks.c.end_offset,
             search_chunks.c.sha256,
-            search_chunks.c.text,
         ).where(
             search_chunks.c.id.in_(list(scores)),
             search_chunks.c.work_id == work_id,
             search_chunks.c.chapter <= max_chapter,
         )
-    )
-    found = [MatchedChunk(r[1], r[2], r[3], r[4], r[5], r[6], scores[r[0]]) for r in rows]
+    ).all()
+    # A chunk stores offsets, not text (migration 0018): cut it from its revision's prose.
+    texts = prose_slices(conn, work_id, [(r[1], r[2], r[3], r[4]) for r in rows])
+    found = [
+        MatchedChunk(r[1], r[2], r[3], r[4], r[5], t, scores[r[0]])
+        for r, t in zip(rows, texts, strict=True)
+        if t is not None  # the revision is gone with its chapter: nothing to point to
+    ]
     found.sort(key=lambda m: (-m.score, m.revision, m.chapter, m.start))
     return found[:limit]

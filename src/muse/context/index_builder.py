@@ -32,9 +32,10 @@ from muse.context.index_backend import (
 )
 from muse.context.index_chunker import CHUNKER_VERSION, chunk_chapter
 from muse.context.index_tables import search_chunks, search_index_chapters, search_index_works
-from muse.context.index_tokenizer import TOKENIZER_VERSION, Tokenizer, rjieba_version
+from muse.context.index_tokenizer import TOKENIZER_VERSION, Tokenizer, normalize_terms
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
+from muse.core.segmentation import rjieba_version
 from muse.store.jobs import enqueue
 from muse.works.catalog import (
     chapter_revisions,
@@ -101,12 +102,19 @@ def dictionary_terms(conn: Connection, work_id: int) -> list[str]:
 def version_for(tokenizer: Tokenizer) -> str:
     """``prose-fts-t1.c1.r2+rjieba-0.2.2+dict-<16 hex>``: changes with any input of the tokens
     and with the ranking."""
-    return f"{INDEX_FORMAT}+rjieba-{rjieba_version()}+dict-{tokenizer.dictionary_sha256[:16]}"
+    return _version(tokenizer.dictionary_sha256)
+
+
+def _version(dictionary_sha256: str) -> str:
+    return f"{INDEX_FORMAT}+rjieba-{rjieba_version()}+dict-{dictionary_sha256[:16]}"
 
 
 def index_version(conn: Connection, work_id: int) -> str:
-    """The version a fresh index of the work has now (recorded in every retrieval plan)."""
-    return version_for(Tokenizer(dictionary_terms(conn, work_id)))
+    """The version a fresh index of the work has now (recorded in every retrieval plan).
+
+    Only the dictionary's hash is computed: no tokenizer is built and jieba is not loaded.
+    """
+    return _version(hash_value(normalize_terms(dictionary_terms(conn, work_id))))
 
 
 _TOKENIZERS: dict[str, Tokenizer] = {}  # by dictionary sha256; a few works at a time
@@ -191,15 +199,22 @@ def _rows(work_id: int, chapter: ChapterText, tokenizer: Tokenizer) -> list[dict
             "end_offset": c.end,
             "han_count": c.han_count,
             "sha256": c.sha256,
-            "text": c.text,
             "tokens": " ".join(tokenizer.tokens(c.text)),
         }
         for c in chunk_chapter(chapter.text)
     ]
 
 
+Progress = Callable[[int, int], None]  # (chapters indexed so far, chapters in all)
+
+
 def _write_chapters(
-    conn: Connection, work_id: int, chapters: Iterable[ChapterText], tokenizer: Tokenizer
+    conn: Connection,
+    work_id: int,
+    chapters: Iterable[ChapterText],
+    tokenizer: Tokenizer,
+    progress: Progress | None = None,
+    total: int = 0,
 ) -> tuple[int, int]:
     """Insert chunks and chapter records (the chapters' old rows must be gone); (chapters, chunks)."""
     chunk_rows: list[dict[str, Any]] = []
@@ -215,6 +230,8 @@ def _write_chapters(
         totals[1] += len(chunk_rows)
         chunk_rows.clear()
         records.clear()
+        if progress is not None:
+            progress(totals[0], total)
 
     now = utc_now()
     for chapter in chapters:
@@ -264,14 +281,20 @@ def remove_chapter(conn: Connection, work_id: int, number: int) -> None:
     _touch(conn, work_id)
 
 
-def rebuild_index(conn: Connection, work_id: int) -> RebuildReport:
-    """Rebuild the work's whole index from canonical text with the current dictionary."""
+def rebuild_index(
+    conn: Connection, work_id: int, *, progress: Progress | None = None
+) -> RebuildReport:
+    """Rebuild the work's whole index from canonical text with the current dictionary.
+
+    ``progress(done, total)`` is called after every batch of chapters (a progress bar)."""
     started = time.perf_counter()
     get_work_row(conn, work_id)
     tokenizer = Tokenizer(dictionary_terms(conn, work_id))
     _drop_chapters(conn, work_id, 0, MAX_CHAPTER)
     _save_state(conn, work_id, tokenizer)
-    chapters, chunks = _write_chapters(conn, work_id, iter_chapter_texts(conn, work_id), tokenizer)
+    total = len(chapter_revisions(conn, work_id)) if progress is not None else 0
+    texts = iter_chapter_texts(conn, work_id)
+    chapters, chunks = _write_chapters(conn, work_id, texts, tokenizer, progress, total)
     return RebuildReport(
         work_id, version_for(tokenizer), chapters, chunks, round(time.perf_counter() - started, 3)
     )

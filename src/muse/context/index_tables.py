@@ -14,6 +14,9 @@ Those objects are listed in ``metadata.info["raw_ddl_objects"]`` so that a schem
 A chunk's ``id`` is computed, not allocated: ``work_id << 40 | chapter << 20 | seq``. Rebuilding
 gives every chunk the same id again, and "this work, chapters up to N" is one id range, which
 FTS5 applies inside its own scan (the freeze point is pushed into the index lookup).
+
+A chunk holds no copy of its text (migration 0018): its chapter, revision and offsets point into
+``prose_blocks``, which keeps every revision, and a hit's text is cut from there.
 """
 
 from sqlalchemy import (
@@ -93,8 +96,12 @@ search_chunks = Table(
     Column("start_offset", Integer, nullable=False, comment="code point offset, inclusive"),
     Column("end_offset", Integer, nullable=False, comment="code point offset, exclusive"),
     Column("han_count", Integer, nullable=False),
-    Column("sha256", String(64), nullable=False, comment="sha256 of text"),
-    Column("text", Text, nullable=False, comment="chapter text [start_offset, end_offset)"),
+    Column(
+        "sha256",
+        String(64),
+        nullable=False,
+        comment="sha256 of the chunk's text, the revision's prose [start_offset, end_offset)",
+    ),
     Column(
         "tokens",
         Text,

@@ -11,9 +11,9 @@ Why it is built this way:
 * **No HMM.** jieba's HMM guesses unknown words from their neighbours, so the same name could be
   one token here and two there, and a query would miss half its occurrences. With ``hmm=False``
   an unknown word is always the same single characters, matched as a phrase.
-* **One private jieba, never mutated.** The module-level ``rjieba.cut`` shares a global dictionary
-  that any code in the process could change; a private instance keeps tokens a pure function of
-  (text, dictionary, rjieba version).
+* **One shared jieba, never mutated** (:func:`muse.core.segmentation.shared_jieba`, also used by
+  the entity tagger): nothing in Muse changes its dictionary, so tokens stay a pure function of
+  (text, dictionary, rjieba version); it is loaded when text is first tokenised.
 * **Both backends see exactly these tokens.** Tokens are computed here and stored
   space-separated; SQLite FTS5 (``unicode61``) and PostgreSQL ``to_tsvector('simple', …)`` then
   only split on the spaces. To make that true, a token holds only characters both parsers treat
@@ -32,15 +32,12 @@ Why it is built this way:
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import cache
-from importlib.metadata import version as package_version
-
-import rjieba
 
 from muse.core.canonical import hash_value
+from muse.core.segmentation import shared_jieba
 from muse.core.text import normalize_text
 from muse.knowledge.terms import TermMatcher
 
@@ -81,20 +78,6 @@ CJK_RANGES = (
 )
 _CJK_CLASS = "".join(f"{chr(a)}-{chr(b)}" if a != b else chr(a) for a, b in CJK_RANGES)
 _TOKEN = re.compile(f"[a-z]+|[0-9]+|[{_CJK_CLASS}]+")
-_JIEBA_LOCK = threading.Lock()
-_jieba: rjieba.Jieba | None = None
-
-
-def rjieba_version() -> str:
-    return package_version("rjieba")
-
-
-def _private_jieba() -> rjieba.Jieba:
-    global _jieba
-    with _JIEBA_LOCK:
-        if _jieba is None:
-            _jieba = rjieba.Jieba()  # loads jieba's default dictionary (~0.1 s, once)
-        return _jieba
 
 
 def normalize_terms(terms: Iterable[str]) -> list[str]:
@@ -118,7 +101,7 @@ class Tokenizer:
         self.terms = normalize_terms(terms)
         self.dictionary_sha256 = hash_value(self.terms)
         self._matcher = TermMatcher(fold(t) for t in self.terms)
-        self._jieba = _private_jieba()
+        self._jieba = shared_jieba()
         self._term_tokens = {tok for term in self.terms for tok in self.tokens(term)}
 
     def pieces(self, folded: str) -> Iterator[str]:

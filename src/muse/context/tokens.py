@@ -15,5 +15,5 @@ from muse.core.text import count_han
 
 def estimate_tokens(text: str) -> int:
     han = count_han(text)
-    other = sum(1 for ch in text if not ch.isspace()) - han
+    other = sum(map(len, text.split())) - han  # split() cuts exactly at str.isspace() characters
     return han + math.ceil(max(other, 0) / 4)

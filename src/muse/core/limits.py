@@ -14,6 +14,7 @@ from muse.core.errors import InvalidInput
 MB = 1024 * 1024
 MAX_BOOK_MB = 64  # a 5-million-character novel is about 15 MB of UTF-8
 MAX_YAML_MB = 8  # cards, fine outlines, planning stages
+MAX_CHAPTER_CHARS = 200_000  # one chapter; past this the split is almost surely wrong
 
 
 def read_capped(path: Path, max_mb: float, *, what: str, flag: str) -> bytes:

@@ -32,18 +32,21 @@ block.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import rjieba
 from sqlalchemy import Connection
 
 from muse.core.errors import InvalidInput
+from muse.core.segmentation import shared_jieba
 from muse.core.text import is_han
 from muse.knowledge.card_types import card_type
 from muse.knowledge.first_appearance import TermAppearance, term_appearances
 from muse.quality.leak import dating_owners
+
+if TYPE_CHECKING:
+    import rjieba
 
 PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
 NOUN_TAGS = frozenset({"n", "ng", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
@@ -53,18 +56,6 @@ PLACE_ORG_SUFFIXES = frozenset("镇城村峰谷宗门派帮寨殿阁宫府岛洲
 LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟去来是连将让叫")
 PARTICLES = frozenset("之的了着地得吗呢吧啊么")
 MAX_CHARS = 6
-
-_LOCK = threading.Lock()
-_jieba: rjieba.Jieba | None = None
-
-
-def _tagger() -> rjieba.Jieba:
-    """A private jieba with only the default dictionary, never mutated (see index_tokenizer)."""
-    global _jieba
-    with _LOCK:
-        if _jieba is None:
-            _jieba = rjieba.Jieba()
-        return _jieba
 
 
 @dataclass(frozen=True)
@@ -120,7 +111,7 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
     ``text`` should hold no dictionary term of the work (the caller cuts them out first);
     offsets are shifted by ``offset``.
     """
-    jieba = _tagger()
+    jieba = shared_jieba()  # the process's one jieba, shared with the index tokenizer
     spans: list[EntitySpan] = []
     previous: tuple[str, str, int] | None = None
     pos = offset

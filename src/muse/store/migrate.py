@@ -8,20 +8,28 @@ Each domain owns an Alembic branch (``branch_labels = ("<domain>",)``) whose fir
 starts from the foundation revision ``0001``; a domain's later migrations extend its own branch.
 Parallel work on two domains therefore never fights over one linear chain, and ``upgrade``
 always migrates to every head.
+
+Alembic costs ~0.3 s CPU to import, so it is imported only to migrate: the check every command
+makes (:func:`is_up_to_date`) reads the heads from the scripts' ``revision`` / ``down_revision``
+lines and the current revisions from ``alembic_version`` directly (a test compares both with
+Alembic's own answers).
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import re
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
+from sqlalchemy import Engine, inspect, text
 
 from muse.store.metadata import metadata
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 # Domain table modules, in dependency order. A new domain adds its module here.
 TABLE_MODULES = (
@@ -46,6 +54,8 @@ def load_all_tables():
 
 
 def alembic_config(engine: Engine) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(_MIGRATIONS))
     cfg.attributes["engine"] = engine
@@ -54,20 +64,46 @@ def alembic_config(engine: Engine) -> Config:
 
 def upgrade(engine: Engine, revision: str = "heads") -> None:
     """Migrate to every head: each domain owns a branch that starts from the foundation."""
+    from alembic import command
+
     command.upgrade(alembic_config(engine), revision)
 
 
-def head_revisions(engine: Engine) -> set[str]:
-    return set(ScriptDirectory.from_config(alembic_config(engine)).get_heads())
+def head_revisions(engine: Engine | None = None) -> set[str]:
+    """The revisions ``alembic_version`` holds once every head is applied: those no other script
+    names as its ``down_revision`` or in its ``depends_on`` (Alembic does not record a revision
+    another recorded one depends on)."""
+    return set(_script_heads())
+
+
+_SCRIPT_LINE = re.compile(r"^(revision|down_revision|depends_on)\s*=\s*(.+?)\s*(#.*)?$", re.M)
+
+
+@cache
+def _script_heads() -> frozenset[str]:
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for script in (_MIGRATIONS / "versions").glob("*.py"):
+        found = {k: v for k, v, _ in _SCRIPT_LINE.findall(script.read_text(encoding="utf-8"))}
+        if "revision" not in found:
+            continue  # __init__.py
+        revisions.add(ast.literal_eval(found["revision"]))
+        for key in ("down_revision", "depends_on"):
+            named = ast.literal_eval(found.get(key, "None"))
+            parents.update((named,) if isinstance(named, str) else named or ())
+    return frozenset(revisions - parents)
 
 
 def current_revisions(engine: Engine) -> set[str]:
+    """The revisions ``alembic_version`` records (empty for a database never migrated)."""
     with engine.connect() as conn:
-        return set(MigrationContext.configure(conn).get_current_heads())
+        if not inspect(conn).has_table("alembic_version"):
+            return set()
+        return set(conn.execute(text("SELECT version_num FROM alembic_version")).scalars())
 
 
 def is_up_to_date(engine: Engine) -> bool:
-    return current_revisions(engine) == head_revisions(engine)
+    return current_revisions(engine) == head_revisions()
 
 
 def include_object(obj, name, type_, reflected, compare_to) -> bool:  # noqa: ANN001

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, func, select, tuple_
 
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound
@@ -240,6 +240,29 @@ def get_revision_text(conn: Connection, work_id: int, number: int, revision: int
     if row is None:
         raise NotFound(f"第 {number} 章没有修订版 {revision}。")
     return _to_text(work_id, row)
+
+
+def prose_slices(
+    conn: Connection, work_id: int, spans: Sequence[tuple[int, int, int, int]]
+) -> list[str | None]:
+    """The text of each ``(chapter, revision, start, end)`` span of stored prose, code point
+    offsets, half-open; ``None`` where that revision is not stored (one query)."""
+    pairs = sorted({(number, revision) for number, revision, _, _ in spans})
+    if not pairs:
+        return []
+    rows = conn.execute(
+        select(chapters.c.number, prose_blocks.c.revision, prose_blocks.c.text)
+        .select_from(chapters.join(prose_blocks, prose_blocks.c.chapter_id == chapters.c.id))
+        .where(
+            chapters.c.work_id == work_id,
+            tuple_(chapters.c.number, prose_blocks.c.revision).in_(pairs),
+        )
+    )
+    texts = {(r.number, r.revision): r.text for r in rows}
+    return [
+        None if (found := texts.get((n, rev))) is None else found[start:end]
+        for n, rev, start, end in spans
+    ]
 
 
 def latest_chapter_number(conn: Connection, work_id: int) -> int | None:

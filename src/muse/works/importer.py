@@ -17,6 +17,7 @@ from sqlalchemy import Connection, Engine, select
 from muse.core.canonical import sha256_hex
 from muse.core.clock import utc_now
 from muse.core.errors import ImportFailed
+from muse.core.limits import MAX_CHAPTER_CHARS
 from muse.core.prose_chars import removal_summary, strip_refused
 from muse.core.text import count_han
 from muse.works.book_decoding import decode_book
@@ -129,9 +130,8 @@ def _report(
     )
 
 
-# A web-novel chapter is 2,000–10,000 characters; a "chapter" of this size is a file whose
-# headings were not recognised (or not a novel at all). ``--max-chapter-chars`` raises it.
-MAX_CHAPTER_CHARS = 200_000
+# A web-novel chapter is 2,000–10,000 characters; a "chapter" of MAX_CHAPTER_CHARS is a file
+# whose headings were not recognised (or not a novel at all). ``--max-chapter-chars`` raises it.
 
 
 def analyse(
@@ -243,7 +243,10 @@ def import_book(
             front_matter=book.front_matter,
         )
         volume_ids = _insert_volumes(conn, work_id, book)
-        _insert_chapters(conn, work_id, book, volume_ids, report.source_version, progress)
+        han_counts = [c.han_count for c in report.chapters]  # counted once, by the analysis
+        _insert_chapters(
+            conn, work_id, book, volume_ids, report.source_version, han_counts, progress
+        )
     return ImportReport(**{**report.__dict__, "dry_run": False, "work_id": work_id})
 
 
@@ -271,6 +274,7 @@ def _insert_chapters(
     book: ParsedBook,
     volume_ids: list[int],
     version: str,
+    han_counts: Sequence[int],
     progress: Progress | None,
 ) -> None:
     now = utc_now()
@@ -307,12 +311,12 @@ def _insert_chapters(
                     "revision": 1,
                     "text": c.body,
                     "content_sha256": sha256_hex(c.body),
-                    "han_count": count_han(c.body),
+                    "han_count": han,
                     "origin": "import",
                     "attribution": {"file": version, "line": c.line_no},
                     "created_at": now,
                 }
-                for c in batch
+                for c, han in zip(batch, han_counts[start : start + _BATCH], strict=True)
             ],
         )
         if progress:

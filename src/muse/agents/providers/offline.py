@@ -25,6 +25,7 @@ from muse.agents.contracts import OFFLINE_MODEL, load_roles
 from muse.agents.errors import InvalidOutput, ProviderRejected
 from muse.agents.providers.base import Capabilities, ChatReply, ChatRequest, Price, Usage
 from muse.agents.providers.schema_sample import sample_instance
+from muse.agents.schemas import json_schema
 from muse.core.canonical import hash_value
 
 OFFLINE_MODELS = (OFFLINE_MODEL,)
@@ -76,7 +77,7 @@ def offline_seed(
             "role": role,
             "task": task,
             "input": task_input,
-            "schema": output_model.model_json_schema(),
+            "schema": json_schema(output_model),
         }
     )
 
@@ -100,7 +101,7 @@ def fallback_instance(
     role: str, task: str, task_input: dict[str, Any], output_model: type[BaseModel]
 ) -> dict[str, Any]:
     data = sample_instance(
-        output_model.model_json_schema(), offline_seed(role, task, task_input, output_model)
+        json_schema(output_model), offline_seed(role, task, task_input, output_model)
     )
     try:
         output_model.model_validate(data)

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import openai
 
 from muse.agents.errors import (
     MalformedResponse,
@@ -29,6 +27,9 @@ from muse.agents.errors import (
     TransportError,
 )
 from muse.agents.providers.base import Capabilities, ChatReply, ChatRequest, ToolCall, Usage
+
+if TYPE_CHECKING:
+    import openai
 
 ALLOW_ENV = "MUSE_ALLOW_MODEL_REQUESTS"
 KEYLESS_PLACEHOLDER = "not-needed"  # the SDK wants some key; local servers ignore it
@@ -71,6 +72,8 @@ class OpenAICompatibleProvider:
         check_requests_allowed(self.base_url)  # refuse before anything is built or sent
         self.capabilities = capabilities
         self._api_key = api_key
+        import openai  # the SDK costs ~0.5 s to import: only when a real provider is built
+
         self._client = openai.OpenAI(
             api_key=api_key or KEYLESS_PLACEHOLDER,
             base_url=self.base_url,
@@ -83,6 +86,8 @@ class OpenAICompatibleProvider:
 
     def complete(self, request: ChatRequest) -> ChatReply:
         check_requests_allowed(self.base_url)  # and again: the environment may have changed
+        import openai  # already loaded by __init__; the name is needed for the except clauses
+
         try:
             raw = self._client.chat.completions.with_raw_response.create(**self._body(request))
         except openai.APIStatusError as err:
