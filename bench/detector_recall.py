@@ -208,7 +208,9 @@ def derive_outline(book: Book, number: int) -> tuple[dict, dict[str, str], list[
     text = book.chapters[number]
     present = [p for p in book.persons if p.first <= number and token_count(text, p) >= 2]
     present.sort(key=lambda p: (-token_count(text, p), p.name))
+    # the three most-named people, and everyone the chapter introduces (declared as debuts)
     cast = present[:3]
+    cast += [p for p in book.persons if p.first == number and p not in cast and p.name in text]
     sentences = named_sentences(paragraphs_of(text), book, present)
     if len(cast) < 1 or len(sentences) < 5:
         return None
