@@ -42,7 +42,7 @@ from muse.core.errors import MuseError
 from muse.flow.evidence_gaps import GapResolution, overall, resolve_gaps
 from muse.knowledge.first_appearance import term_appearances
 from muse.quality import mechanical
-from muse.quality.entities import EntityLexicon, entity_lexicon_from
+from muse.quality.entities import EntityLexicon, book_text_as_of, entity_lexicon_from
 from muse.quality.hard_events import detector_marks, event_checks
 from muse.quality.leak import LeakLexicon, leak_lexicon_from
 from muse.quality.mechanical import Finding
@@ -146,9 +146,10 @@ def check_lexicons(
     not see later names); ``leak_terms`` is a replay harness's lexicon."""
     with reading(engine) as conn:
         appearances = term_appearances(conn, context.work_id)
+        book_text = book_text_as_of(conn, context.work_id, context.as_of)
     return (
         leak_lexicon_from(appearances, context.work_id, context.as_of, leak_terms),
-        entity_lexicon_from(appearances, context.work_id, context.as_of),
+        entity_lexicon_from(appearances, context.work_id, context.as_of, book_text),
     )
 
 

@@ -146,7 +146,9 @@ def name_findings(
 
 
 def debut_terms(context: WriterContext, leak: LeakLexicon | None) -> set[str]:
-    """Every name of the people the outline introduces in this chapter (see module docstring)."""
+    """Every name the outline introduces in this chapter (see module docstring): the declared
+    debuts and all names of their cards; all names of a card whose 登场 is the target chapter and
+    which the outline names; a name first used in the target chapter that the outline writes."""
     outline = FineOutline.model_validate(context.fine_outline)
     declared = {
         normalize_text(e.name).strip() for e in outline.hard_constraints.required_entities if e.debut
@@ -154,13 +156,16 @@ def debut_terms(context: WriterContext, leak: LeakLexicon | None) -> set[str]:
     if leak is None:
         return declared
     named = "\n".join(_strings(context.fine_outline))
-    cards = {
+    target = context.target_chapter
+    debut_cards = {t.card_id for term, t in leak.terms.items() if term in declared and t.card_id}
+    debut_cards |= {
         t.card_id
-        for term, t in leak.terms.items()
-        if t.card_id is not None
-        and (term in declared or (t.first_chapter == context.target_chapter and term in named))
-    }
-    return declared | {term for term, t in leak.terms.items() if t.card_id in cards}
+        for t in leak.terms.values()
+        if t.origin == "card" and t.first_chapter == target and t.card_id
+    } & {t.card_id for term, t in leak.terms.items() if term in named}
+    exempt = {term for term, t in leak.terms.items() if t.card_id in debut_cards}
+    exempt |= {term for term, t in leak.terms.items() if t.first_chapter == target and term in named}
+    return declared | exempt
 
 
 def required_entity_findings(
@@ -278,10 +283,17 @@ def _unknown(
     lexicon: EntityLexicon,
 ) -> list[Finding]:
     def unseen(term: str) -> bool:
-        return term not in shown.text and not any(term in d for d in declared)
+        return (
+            term not in shown.text
+            and not any(term in d for d in declared)
+            and not lexicon.in_book(term)  # the book already used it: no new name
+        )
 
-    located = [s for s in spans if s.category in (KNOWN, TAGGED) and unseen(s.term)]
-    covered = [(s.start, s.end) for s in spans if s.category in (LEAK, CONTEXT, DECLARED, DEBUT)]
+    # names in the cards (KNOWN) are the work's own; only tagged, unseen words are advice
+    located = [s for s in spans if s.category == TAGGED and unseen(s.term)]
+    covered = [
+        (s.start, s.end) for s in spans if s.category in (LEAK, CONTEXT, DECLARED, DEBUT, KNOWN)
+    ]
     for match in _TITLE.finditer(body):
         title = match.group(1)
         start, end = match.span(1)
@@ -297,13 +309,8 @@ def _unknown(
 def _unknown_finding(body: str, span: _Span, count: int, lexicon: EntityLexicon) -> Finding:
     line = _line(body, span.start)
     where = f"正文第 {line} 行起出现 {count} 次"
-    entity = lexicon.terms.get(span.term)
-    if span.category == KNOWN and entity is not None:
-        what = f"「{span.term}」是作品已有的{entity.type_label()}「{entity.card_name}」"
-        message = f"{what}，但本章上下文没有提供它，也未申报为新设定；{where}。"
-    elif span.category in (KNOWN, "title"):
-        shown = f"《{span.term}》" if span.category == "title" else f"「{span.term}」"
-        message = f"{shown}不在上下文中，也未申报为新设定；{where}。"
+    if span.category == "title":
+        message = f"《{span.term}》不在上下文和前文中，也未申报为新设定；{where}。"
     else:
-        message = f"「{span.term}」像是专名，既不在上下文中，也未申报为新设定；{where}。"
+        message = f"「{span.term}」像是新专名，前文、卡片和上下文中都没有，也未申报为新设定；{where}。"
     return Finding("unknown_entity", "medium", message, span.start, span.end, span.term, line)
