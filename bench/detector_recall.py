@@ -56,11 +56,12 @@ from muse.works.importer import import_book
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 PERSON_TAGS = {"nr", "nrfg", "nrt"}
-MIN_USES = 10
-MAX_CARDS = 160
+MIN_USES = 5
+MAX_CARDS = 400
 HERE = Path(__file__).resolve().parent
 FUNCTION_START = set("那这保老小大二令请问见叫与和同被将把对向在是")
 SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?[”’」』]?")
+PLAIN_INVENTED = ("沈青禾", "顾长歌", "林远舟", "苏晚晴", "陈墨白", "韩烈", "方寒山", "秦无衣")
 INVENTED = ("慕容秋", "上官云瑶", "司徒青岚", "欧阳墨", "南宫霁", "夏侯雪衣", "令狐澈", "东方璃")
 META = {
     "作者的话": lambda ps: _mid(ps, "作者的话：这一章写得很辛苦，感谢大家的支持，明天继续更新。"),
@@ -124,11 +125,17 @@ class Tally:
 def persons_of(path: Path, chapters: dict[int, str]) -> list[Person]:
     """The book's people: the hand-written cast beside this file, else derived from the text."""
     cast_file = HERE / "detector_cast" / f"{path.stem}.txt"
+    cast: list[tuple[str, list[str]]] = []
     if cast_file.exists():
         rows = [line.split() for line in cast_file.read_text().splitlines()]
         cast = [(r[0], r[1:]) for r in rows if r and not r[0].startswith("#")]
-    else:
-        cast = [(name, []) for name in derive_names(chapters)]
+    # the minor people an author's cards would also hold, derived from the text
+    taken = {t for name, aliases in cast for t in (name, *aliases)}
+    cast += [
+        (name, [])
+        for name in derive_names(chapters)
+        if not any(name in t or t in name for t in taken)
+    ]
     persons = []
     for name, aliases in cast:
         firsts = {t: _first_chapter(chapters, t) for t in [name, *aliases]}
@@ -404,13 +411,25 @@ class Probe:
 
     def plant_invented(self, number, paragraphs) -> None:
         text = "\n".join(self.book.chapters[n] for n in range(1, number + 1))
-        name = next(n for n in INVENTED[number % len(INVENTED) :] + INVENTED if n not in text)
-        planted = _mid(
-            paragraphs, f"只见一人飘然而至，拱手道：“在下{name}，久仰大名。”{name}说罢，微微一笑。"
+        fancy = next(n for n in INVENTED[number % len(INVENTED) :] + INVENTED if n not in text)
+        plain = next(
+            n for n in PLAIN_INVENTED[number % len(PLAIN_INVENTED) :] + PLAIN_INVENTED if n not in text
         )
-        _, advisory = self.check(planted)
-        hit = any(a.startswith("unknown_entity:") and name in a for a in advisory)
-        self.tally.count("undeclared new person (advice)", hit, f"{number} {name}")
+        cases = {
+            "new person, introduced (advice)": (
+                fancy,
+                f"只见一人飘然而至，拱手道：“在下{fancy}，久仰大名。”{fancy}说罢，微微一笑。",
+            ),
+            "new person, named twice (advice)": (
+                plain,
+                f"{plain}推门而入，向众人点了点头。{plain}在角落里坐下，一言不发。",
+            ),
+            "new person, named once (advice)": (plain, f"{plain}推门而入，向众人点了点头。"),
+        }
+        for cls, (name, line) in cases.items():
+            _, advisory = self.check(_mid(paragraphs, line))
+            hit = any(a.startswith("unknown_entity:") and name in a for a in advisory)
+            self.tally.count(cls, hit, f"{number} {name}")
 
 
 def event_terms(quote: str, book: Book) -> list[str]:

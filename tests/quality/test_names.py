@@ -116,8 +116,9 @@ def test_the_sample_passage_finds_what_the_docstring_says(named, lexicons):  # n
     _, findings = _check(named, lexicons, *paragraphs)
     found = set(of_kind(findings, "unknown_entity"))
     # 林远 and 苏晴 are in the context; 小远 (no surname) is not reported; 剑门 in 「连天剑门」
-    # is read as 天剑门, not as a second name
-    assert found == {"青石镇", "天剑门", "落霞峰", "云岚宗", "慕容秋", "赵无极", "黑风寨"}
+    # is read as 天剑门, not as a second name; names used once without a naming cue
+    # (青石镇, 赵无极, 黑风寨) are not reported: on real prose such words are mostly noise
+    assert found == {"天剑门", "落霞峰", "云岚宗", "慕容秋"}
     assert not [f for f in findings if f.kind == "future_leak"]
 
 

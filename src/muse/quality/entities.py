@@ -19,7 +19,8 @@ frozen context nor declared as new settings. Two sources of names:
      holding a grammatical particle (之、的、了 …) are dropped. On classic prose the HMM calls
      many ordinary words names (湛湛, 开根, 马上遥); without a surname or a suffix they are not
      reported;
-   * a compound surname jieba cut off its given name (慕容 + 秋, 夏侯 + 雪衣) is joined back;
+   * a compound surname jieba cut off its given name (慕容 + 秋, 夏侯 + 雪衣) is joined back, and
+     so is a single surname cut off its given name (苏 + 晚晴) when the name occurs twice;
    * dictionary words tagged as a person that are **3 or more characters** (赵无极);
    * a noun of two characters followed by a **place or organisation suffix** (镇、城、峰、宗、
      门、派 …) that jieba left apart: 青石 + 镇 → 青石镇, 落霞 + 峰 → 落霞峰.
@@ -28,9 +29,11 @@ frozen context nor declared as new settings. Two sources of names:
 
 Precision, honestly: this is a heuristic, not a named-entity recogniser. On the hand-written
 passage in ``tests/quality/fixtures/ner_sample.txt`` (15 lines of xianxia-style prose, 11 distinct
-names) it reports the 7 not already in the context (青石镇, 天剑门, 落霞峰, 云岚宗, 慕容秋,
+names) the tagger finds the 7 not already in the context (青石镇, 天剑门, 落霞峰, 云岚宗, 慕容秋,
 赵无极, 黑风寨) and no false positive; it misses a nickname without a surname (小远),
-nicknames tagged as adjectives (周老), and two-character dictionary names (北京). That is why an unknown entity is
+nicknames tagged as adjectives (周老), and two-character dictionary names (北京). The gate then
+reports only those that recur, are introduced as names or carry a compound surname
+(``names.py``): 4 of them. That is why an unknown entity is
 advice (severity medium), never a blocking finding; only exact lexicon matches (future leaks)
 block.
 """
@@ -59,9 +62,13 @@ PLACE_ORG_SUFFIXES = frozenset("镇城村峰谷宗门派帮寨殿阁宫府岛洲
 # a single character the HMM tends to glue in front of a name: 「奉云岚宗」「过云岚宗」
 LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟去来是连将让叫")
 PARTICLES = frozenset("之的了着地得吗呢吧啊么")
+LEADING_VERB = frozenset("取攻至保守入出到往向在于自从现过近离回奔投围破据")
 PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
 # what follows a name in a sentence, never the end of a given name: 「慕容秋说罢」
-AFTER_NAME = frozenset("说道曰云笑问答叫喊见来去了着过也又便就却都皆亦乃遂")
+AFTER_NAME = frozenset(
+    "说道曰云笑问答叫喊见来去了着过也又便就却都皆亦乃遂到至为者率领令闻听谓与同及其所以而于在自"
+    "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有"
+)
 MAX_CHARS = 6
 
 _LOCK = threading.Lock()
@@ -134,7 +141,7 @@ class EntitySpan:
     text: str
     start: int  # code point offset in the scanned text, inclusive
     end: int  # exclusive
-    how: str  # coined | dictionary | suffix
+    how: str  # coined | dictionary | suffix | recurring
 
 
 def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
@@ -147,7 +154,8 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
     spans: list[EntitySpan] = []
     previous: tuple[str, str, int] | None = None
     pos = offset
-    for word, tag in _joined_surnames(jieba.tag(text, hmm=True)):
+    tokens = list(_joined_surnames(jieba.tag(text, hmm=True)))
+    for word, tag in tokens:
         span = _entity(jieba, word, tag, pos)
         merged = _suffixed(previous, word, pos)
         if merged is not None:
@@ -158,6 +166,10 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
             spans.append(span)
         previous = (word, tag, pos)
         pos += len(word)
+    for extra in _recurring_names(jieba, text, tokens, offset):
+        if not any(s.start < extra.end and extra.start < s.end for s in spans):
+            spans.append(extra)
+    spans.sort(key=lambda s: s.start)
     return spans
 
 
@@ -168,31 +180,66 @@ def _joined_surnames(tokens: Iterable[tuple[str, str]]) -> Iterator[tuple[str, s
     while i < len(tokens):
         word, tag = tokens[i]
         nxt = tokens[i + 1][0] if i + 1 < len(tokens) else ""
-        if word[:2] in COMPOUND and len(word) <= 3 and nxt and _all_han(nxt):
-            given = nxt[:1] if nxt[-1] in AFTER_NAME or len(word) + len(nxt) > 4 else nxt
-            if given[0] not in AFTER_NAME and given[0] not in PARTICLES:
-                yield word + given, "nr"
-                if given != nxt:
-                    yield nxt[len(given) :], tokens[i + 1][1]
-                i += 2
-                continue
+        given = _given_after(word, nxt) if word in COMPOUND else None
+        if given is not None:
+            yield word + given, "nr"
+            if given != nxt:
+                yield nxt[len(given) :], tokens[i + 1][1]
+            i += 2
+            continue
         yield word, tag
         i += 1
+
+
+def _given_after(surname: str, nxt: str) -> str | None:
+    """The given name at the start of ``nxt`` (one or two characters), or None."""
+    if not nxt or not _all_han(nxt) or nxt[0] in AFTER_NAME or nxt[0] in PARTICLES:
+        return None
+    if len(nxt) <= 2 and nxt[-1] not in AFTER_NAME:
+        return nxt
+    return nxt[:1]
+
+
+def _recurring_names(jieba: rjieba.Jieba, text: str, tokens: list[tuple[str, str]], offset: int):
+    """Surname + given name that jieba cut apart (苏 + 晚晴, 顾长 + 歌), kept only when the joined
+    name occurs at least twice in ``text``: a recurring unknown word led by a surname."""
+    pos = offset
+    for (word, _), (nxt, _) in zip(tokens, tokens[1:], strict=False):
+        joined = word + nxt
+        if (
+            2 <= len(joined) <= 3
+            and len(nxt) <= 2
+            and _all_han(joined)
+            and _person_like(jieba, joined)
+            and nxt[-1] not in AFTER_NAME
+            and not any(c in PARTICLES for c in joined)
+            and not jieba.has_word(joined)
+            and text.count(joined) >= 2
+        ):
+            yield EntitySpan(joined, pos, pos + len(joined), "recurring")
+        pos += len(word)
 
 
 def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | None:
     if tag not in PROPER_TAGS or not 2 <= len(word) <= MAX_CHARS or not _all_han(word):
         return None
     if jieba.has_word(word):
-        if len(word) >= 3 and tag in PERSON_TAGS:
+        if (
+            len(word) == 3
+            and tag in PERSON_TAGS
+            and _person_like(jieba, word)
+            and word[-1] not in AFTER_NAME
+        ):
             return EntitySpan(word, pos, pos + len(word), "dictionary")
         return None
     if len(word) >= 4 and word[0] in LEADING_FUNCTION:
         word, pos = word[1:], pos + 1
+    elif len(word) == 3 and word[0] in LEADING_VERB and word[-1] in PLACE_ORG_SUFFIXES:
+        word, pos = word[1:], pos + 1  # 取 + 冀城: a verb glued to a place
     if any(c in PARTICLES for c in word):
         return None
     person = tag in PERSON_TAGS and _person_like(jieba, word)
-    place = len(word) >= 3 and word[-1] in PLACE_ORG_SUFFIXES
+    place = len(word) >= 2 and word[-1] in PLACE_ORG_SUFFIXES
     if not (person or place) or word[-1] in AFTER_NAME:
         return None
     return EntitySpan(word, pos, pos + len(word), "coined")

@@ -40,8 +40,11 @@ from muse.planning.contracts import FineOutline
 from muse.quality.entities import EntityLexicon, tagged_entities
 from muse.quality.findings import Finding
 from muse.quality.leak import LeakLexicon
+from muse.quality.surnames import COMPOUND, surname_of
 
 _TITLE = re.compile(r"《([^《》\n]{1,40})》")
+# words that introduce a name right before it: 「在下慕容秋」「一个名叫林远的少年」
+_NAMING_CUE = re.compile(r"(?:在下|名叫|叫做|叫作|名唤|唤作|唤做|自称|自号|人称|号称|名为|我乃|我是|我叫|姓)$")
 # categories by priority: a later one wins when a string is in several sets
 KNOWN, TAGGED, DECLARED, LEAK, CONTEXT = "known", "tagged", "declared", "leak", "context"
 DEBUT = "debut"  # a name of a person the outline introduces in this chapter
@@ -302,8 +305,21 @@ def _unknown(
         )
         if not inside and unseen(title):
             located.append(_Span(title, start, end, "title"))
+    located = [s for s in located if _worth_reporting(body, s)]
     located.sort(key=lambda s: s.start)
     return [_unknown_finding(body, s, n, lexicon) for s, n in _first_of_each(located)]
+
+
+def _worth_reporting(body: str, span: _Span) -> bool:
+    """A tagged word is reported when it reads as a name: it recurs (a person a writer invents
+    comes back), it is introduced as one (在下…, 名叫…), or it carries a compound surname.
+    A word the tagger found once, with no such sign, is the tagger's noise far more often than a
+    name on real prose (bench/detector_recall.py)."""
+    if span.category == "title" or body.count(span.term) >= 2:
+        return True
+    if surname_of(span.term) in COMPOUND:
+        return True
+    return _NAMING_CUE.search(body, max(0, span.start - 4), span.start) is not None
 
 
 def _unknown_finding(body: str, span: _Span, count: int, lexicon: EntityLexicon) -> Finding:
