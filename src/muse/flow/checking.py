@@ -42,6 +42,7 @@ from muse.core.errors import MuseError
 from muse.flow.evidence_gaps import GapResolution, overall, resolve_gaps
 from muse.knowledge.first_appearance import term_appearances
 from muse.quality import mechanical
+from muse.quality.ai_flavor import ai_flavor_summary
 from muse.quality.entities import EntityLexicon, book_text_as_of, entity_lexicon_from
 from muse.quality.hard_events import detector_marks, event_checks
 from muse.quality.leak import LeakLexicon, leak_lexicon_from
@@ -291,6 +292,8 @@ def _report(
             "findings": [f.to_dict() for f in findings],
             # hard events and scenes the gate could not decide: the semantic detector judges them
             "forSemanticDetector": detector_marks(event_checks(context, output)),
+            # spec 001 §2.2 diagnose: AI 味 hits of the style profile's blacklist, counted
+            "aiFlavor": ai_flavor_summary(findings),
         },
         "semantic": semantic.wire()
         if semantic

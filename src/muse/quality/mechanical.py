@@ -12,6 +12,7 @@ from muse.context.writer_output import UnlocatedClaim
 from muse.core.canonical import sha256_hex
 from muse.core.text import count_han
 from muse.planning.contracts import FineOutline
+from muse.quality.ai_flavor import ai_flavor_findings
 from muse.quality.entities import EntityLexicon
 from muse.quality.findings import Finding
 from muse.quality.hard_events import event_checks, event_findings
@@ -42,6 +43,7 @@ def check(
     findings += _coverage(outline, output)
     findings += event_findings(event_checks(context, output), output.candidate_body)
     findings += repetition_findings(context, output.candidate_body)
+    findings += ai_flavor_findings(context, output.candidate_body)
     findings += required_entity_findings(
         context, output, leak_lexicon=leak_lexicon, entity_lexicon=entity_lexicon
     )
