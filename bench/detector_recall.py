@@ -12,13 +12,16 @@ For each book, in a fresh SQLite database:
    chapter is derived from it (required people: the most-named persons of the chapter, by card
    name; hard events, result and hook: sentences of the chapter that name a person, with the
    claim quoting that sentence; a person whose 登场 is this chapter is declared a debut), the
-   context is frozen at as_of = k, and the real chapter k+1 is the candidate;
+   context is frozen at as_of = k, and the real chapter k+1 is the candidate; an alias first used
+   in k+1 is declared by a new canonical fact of the outline;
 3. the untouched candidate and one planted defect per variant go through the checking services
    of ``muse candidate edit`` (``check_lexicons`` + the mechanical gate).
 
 It prints the blocking recall per planted class (a variant counts when a blocking finding of the
-expected kind is raised), the advisory recall of undeclared invented names, and the blocking and
-advisory findings of every untouched real chapter.
+expected kind is raised; "any blocking" counts any blocking finding), the advisory recall of
+undeclared invented names (introduced with 在下…, named twice, named once), and the blocking and
+advisory findings of every untouched real chapter. A 3× padding that stays inside the acceptance
+band (≤ 10,000 Han, spec 000 §8) is no defect and is not counted.
 
 Goal (issue 18): 100% on required people, future names, length, meta text and degenerate
 repetition; ≥ 90% on removed hard events; 0 blocking and a median ≤ 3 advisory findings on
@@ -56,7 +59,7 @@ from muse.works.importer import import_book
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 PERSON_TAGS = {"nr", "nrfg", "nrt"}
-MIN_USES = 5
+MIN_USES = 3
 MAX_CARDS = 400
 HERE = Path(__file__).resolve().parent
 FUNCTION_START = set("那这保老小大二令请问见叫与和同被将把对向在是")
@@ -88,6 +91,7 @@ class Person:
     first: int
     uses: int  # unused by the cast file (0)
     aliases: dict[str, int] = field(default_factory=dict)  # alias → first chapter it is used
+    main: bool = False  # from the hand-written cast
 
     def terms(self) -> list[str]:
         return [self.name, *self.aliases]
@@ -131,19 +135,22 @@ def persons_of(path: Path, chapters: dict[int, str]) -> list[Person]:
         cast = [(r[0], r[1:]) for r in rows if r and not r[0].startswith("#")]
     # the minor people an author's cards would also hold, derived from the text
     taken = {t for name, aliases in cast for t in (name, *aliases)}
+    mains = len(cast)
     cast += [
         (name, [])
         for name in derive_names(chapters)
         if not any(name in t or t in name for t in taken)
     ]
     persons = []
-    for name, aliases in cast:
+    mains = mains or 40  # without a cast file, the 40 most used derived names are confirmed
+    for index, (name, aliases) in enumerate(cast):
         firsts = {t: _first_chapter(chapters, t) for t in [name, *aliases]}
         used = [c for c in firsts.values() if c]
         if not used:
             continue
         debut = min(used)
-        persons.append(Person(name, debut, 0, {a: firsts[a] for a in aliases if firsts[a]}))
+        aliases_used = {a: firsts[a] for a in aliases if firsts[a]}
+        persons.append(Person(name, debut, 0, aliases_used, main=index < mains))
     return persons
 
 
@@ -152,7 +159,7 @@ def derive_names(chapters: dict[int, str]) -> list[str]:
     jieba = rjieba.Jieba()
     tagged: Counter = Counter()
     for text in chapters.values():
-        for word, tag in jieba.tag(text, hmm=False):
+        for word, tag in jieba.tag(text, hmm=True):
             if tag in PERSON_TAGS and 2 <= len(word) <= 3 and all(is_han(c) for c in word):
                 tagged[word] += 1
     book = "\n".join(chapters.values())
@@ -168,9 +175,9 @@ def _first_chapter(chapters: dict[int, str], term: str) -> int:
     return next((n for n in sorted(chapters) if term in chapters[n]), 0)
 
 
-def cards_yaml(book: Book) -> str:
+def cards_yaml(persons: list[Person], book: Book) -> str:
     lines = ["格式: muse-cards-v1", "卡片:"]
-    for p in book.persons:
+    for p in persons:
         text = book.chapters[p.first]
         term = next(t for t in p.terms() if t in text)
         at = text.index(term)
@@ -213,7 +220,10 @@ def named_sentences(paragraphs: list[str], book: Book, cast: list[Person]) -> li
 
 def derive_outline(book: Book, number: int) -> tuple[dict, dict[str, str], list[Person]] | None:
     text = book.chapters[number]
-    present = [p for p in book.persons if p.first <= number and token_count(text, p) >= 2]
+    # required: people with a confirmed card (an outline requires people the author carded)
+    present = [
+        p for p in book.persons if p.main and p.first <= number and token_count(text, p) >= 2
+    ]
     present.sort(key=lambda p: (-token_count(text, p), p.name))
     # the three most-named people, and everyone the chapter introduces (declared as debuts)
     cast = present[:3]
@@ -455,7 +465,13 @@ def probe_book(path: Path, targets: int) -> Tally:
         chapters = {c.number: c.text for c in catalog.iter_chapter_texts(conn, work_id)}
     book = Book(path.stem, chapters, persons_of(path, chapters))
     with engine.begin() as conn:
-        import_cards_yaml(conn, work_id, cards_yaml(book), confirm=True)
+        # the hand-written cast confirmed, the derived minor people as drafts (they date names
+        # for the leak check just the same; confirming hundreds of cards one by one is slow)
+        main = [p for p in book.persons if p.main]
+        minor = [p for p in book.persons if not p.main]
+        import_cards_yaml(conn, work_id, cards_yaml(main, book), confirm=True)
+        if minor:
+            import_cards_yaml(conn, work_id, cards_yaml(minor, book), filename="minor.yaml")
         search_index.rebuild_index(conn, work_id)
     last = max(chapters)
     numbers = sorted({int(5 + i * (last - 6) / max(1, targets - 1)) for i in range(targets)})

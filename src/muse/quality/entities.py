@@ -180,7 +180,11 @@ def _joined_surnames(tokens: Iterable[tuple[str, str]]) -> Iterator[tuple[str, s
     while i < len(tokens):
         word, tag = tokens[i]
         nxt = tokens[i + 1][0] if i + 1 < len(tokens) else ""
-        given = _given_after(word, nxt) if word in COMPOUND else None
+        given = None
+        if word in COMPOUND:
+            given = _given_after(word, nxt)
+        elif len(word) == 3 and word[:2] in COMPOUND and len(nxt) == 1:  # 上官云 + 瑶
+            given = _given_after(word, nxt)
         if given is not None:
             yield word + given, "nr"
             if given != nxt:

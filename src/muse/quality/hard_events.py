@@ -13,7 +13,7 @@ paragraph. Key terms are
 Outcomes, per hard event (the best of its claims):
 
 * ``verified``: at least half of the key terms are there;
-* ``contradicted``: fewer than a fifth (none, with one or two terms) — a blocking
+* ``contradicted``: fewer than 35 % (none, with one or two terms) — a blocking
   ``hard_event_unverified`` finding at the claim: the claimed text does not say what the event is;
 * ``unverifiable``: in between, or too few key terms to judge. Never silently passed: it is listed
   for the semantic detector (``detector_marks``, shown in its input and stored in the report),
@@ -35,7 +35,8 @@ from muse.planning.contracts import FineOutline, OutlineItem
 from muse.quality.entities import _tagger
 from muse.quality.findings import Finding
 
-VERIFIED, PARTIAL = 0.5, 0.2
+VERIFIED, PARTIAL = 0.5, 0.35
+REACH = 60  # code points of the paragraph either side of the claimed span that still count
 _CONTENT_TAGS = ("n", "v", "a", "s", "t", "i", "l")
 _EMPTY = frozenset(
     "一个 一些 这个 那个 这样 那样 什么 怎么 没有 不是 就是 还是 只是 已经 知道 起来 出来 下来 "
@@ -174,7 +175,9 @@ def _entity_groups(context: WriterContext) -> list[frozenset[str]]:
 
 
 def _paragraph(body: str, start: int, end: int) -> tuple[int, int]:
-    """The lines around ``[start, end)``: the claimed span and its paragraph."""
+    """The claimed span ``[start, end)`` and its paragraph around it, at most ``REACH`` code
+    points either side (a classic novel's paragraph can hold a whole scene)."""
     left = body.rfind("\n", 0, start) + 1
     right = body.find("\n", end)
-    return left, len(body) if right < 0 else right
+    right = len(body) if right < 0 else right
+    return max(left, start - REACH), min(right, end + REACH)
