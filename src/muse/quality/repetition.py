@@ -37,9 +37,17 @@ _SPACE = re.compile(r"\s+")
 
 
 def repetition_findings(context: WriterContext, body: str) -> list[Finding]:
+    return body_repetition(body, _baseline_texts(context), _previous_opening(context))
+
+
+def body_repetition(
+    body: str, baseline_texts: Sequence[str] = (), previous_opening: str | None = None
+) -> list[Finding]:
+    """The four measures of the module docstring; ``baseline_texts``: the book's previous
+    chapters; ``previous_opening``: the previous chapter's opening."""
     findings = _paragraphs(body) + _sentences(body)
-    findings += _ngrams(body, _baseline_texts(context))
-    findings += _opening(body, _previous_opening(context))
+    findings += _ngrams(body, baseline_texts)
+    findings += _opening(body, previous_opening)
     return findings
 
 
