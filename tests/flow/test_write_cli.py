@@ -65,7 +65,7 @@ def test_blocked_summary_locates_findings_in_the_text(muse, book, scripted_write
         "write", str(NEXT), "-p", "offline", "-m", "offline-1", "--max-rewrites", "0", code=3
     )
     assert "已停止，等待作者决定" in out and "上限 0 轮" in out
-    assert "meta_text 第 1 段" in out and "原文：【好的，】" in out
+    assert "meta_text 第 1 段" in out and "原文：【好的，以下是正文。】" in out
     assert f"muse write {NEXT}" in out
 
 

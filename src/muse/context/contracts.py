@@ -173,6 +173,16 @@ class OutputContract(Contract):
     narrative_baseline: NarrativeBaseline
 
 
+class Prevention(Contract):
+    """prevent 约束投影 (spec 001 §2.2, §2.3 item 5): what the writer must avoid, projected from the
+    confirmed style profile: its AI 味 blacklist and the book's own style constraints. The same
+    blacklist is checked on the candidate (``quality.ai_flavor``): advice, never a block."""
+
+    ai_blacklist: tuple[str, ...]
+    style_rules: tuple[str, ...] = ()
+    note: str
+
+
 class WriterContext(Contract):
     schema_version: Literal["writer-context-v1"] = WRITER_CONTEXT_VERSION
     run_id: str
@@ -203,6 +213,7 @@ class WriterContext(Contract):
     exploration: ExplorationManifest | None = None
     replayed_materials: tuple[ReplayedMaterial, ...] = ()
     author_instruction: AuthorInstruction | None = None
+    prevention: Prevention | None = None
 
     def wire(self) -> dict[str, Any]:
         data = super().wire()
@@ -212,4 +223,4 @@ class WriterContext(Contract):
         return data
 
 
-_OPTIONAL_WIRE = ("exploration", "replayedMaterials", "authorInstruction")
+_OPTIONAL_WIRE = ("exploration", "replayedMaterials", "authorInstruction", "prevention")

@@ -6,7 +6,8 @@ the baseline chapters and excerpts re-read by the cards' pointers.
 
 Every fine-outline element gets a coverage state. Hard events, the result direction,
 foreshadowing actions, the hook and declared facts are this chapter's plan: ``declared_new``.
-A required entity is
+A required entity the outline introduces in this chapter (``debut``) is ``declared_new``; any
+other is
   * ``conflict`` when its card has an open conflict (blocks; goes to the author),
   * ``supported`` with a confirmed card and original prose that shows it,
   * ``style_gap`` with a card but no prose sample (facts fine, voice confidence lower),
@@ -36,6 +37,12 @@ def declared_facts(outline: FineOutline, section_id: str) -> list[FactEvidence]:
     ]
     items.append(("chapter_end_hook", hc.chapter_end_hook.id, hc.chapter_end_hook.text))
     items += [("new_fact", f.id, f.text) for f in outline.new_canonical_facts]
+    # a person the outline introduces in this chapter is this chapter's plan, not earlier canon
+    items += [
+        ("required_entity", e.id, f"本章首次登场：{e.name}")
+        for e in hc.required_entities
+        if e.debut
+    ]
     return [
         FactEvidence(
             id=f"fe-outline-{item_id}",
@@ -100,6 +107,8 @@ def coverage(
     ]
     added: list[FactEvidence] = []
     for entity in outline.hard_constraints.required_entities:
+        if entity.debut:  # covered by its declaration (declared_facts)
+            continue
         state = matched.get(entity.id)
         names = [entity.name] + (list(state.aliases) + [state.name] if state else [])
         mention = entity_mentions(names, chapters)

@@ -8,7 +8,8 @@ author's latest "改：…" words, verbatim), items 1–6 stay the same and in t
     2 已确认细纲        the confirmed fine outline and its evidence coverage
     3 前章正式正文基线  proseEvidence: the four-chapter baseline, re-read and explored excerpts
     4 文风 + 已绑定范式 style constraints and the bound patterns
-    5 prevent 约束投影  the output contract: length bands, declaration rule, no frontmatter
+    5 prevent 约束投影  the output contract: length bands, declaration rule, no frontmatter;
+                         the confirmed style profile's AI 味 blacklist and style rules
     6 方法合同（只读）  not built yet (spec 001 §2.3 marks it 待建): present, and empty
     7 本轮人指令        round 1: may be empty (「写第 N 章」); later: the author's words
 
@@ -54,7 +55,7 @@ ITEMS: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
     (2, "fine_outline", "已确认细纲", ("fineOutline", "evidenceCoverage")),
     (3, "previous_chapters", "前章正式正文基线", ("proseEvidence",)),
     (4, "style_and_patterns", "文风 + 已绑定范式", ("styleConstraints", "patternReferences")),
-    (5, "prevention", "prevent 约束投影（篇幅与申报合同）", ("outputContract",)),
+    (5, "prevention", "prevent 约束投影（篇幅、申报合同、AI 味黑名单）", ("outputContract", "prevention")),
     (6, "method_checks", "方法合同（只读）", ()),
     (7, "author_words", "本轮人指令", ("authorInstruction",)),
 )

@@ -20,6 +20,7 @@ from muse.context import evidence, search_index
 from muse.context.as_of import AsOfView
 from muse.context.baseline import measure
 from muse.context.card_hits import card_index_version
+from muse.context.prevention import prevention_from_style
 from muse.context.contracts import (
     AuthorizationRef,
     ContextSnapshotRef,
@@ -200,6 +201,7 @@ def freeze_context(
             narrative_baseline=measure(chapters),
         ),
         style_constraints=pack.style,
+        prevention=prevention_from_style(pack.style),
         pattern_references=tuple(pack.patterns),
         token_budget=plan.token_budget,
         omitted_sources=tuple(pack.omitted),

@@ -29,6 +29,7 @@ def candidate_view(conn: Connection, candidate_id: str) -> dict[str, Any]:
     data["stateLabel"] = CANDIDATE_STATE_LABELS.get(data["state"], data["state"])
     data["versions"] = versions
     data["findings"] = locate_findings(body, data["report"])
+    data["aiFlavor"] = ((data["report"] or {}).get("mechanical") or {}).get("aiFlavor")
     data["context"] = context_summary(conn, data["contextSnapshotId"])
     data["decisions"] = _decisions(conn, [v["id"] for v in versions], candidate_id)
     data["attribution"] = (data["report"] or {}).get("attribution") or _attribution(

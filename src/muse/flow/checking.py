@@ -44,7 +44,9 @@ from muse.core.errors import MuseError
 from muse.flow.evidence_gaps import GapResolution, overall, resolve_gaps
 from muse.knowledge.first_appearance import term_appearances
 from muse.quality import mechanical
-from muse.quality.entities import EntityLexicon, entity_lexicon_from
+from muse.quality.ai_flavor import ai_flavor_summary
+from muse.quality.entities import EntityLexicon, book_text_as_of, entity_lexicon_from
+from muse.quality.hard_events import detector_marks, event_checks
 from muse.quality.leak import LeakLexicon, leak_lexicon_from
 from muse.quality.mechanical import Finding
 from muse.quality.semantic import (
@@ -63,13 +65,16 @@ StepObserver = Callable[[str, str, int], None]  # (step, running|ok|failed|block
 # What the writer should do about each kind of blocking finding (the revision list's "fix").
 _FIXES = {
     "length_band": "把篇幅调整到接受区间内：写透场景来加长，删去重复与总结来缩短；不砍硬事件。",
-    "meta_text": "删去开头的标题、说明或 frontmatter，直接从正文写起。",
+    "meta_text": "删去该行（标题、作者的话、章末套话、求票或说明文字），正文只写故事本身。",
     "claim_unlocated": "为该硬约束给出正文中逐字存在的引文（quote 必须逐字摘录）。",
     "claim_range": "重新给出该声明的逐字引文。",
     "claim_evidence": "只引用本次冻结上下文中存在的证据 id。",
     "candidate_hash": "重新交付完整正文。",
     "hard_constraint_missing": "把该细纲硬约束写进正文，并在 claims 中逐字引用兑现它的句子。",
     "required_entity_missing": "让该实体真实出场（有动作或对白），不能只被提到或被替换。",
+    "hard_event_unverified": "让所声明的句子真正写出这件硬事件（细纲里的人物与关键事物要在场）。",
+    "required_scene_missing": "把细纲要求的场景写进正文。",
+    "repetition": "删去重复的段落与句子，用新的情节推进代替。",
 }
 _SEMANTIC_FIX = "修改引文所在之处，使其与细纲和证据一致；不要改动无关段落。"
 _DEFAULT_FIX = "修改该处，使其满足细纲硬约束与冻结证据。"
@@ -149,9 +154,10 @@ def check_lexicons(
     not see later names); ``leak_terms`` is a replay harness's lexicon."""
     with reading(engine) as conn:
         appearances = term_appearances(conn, context.work_id)
+        book_text = book_text_as_of(conn, context.work_id, context.as_of)
     return (
         leak_lexicon_from(appearances, context.work_id, context.as_of, leak_terms),
-        entity_lexicon_from(appearances, context.work_id, context.as_of),
+        entity_lexicon_from(appearances, context.work_id, context.as_of, book_text),
     )
 
 
@@ -301,6 +307,10 @@ def _report(
         "mechanical": {
             "status": "failed" if blocking else "passed",
             "findings": [f.to_dict() for f in findings],
+            # hard events and scenes the gate could not decide: the semantic detector judges them
+            "forSemanticDetector": detector_marks(event_checks(context, output)),
+            # spec 001 §2.2 diagnose: AI 味 hits of the style profile's blacklist, counted
+            "aiFlavor": ai_flavor_summary(findings),
         },
         "semantic": semantic.wire()
         if semantic

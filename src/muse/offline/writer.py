@@ -21,18 +21,28 @@ from muse.agents.providers.offline import builtin_generator
 from muse.core.canonical import canonical_json
 from muse.core.text import count_han
 
-_TEXTURE = (
-    "{a}沉默片刻，目光越过众人，落在远处那一线天光上。",
-    "风从山口灌进来，卷起地上的落叶，{a}抬手按住衣角，心中暗暗盘算。",
-    "{a}想起先前种种，只觉千头万绪，一时竟不知从何说起。",
-    "四下里静得出奇，只听得见{a}自己的呼吸声和远处隐约的水声。",
-    "{a}定了定神，把方才听到的话又在心里过了一遍，越想越觉得其中另有文章。",
-    "众人面面相觑，谁也没有先开口，{a}便踱到一旁，细细打量周遭的情形。",
-    "“此事不可操之过急。”{a}低声道，“且看明日如何。”",
-    "日头渐渐西斜，影子拉得老长，{a}却仍立在原处，一动不动。",
-    "{a}忽然笑了一笑，那笑意却未到眼底，旁人看了，心里都是一紧。",
-    "路边的野花开得正盛，{a}无心细看，脚下却不由得慢了几分。",
+# Texture sentences are composed from three parts so that no sentence, paragraph or long
+# n-gram repeats within a chapter: the mechanical gate blocks degenerate repetition
+# (quality/repetition.py), and a fake writer must not look degenerate.
+_OPENINGS = tuple(
+    "片刻之后 过了半晌 这时节 不多时 转眼间 又过了一阵 正说话间 夜色渐深 天光微亮 四下无人 "
+    "风声稍歇 忽然之间 山路尽头 灯影摇曳 檐下雨住 更鼓初响 晨雾未散".split()
 )
+_ACTIONS = tuple(
+    "沉默不语 抬头望天 缓步走开 低声叹息 停下脚步 回身张望 默然点头 暗暗盘算 握紧双拳 皱起眉头 "
+    "整了整衣襟 轻轻摇头 倚着门框 拨弄灯芯 望向窗外".split()
+)
+_ENDINGS = tuple(
+    "心中另有计较 一时无人作声 远处几声犬吠 神色难以捉摸 似有千言万语 话到嘴边又咽下 "
+    "眼底掠过一丝倦意 手心微微出汗 只觉夜风更冷 却不肯先开口 像是想起旧事 脚下落叶沙沙".split()
+)
+
+
+def _texture(step: int, name: str) -> str:
+    opening = _OPENINGS[step % len(_OPENINGS)]
+    action = _ACTIONS[(step * 5 + step // len(_OPENINGS)) % len(_ACTIONS)]
+    ending = _ENDINGS[(step * 7 + step // len(_ACTIONS)) % len(_ENDINGS)]
+    return f"{opening}，{name}{action}，{ending}。"
 
 
 _REQUEST_MARKER = re.compile(r"【补证：([^】]+)】")
@@ -112,8 +122,7 @@ def _fill(core: list[str], names: list[str], seed: int, want: int, limit: int) -
     step = 0
     current = ""
     while total < want:
-        pick = (seed + step * 7) % len(_TEXTURE)
-        sentence = _TEXTURE[pick].format(a=names[(seed + step) % len(names)])
+        sentence = _texture(seed + step, names[(seed + step) % len(names)])
         if total + count_han(sentence) > limit:
             break
         current += sentence

@@ -37,6 +37,9 @@ class RequiredEntity(Strict):
     id: str = Field(min_length=1, max_length=40)
     name: str = Field(min_length=1)
     role: str = ""
+    # The outline introduces this person in this chapter (本章首次登场): the name and every alias
+    # of its card are no future leak, and no earlier evidence is required for it.
+    debut: bool = False
 
 
 class HardConstraints(Strict):

@@ -6,24 +6,22 @@ grows with the production-chain issue; what it checks today it checks for real.
 
 from __future__ import annotations
 
-import re
-
 from muse.context.contracts import WriterContext
 from muse.context.output_contracts import WriterOutput
 from muse.context.writer_output import UnlocatedClaim
 from muse.core.canonical import sha256_hex
 from muse.core.text import count_han
 from muse.planning.contracts import FineOutline
+from muse.quality.ai_flavor import ai_flavor_findings
 from muse.quality.entities import EntityLexicon
 from muse.quality.findings import Finding
+from muse.quality.hard_events import event_checks, event_findings
 from muse.quality.leak import LeakLexicon
-from muse.quality.names import name_findings
+from muse.quality.meta_text import meta_text_findings
+from muse.quality.names import name_findings, required_entity_findings
+from muse.quality.repetition import repetition_findings
 
 __all__ = ["Finding", "check"]
-
-_META = re.compile(
-    r"^(?:---\s*\n|#\s|以下是|下面是|好的[，,]|第[0-9一二三四五六七八九十百千零〇两]+[章回])"
-)
 
 
 def check(
@@ -44,6 +42,12 @@ def check(
     findings = _output_contract(context, output)
     findings += _ledger(context, output, unlocated)
     findings += _coverage(outline, output)
+    findings += event_findings(event_checks(context, output), output.candidate_body)
+    findings += repetition_findings(context, output.candidate_body)
+    findings += ai_flavor_findings(context, output.candidate_body)
+    findings += required_entity_findings(
+        context, output, leak_lexicon=leak_lexicon, entity_lexicon=entity_lexicon
+    )
     findings += name_findings(
         context, output, leak_lexicon=leak_lexicon, entity_lexicon=entity_lexicon
     )
@@ -59,18 +63,7 @@ def _output_contract(context: WriterContext, output: WriterOutput) -> list[Findi
         findings.append(
             Finding("length_band", "high", f"正文 {han} 个汉字，不在接受区间 {low}–{high} 内。")
         )
-    match = _META.match(body)
-    if match:
-        findings.append(
-            Finding(
-                "meta_text",
-                "high",
-                "正文开头是标题、frontmatter 或说明文字，不是正文。",
-                0,
-                match.end(),
-                match.group(0),
-            )
-        )
+    findings += meta_text_findings(body)
     return findings
 
 
@@ -113,15 +106,6 @@ def _coverage(outline: FineOutline, output: WriterOutput) -> list[Finding]:
                     "hard_constraint_missing",
                     "high",
                     f"细纲硬约束 {constraint_id} 在正文中没有对应的声明（claim）。",
-                )
-            )
-    for entity in outline.hard_constraints.required_entities:
-        if entity.name not in output.candidate_body:
-            findings.append(
-                Finding(
-                    "required_entity_missing",
-                    "high",
-                    f"必须出场的「{entity.name}」没有在正文中出现。",
                 )
             )
     return findings

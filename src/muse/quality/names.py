@@ -10,7 +10,13 @@ are code points of the stored body) is matched leftmost-longest against the unio
 * when the unknown-entity check runs, the proper-noun-like words the tagger finds in the body.
 
 The longest match wins, so a leak term inside a longer known or in-context name is not a leak
-(小明 inside 王小明). When the same string is in several sets, the context wins over the leak
+(小明 inside 王小明). A person the fine outline introduces in this chapter (a required entity
+marked ``debut``, or a card whose 登场 is the target chapter and which the outline names) is
+declared by the outline: its name and every alias of its card are exempt from the leak check.
+
+The same scan decides whether a required entity is present: any name of its card valid as of the
+freeze (or, for a debut, any name of its card) matched as a whole token, never as a substring of
+a longer, different name (玄德 inside 刘玄德 is 刘备; 云长 inside 云长老 is not). When the same string is in several sets, the context wins over the leak
 lexicon (the writer was shown it; a context that shows a future name is the context's fault, and
 ``tests/context`` guards that), the leak lexicon over a declaration (declaring a future name as
 "new" does not make it any less a leak) and a declaration over the work's known names.
@@ -34,10 +40,16 @@ from muse.planning.contracts import FineOutline
 from muse.quality.entities import EntityLexicon, tagged_entities
 from muse.quality.findings import Finding
 from muse.quality.leak import LeakLexicon
+from muse.quality.surnames import COMPOUND, surname_of
 
 _TITLE = re.compile(r"《([^《》\n]{1,40})》")
+# words that introduce a name right before it: 「在下慕容秋」「一个名叫林远的少年」
+_NAMING_CUE = re.compile(
+    r"(?:在下|名叫|叫做|叫作|名唤|唤作|唤做|自称|自号|人称|号称|名为|我乃|我是|我叫|姓)$"
+)
 # categories by priority: a later one wins when a string is in several sets
 KNOWN, TAGGED, DECLARED, LEAK, CONTEXT = "known", "tagged", "declared", "leak", "context"
+DEBUT = "debut"  # a name of a person the outline introduces in this chapter
 
 
 @dataclass(frozen=True)
@@ -124,6 +136,7 @@ def name_findings(
     shown = context_names(context, known)
     declared = [normalize_text(d.name).strip() for d in output.new_setting_declarations]
     categories = _categories(known, declared, leak_lexicon, shown.names)
+    categories.update(dict.fromkeys(debut_terms(context, leak_lexicon), DEBUT))
     body = output.candidate_body
     if entity_lexicon is not None:
         spans = list(_matches(body, categories))
@@ -135,6 +148,78 @@ def name_findings(
     if entity_lexicon is not None:
         findings += _unknown(body, spans, shown, declared, entity_lexicon)
     return findings
+
+
+def debut_terms(context: WriterContext, leak: LeakLexicon | None) -> set[str]:
+    """Every name the outline introduces in this chapter (see module docstring): the declared
+    debuts and all names of their cards; all names of a card whose 登场 is the target chapter and
+    which the outline names; a name first used in the target chapter that the outline writes."""
+    outline = FineOutline.model_validate(context.fine_outline)
+    declared = {
+        normalize_text(e.name).strip()
+        for e in outline.hard_constraints.required_entities
+        if e.debut
+    }
+    if leak is None:
+        return declared
+    named = "\n".join(_strings(context.fine_outline))
+    target = context.target_chapter
+    debut_cards = {t.card_id for term, t in leak.terms.items() if term in declared and t.card_id}
+    debut_cards |= {
+        t.card_id
+        for t in leak.terms.values()
+        if t.origin == "card" and t.first_chapter == target and t.card_id
+    } & {t.card_id for term, t in leak.terms.items() if term in named}
+    exempt = {term for term, t in leak.terms.items() if t.card_id in debut_cards}
+    exempt |= {
+        term for term, t in leak.terms.items() if t.first_chapter == target and term in named
+    }
+    return declared | exempt
+
+
+def required_entity_findings(
+    context: WriterContext,
+    output: WriterOutput,
+    *,
+    leak_lexicon: LeakLexicon | None = None,
+    entity_lexicon: EntityLexicon | None = None,
+) -> list[Finding]:
+    """``required_entity_missing`` (high): a required entity none of whose names is in the body
+    as a whole token."""
+    entities = FineOutline.model_validate(context.fine_outline).hard_constraints.required_entities
+    names = {e.id: _entity_names(context, e.name, leak_lexicon, entity_lexicon) for e in entities}
+    every = set().union(*names.values())
+    known = set(entity_lexicon.terms if entity_lexicon else ()) | set(
+        leak_lexicon.known if leak_lexicon else ()
+    )
+    categories = dict.fromkeys(known | set(context_names(context, known).names), KNOWN)
+    categories.update(dict.fromkeys(leak_lexicon.terms if leak_lexicon else (), LEAK))
+    categories.update(dict.fromkeys(every, CONTEXT))
+    found = {s.term for s in _matches(output.candidate_body, categories)}
+    return [
+        Finding("required_entity_missing", "high", f"必须出场的「{e.name}」没有在正文中出现。")
+        for e in entities
+        if not names[e.id] & found
+    ]
+
+
+def _entity_names(
+    context: WriterContext, name: str, leak: LeakLexicon | None, entities: EntityLexicon | None
+) -> set[str]:
+    """``name`` and every alias of its card valid as of the freeze (a debut's: all of them)."""
+    name = normalize_text(name).strip()
+    out = {name}
+    for hit in context.manifest.card_hits:
+        aliases = hit.state_as_of.get("aliases", [])
+        if name == hit.name or name in aliases:
+            out |= {hit.name, *aliases}
+    if entities is not None and name in entities.terms:
+        card = entities.terms[name].card_id
+        out |= {t for t, e in entities.terms.items() if e.card_id == card}
+    if leak is not None and name in leak.terms and name in debut_terms(context, leak):
+        card = leak.terms[name].card_id
+        out |= {t for t, e in leak.terms.items() if card is not None and e.card_id == card}
+    return {normalize_text(n).strip() for n in out if n}
 
 
 def _categories(
@@ -207,10 +292,17 @@ def _unknown(
     lexicon: EntityLexicon,
 ) -> list[Finding]:
     def unseen(term: str) -> bool:
-        return term not in shown.text and not any(term in d for d in declared)
+        return (
+            term not in shown.text
+            and not any(term in d for d in declared)
+            and not lexicon.in_book(term)  # the book already used it: no new name
+        )
 
-    located = [s for s in spans if s.category in (KNOWN, TAGGED) and unseen(s.term)]
-    covered = [(s.start, s.end) for s in spans if s.category in (LEAK, CONTEXT, DECLARED)]
+    # names in the cards (KNOWN) are the work's own; only tagged, unseen words are advice
+    located = [s for s in spans if s.category == TAGGED and unseen(s.term)]
+    covered = [
+        (s.start, s.end) for s in spans if s.category in (LEAK, CONTEXT, DECLARED, DEBUT, KNOWN)
+    ]
     for match in _TITLE.finditer(body):
         title = match.group(1)
         start, end = match.span(1)
@@ -219,20 +311,30 @@ def _unknown(
         )
         if not inside and unseen(title):
             located.append(_Span(title, start, end, "title"))
+    located = [s for s in located if _worth_reporting(body, s)]
     located.sort(key=lambda s: s.start)
     return [_unknown_finding(body, s, n, lexicon) for s, n in _first_of_each(located)]
+
+
+def _worth_reporting(body: str, span: _Span) -> bool:
+    """A tagged word is reported when it reads as a name: it recurs (a person a writer invents
+    comes back), it is introduced as one (在下…, 名叫…), or it carries a compound surname.
+    A word the tagger found once, with no such sign, is the tagger's noise far more often than a
+    name on real prose (bench/detector_recall.py)."""
+    if span.category == "title" or body.count(span.term) >= 2:
+        return True
+    if surname_of(span.term) in COMPOUND:
+        return True
+    return _NAMING_CUE.search(body, max(0, span.start - 4), span.start) is not None
 
 
 def _unknown_finding(body: str, span: _Span, count: int, lexicon: EntityLexicon) -> Finding:
     line = _line(body, span.start)
     where = f"正文第 {line} 行起出现 {count} 次"
-    entity = lexicon.terms.get(span.term)
-    if span.category == KNOWN and entity is not None:
-        what = f"「{span.term}」是作品已有的{entity.type_label()}「{entity.card_name}」"
-        message = f"{what}，但本章上下文没有提供它，也未申报为新设定；{where}。"
-    elif span.category in (KNOWN, "title"):
-        shown = f"《{span.term}》" if span.category == "title" else f"「{span.term}」"
-        message = f"{shown}不在上下文中，也未申报为新设定；{where}。"
+    if span.category == "title":
+        message = f"《{span.term}》不在上下文和前文中，也未申报为新设定；{where}。"
     else:
-        message = f"「{span.term}」像是专名，既不在上下文中，也未申报为新设定；{where}。"
+        message = (
+            f"「{span.term}」像是新专名，前文、卡片和上下文中都没有，也未申报为新设定；{where}。"
+        )
     return Finding("unknown_entity", "medium", message, span.start, span.end, span.term, line)

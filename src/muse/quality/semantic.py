@@ -50,6 +50,7 @@ from muse.quality.anti_forgery import (
     dependency_refs,
     verify_report,
 )
+from muse.quality.hard_events import detector_marks, event_checks
 from muse.quality.mechanical import Finding
 
 SEMANTIC_REPORT_VERSION = "semantic-report-v1"
@@ -183,7 +184,7 @@ def detector_input(context: WriterContext, output: WriterOutput) -> dict[str, An
     """The frozen task input of one detector call."""
     body = output.candidate_body
     outline = FineOutline.model_validate(context.fine_outline)
-    return {
+    task_input: dict[str, Any] = {
         "asOf": context.as_of,
         "targetChapter": context.target_chapter,
         "candidate": {
@@ -222,6 +223,10 @@ def detector_input(context: WriterContext, output: WriterOutput) -> dict[str, An
         "checks": [{"id": check_id, "question": text} for check_id, text in CHECKS],
         "rules": list(RULES),
     }
+    marks = detector_marks(event_checks(context, output))
+    if marks:  # spec 000 §9: what the mechanical gate could not decide is the detector's to judge
+        task_input["mechanicalUndecided"] = marks
+    return task_input
 
 
 def run_semantic_detector(

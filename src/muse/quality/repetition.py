@@ -1,0 +1,141 @@
+"""Whole-chapter repetition: degenerate output blocks, milder repetition is advice (spec 000 §9).
+
+A model that loops writes the same paragraphs or sentences again and again; a candidate of 33
+paragraphs with 11 distinct ones is not a chapter. Four measures, each with a blocking threshold
+for output that is degenerate beyond doubt and an advisory one below it:
+
+* repeated paragraphs (exact, after stripping): blocking when under 70 % of the substantial
+  paragraphs are distinct (and at least 3 are copies), advice from one copied paragraph;
+* repeated sentences: blocking when one sentence of 8+ characters occurs 5 times or more,
+  advice from 3 times;
+* the n-gram repetition ratio (share of the body's character 12-grams that occur more than once;
+  real chapters of the corpus novels: under 1 %)
+  against the book's own baseline (the same ratio over the previous chapters in the context, so a
+  book with formulaic prose is judged by its own habits): blocking above
+  max(0.5, 3 × baseline), advice above max(0.3, 2 × baseline);
+* the opening of the chapter repeating the previous chapter's opening: blocking when the whole
+  first paragraph (40+ characters) is the same, advice when the first sentence is.
+
+Thresholds are deliberately far from real prose: on the two corpus novels (bench/detector_recall.py)
+no untouched chapter reaches an advisory threshold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from muse.context.contracts import WriterContext
+from muse.quality.findings import Finding
+
+MIN_PARAGRAPH = 10  # characters: shorter lines ("好！") repeat in any dialogue
+MIN_SENTENCE = 8
+NGRAM = 12
+_SENTENCE = re.compile(r"[^。！？!?…\n]+[。！？!?…]*[”’」』]?")
+_SPACE = re.compile(r"\s+")
+
+
+def repetition_findings(context: WriterContext, body: str) -> list[Finding]:
+    return body_repetition(body, _baseline_texts(context), _previous_opening(context))
+
+
+def body_repetition(
+    body: str, baseline_texts: Sequence[str] = (), previous_opening: str | None = None
+) -> list[Finding]:
+    """The four measures of the module docstring; ``baseline_texts``: the book's previous
+    chapters; ``previous_opening``: the previous chapter's opening."""
+    findings = _paragraphs(body) + _sentences(body)
+    findings += _ngrams(body, baseline_texts)
+    findings += _opening(body, previous_opening)
+    return findings
+
+
+def _paragraphs(body: str) -> list[Finding]:
+    paragraphs = [p.strip() for p in body.split("\n") if len(p.strip()) >= MIN_PARAGRAPH]
+    counts = Counter(paragraphs)
+    copies = sum(n - 1 for n in counts.values())
+    if not copies:
+        return []
+    worst, times = counts.most_common(1)[0]
+    distinct = len(counts) / len(paragraphs)
+    severity = "high" if distinct < 0.7 and copies >= 3 else "medium"
+    start = body.find(worst)
+    message = (
+        f"段落重复：{len(paragraphs)} 个段落中只有 {len(counts)} 个互不相同，"
+        f"最多的一段出现 {times} 次。"
+    )
+    return [_finding(body, severity, message, start, worst)]
+
+
+def _sentences(body: str) -> list[Finding]:
+    sentences = [_SPACE.sub("", s) for s in _SENTENCE.findall(body)]
+    counts = Counter(s for s in sentences if len(s) >= MIN_SENTENCE)
+    if not counts:
+        return []
+    worst, times = counts.most_common(1)[0]
+    if times < 3:
+        return []
+    severity = "high" if times >= 5 else "medium"
+    message = f"句子重复：「{worst[:20]}」在正文中出现 {times} 次。"
+    return [_finding(body, severity, message, body.find(worst), worst)]
+
+
+def repeated_ngram_ratio(text: str, n: int = NGRAM) -> float:
+    """Share of the character n-grams of ``text`` (whitespace removed) that occur more than once."""
+    compact = _SPACE.sub("", text)
+    grams = [compact[i : i + n] for i in range(len(compact) - n + 1)]
+    if not grams:
+        return 0.0
+    counts = Counter(grams)
+    return sum(c for c in counts.values() if c > 1) / len(grams)
+
+
+def _ngrams(body: str, baseline_texts: Sequence[str]) -> list[Finding]:
+    ratio = repeated_ngram_ratio(body)
+    ratios = [repeated_ngram_ratio(t) for t in baseline_texts if len(t) >= 500]
+    baseline = max(ratios) if ratios else 0.0
+    if ratio > max(0.5, 3 * baseline):
+        severity = "high"
+    elif ratio > max(0.3, 2 * baseline):
+        severity = "medium"
+    else:
+        return []
+    message = (
+        f"整章重复度 {ratio:.0%}（{NGRAM} 字片段重复出现的比例），本书前文基线 {baseline:.0%}。"
+    )
+    return [Finding("repetition", severity, message)]
+
+
+def _opening(body: str, previous: str | None) -> list[Finding]:
+    if not previous:
+        return []
+    first = body.strip().split("\n", 1)[0].strip()
+    before = previous.strip().split("\n", 1)[0].strip()
+    if len(first) >= 40 and first == before:
+        message = "本章开头一段与上一章开头一字不差。"
+        return [_finding(body, "high", message, body.find(first), first)]
+    sentence = next(iter(_SENTENCE.findall(first)), "").strip()
+    if len(sentence) >= MIN_SENTENCE and before.startswith(sentence):
+        message = f"本章开头一句与上一章开头相同：「{sentence[:20]}」。"
+        return [_finding(body, "medium", message, body.find(sentence), sentence)]
+    return []
+
+
+def _baseline_texts(context: WriterContext) -> list[str]:
+    by_chapter: dict[int, list[str]] = {}
+    for p in context.prose_evidence:
+        by_chapter.setdefault(p.chapter, []).append(p.excerpt)
+    return ["\n".join(parts) for parts in by_chapter.values()]
+
+
+def _previous_opening(context: WriterContext) -> str | None:
+    previous = [p for p in context.prose_evidence if p.chapter == context.as_of and p.start == 0]
+    return previous[0].excerpt if previous else None
+
+
+def _finding(body: str, severity: str, message: str, start: int, quote: str) -> Finding:
+    if start < 0:
+        return Finding("repetition", severity, message)
+    line = body.count("\n", 0, start) + 1
+    return Finding("repetition", severity, message, start, start + len(quote), quote, line)

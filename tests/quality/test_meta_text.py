@@ -1,0 +1,61 @@
+"""Meta text anywhere in the body blocks; real prose that only looks like a heading does not
+(issue 18). Real lines come from small excerpts of the corpus novels in tests/fixtures/prose."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from muse.quality.meta_text import meta_text_findings
+
+PROSE = Path(__file__).parents[1] / "fixtures" / "prose"
+REAL = [
+    line
+    for name in ("xiyouji_excerpt.txt", "sanguoyanyi_excerpt.txt")
+    for line in (PROSE / name).read_text(encoding="utf-8").splitlines()
+    if line.strip()
+]
+BODY = "\n".join(REAL)
+
+
+@dataclass(frozen=True)
+class Case:
+    rule: str
+    lines: tuple[str, ...]
+    flagged: tuple[str, ...]  # the lines reported, in order
+
+
+def mid(line: str) -> tuple[str, ...]:
+    return (*REAL[:2], line, *REAL[2:])
+
+
+CASES = (
+    Case("real prose is no meta text", tuple(REAL), ()),
+    Case("a body line that starts like a heading", ("第四回中，悟空早已名满天下。", *REAL), ()),
+    Case("a classic closing formula is the story's", (*REAL, "毕竟不知怎生结果，且听下回分解。"), ()),
+    Case("a chapter title at the start", ("第一回　灵根育孕源流出", *REAL), ("第一回　灵根育孕源流出",)),
+    Case("chatter at the start", ("好的，以下是本章正文：", *REAL), ("好的，以下是本章正文：",)),
+    Case("以下是 at the start", ("以下是第五章：", *REAL), ("以下是第五章：",)),
+    Case("frontmatter at the start", ("---", "title: 第一章", "---", *REAL), ("---", "---")),
+    Case("an author's note mid-body", mid("作者的话：今天加更。"), ("作者的话：今天加更。",)),
+    Case("a PS at the end", (*REAL, "PS：求收藏。"), ("PS：求收藏。",)),
+    Case("a markdown heading mid-body", mid("## 第二节　风云"), ("## 第二节　风云",)),
+    Case("本章完 at the end", (*REAL, "（本章完）"), ("（本章完）",)),
+    Case("未完待续 at the end", (*REAL, "（未完待续）"), ("（未完待续）",)),
+    Case("求月票 at the end", (*REAL, "求月票！求推荐票！"), ("求月票！求推荐票！",)),
+    Case("chatter at the end", (*REAL, "以上就是本章内容，希望你喜欢。"), ("以上就是本章内容，希望你喜欢。",)),
+    Case("以下是 mid-body is prose", mid("以下是他的回答，众人都听呆了。"), ()),
+)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.rule for c in CASES])
+def test_meta_text(case: Case) -> None:
+    body = "\n".join(case.lines)
+    findings = meta_text_findings(body)
+    assert tuple(f.quote for f in findings) == case.flagged
+    for f in findings:
+        assert f.severity == "high" and f.kind == "meta_text"
+        assert body[f.start : f.end] == f.quote
+        assert f.line == body[: f.start].count("\n") + 1

@@ -1,0 +1,66 @@
+"""Whole-chapter repetition: degenerate output blocks, milder repetition advises, real prose
+is clean (issue 18). Real text: small excerpts of the corpus novels in tests/fixtures/prose."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from muse.quality.repetition import body_repetition, repeated_ngram_ratio
+
+PROSE = Path(__file__).parents[1] / "fixtures" / "prose"
+XI = (PROSE / "xiyouji_excerpt.txt").read_text(encoding="utf-8").split("\n")
+SAN = (PROSE / "sanguoyanyi_excerpt.txt").read_text(encoding="utf-8").split("\n")
+REAL = [p for p in XI + SAN if p.strip()]
+SENTENCE = "那人站在原地，一动不动地望着远方。"
+
+
+@dataclass(frozen=True)
+class Case:
+    rule: str
+    body: str
+    severities: tuple[str, ...]  # of the repetition findings, in order
+    baseline: tuple[str, ...] = ()
+    previous: str | None = None
+
+
+CASES = (
+    Case("real prose has no repetition", "\n".join(REAL), ()),
+    Case("11 distinct of 33 paragraphs blocks", "\n".join(REAL * 3), ("high", "medium", "high")),
+    # (a short excerpt: one copy is also a third of its 12-grams, advice too)
+    Case("one copied paragraph is advice", "\n".join([*REAL, REAL[0]]), ("medium", "medium")),
+    Case("a sentence 5 times blocks", "\n".join([*REAL[:2], SENTENCE * 5]), ("high",)),
+    Case("a sentence 3 times is advice", "\n".join([*REAL[:2], SENTENCE * 3]), ("medium",)),
+    Case(
+        "the previous chapter's first paragraph again blocks",
+        "\n".join(REAL[1:]),
+        ("high",),
+        previous=REAL[1] + "\n" + REAL[0],
+    ),
+    Case(
+        "the previous chapter's first sentence again is advice",
+        "\n".join([REAL[1].split("。")[0] + "。众人听了，各自散去，无人再提此事。", *REAL[2:]]),
+        ("medium",),
+        previous=REAL[1],
+    ),
+)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.rule for c in CASES])
+def test_repetition(case: Case) -> None:
+    findings = body_repetition(case.body, case.baseline, case.previous)
+    assert tuple(f.severity for f in findings) == case.severities
+    for f in findings:
+        assert f.kind == "repetition"
+        if f.start is not None:
+            assert case.body[f.start : f.end] == f.quote
+
+
+def test_the_ngram_threshold_follows_the_books_baseline() -> None:
+    looped = "\n".join(REAL * 2)
+    assert [f.severity for f in body_repetition(looped) if "整章重复度" in f.message] == ["high"]
+    # a book whose own chapters repeat as much is judged by its own habit
+    assert repeated_ngram_ratio(looped) > 0.5
+    assert not [f for f in body_repetition(looped, [looped]) if "整章重复度" in f.message]
