@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 from muse.context.contracts import WriterContext
 from muse.context.output_contracts import WriterOutput
+from muse.core.segmentation import shared_jieba
 from muse.core.text import is_han
 from muse.planning.contracts import FineOutline, OutlineItem
-from muse.quality.entities import _tagger
 from muse.quality.findings import Finding
 
 VERIFIED, PARTIAL = 0.5, 0.35
@@ -185,7 +185,7 @@ def _key_terms(text: str, groups: list[frozenset[str]]) -> list[tuple[str, froze
         if inside:
             terms.append((inside[0], names))
             named |= set(inside)
-    for word, tag in _tagger().tag(text, hmm=False):
+    for word, tag in shared_jieba().tag(text, hmm=False):
         if (
             len(word) >= 2
             and all(is_han(c) for c in word)
