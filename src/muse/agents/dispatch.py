@@ -30,8 +30,10 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
+from muse.agents.approvals import effective_catalog
 from muse.agents.config import MuseConfig
-from muse.agents.contracts import RoleCatalog, load_roles
+from muse.agents.model_choice import choice_for_receipt
+from muse.agents.contracts import RoleCatalog
 from muse.agents.errors import AgentCallError, ProviderConfigError, ToolsRefused, UnknownRoleOrTask
 from muse.agents.guards import check_input
 from muse.agents.policy import check_model_allowed, check_reported_model
@@ -88,6 +90,9 @@ def dispatch(
         model_requested=model or "",
         task_input=task_input,
     )
+    choice = choice_for_receipt(trace.provider, trace.model_requested)
+    if choice is not None:  # where the model came from: the command line or the work's choice
+        trace.request_params["modelChoice"] = choice
     try:
         output = _run(
             engine,
@@ -151,7 +156,7 @@ def _run(
     config: MuseConfig | None,
     http_client: Any,
 ) -> BaseModel:
-    catalog = load_roles()
+    catalog = effective_catalog(engine)
     role, whitelist = _resolve_role(catalog, trace, task)
     policy = check_model_allowed(
         catalog, role, trace.provider, trace.model_requested, policy_version

@@ -7,8 +7,9 @@ from functools import cache
 import typer
 from sqlalchemy import Engine
 
-from muse.cli.output import err_console
-from muse.core.errors import ConfigError
+from muse.agents.model_choice import ModelChoice, resolve_model
+from muse.cli.output import err_console, fail
+from muse.core.errors import ConfigError, MuseError
 from muse.flow.sweep import sweep_on_startup
 from muse.store.engine import is_sqlite, make_engine
 from muse.store.migrate import is_up_to_date, upgrade
@@ -16,6 +17,12 @@ from muse.works.catalog import resolve_work
 
 JsonOption = typer.Option(False, "--json", help="以 JSON 输出，便于脚本处理。")
 WorkOption = typer.Option(None, "--work", "-w", help="作品 ID 或书名；只有一部作品时可省略。")
+ProviderOption = typer.Option(
+    None, "--provider", "-p", help="模型提供方，如 deepseek、ollama；省略时用 muse models use 的选择"
+)
+ModelOption = typer.Option(
+    None, "--model", "-m", help="完整的模型 ID；与 --provider 同时给出，优先于作品的模型选择"
+)
 
 
 def get_engine() -> Engine:
@@ -55,6 +62,14 @@ def _sweep(engine: Engine) -> None:
         )
     if report.error:
         err_console.print(f"[yellow]注意：[/]启动时清理中断运行失败：{report.error}")
+
+
+def chosen_model(work_id: int, role: str, provider: str | None, model: str | None) -> ModelChoice:
+    """The flags if given, else the work's ``muse models use`` choice for ``role`` (never env)."""
+    try:
+        return resolve_model(get_engine(), work_id, role, provider, model)
+    except MuseError as err:
+        fail(err)
 
 
 def work_id_for(work: str | None) -> int:

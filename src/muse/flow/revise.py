@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from muse.agents.model_choice import recorded_choice, resolve_model
 from sqlalchemy import Engine, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -97,18 +98,23 @@ def revise_candidate(
             return previous
         raise
     try:
-        summary = write_chapter(
-            engine,
-            cand["work_id"],
-            cand["chapter"],
-            provider=provider or run["provider"],
-            model=model or run["model"],
-            progress=progress,
-            observer=observer,
-            max_rewrites=max_rewrites,
-            author_words=text,
-            round_number=round_number,
+        # a flag wins, then the work's choice for the writer, then the original run's model
+        choice = resolve_model(
+            engine, cand["work_id"], "writer", provider, model, (run["provider"], run["model"])
         )
+        with recorded_choice(choice):
+            summary = write_chapter(
+                engine,
+                cand["work_id"],
+                cand["chapter"],
+                provider=choice.provider,
+                model=choice.model,
+                progress=progress,
+                observer=observer,
+                max_rewrites=max_rewrites,
+                author_words=text,
+                round_number=round_number,
+            )
     except MuseError as err:  # refused before any run existed (e.g. the chapter is now canon)
         _complete(engine, decision_id, "refused", {"error": str(err)})
         raise
