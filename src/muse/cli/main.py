@@ -11,6 +11,7 @@ from muse.cli import decisions as decisions_cli
 from muse.cli import revise as revise_cli
 from muse.cli import worker as worker_cli
 from muse.cli.config import config_app
+from muse.cli.help_panels import MuseGroup, assign_panels, localize_help
 from muse.cli.models import models_app
 from muse.cli.output import print_error
 from muse.core.errors import MuseError
@@ -21,6 +22,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    cls=MuseGroup,
 )
 
 works.register(app)
@@ -36,6 +38,8 @@ index.register(app)
 worker_cli.register(app)
 app.add_typer(models_app, name="models")
 app.add_typer(config_app, name="config")
+assign_panels(app)  # the panel of every command: muse.cli.help_panels.PANELS
+localize_help()
 
 
 def main() -> None:

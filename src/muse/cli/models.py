@@ -76,7 +76,7 @@ def _render_list(data: dict[str, Any]) -> None:
     console.print(roles)
     console.print(
         "每次调用都用明确的提供方与模型：命令行 --provider/--model，或先 muse models use 为作品选定；"
-        "不联网试用：offline:offline-1",
+        "不联网试用：--provider offline --model offline-1",
         markup=False,
     )
 
