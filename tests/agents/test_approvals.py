@@ -34,9 +34,9 @@ def test_a_local_model_is_refused_until_approved_then_dispatched(call, stub, eng
     assert result.model_returned == "qwen2.5:7b"
     assert stub.requests[0].body["model"] == "qwen2.5:7b"
     with engine.connect() as conn:
-        receipt = conn.execute(
-            select(model_calls).where(model_calls.c.status == "ok")
-        ).mappings().one()
+        receipt = (
+            conn.execute(select(model_calls).where(model_calls.c.status == "ok")).mappings().one()
+        )
     assert (receipt["policy_name"], receipt["policy_version"]) == ("fixed", approval.version)
 
 
@@ -73,9 +73,8 @@ def test_approved_versions_are_immutable_in_the_database(engine):
         update(model_policy_versions).values(models=["offline-1", "anything"]),
         text("DELETE FROM model_policy_versions"),
     ):
-        with pytest.raises(DBAPIError, match="immutable"):
-            with engine.begin() as conn:
-                conn.execute(statement)
+        with pytest.raises(DBAPIError, match="immutable"), engine.begin() as conn:
+            conn.execute(statement)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ def _receipt_params(engine) -> list[dict]:
 
 
 def test_approve_then_policy_shows_the_new_version_in_force(muse):
-    result = muse("models", "approve", "--role", "writer", "--provider", "ollama", "--model", "qwen2.5:7b")
+    result = muse(
+        "models", "approve", "--role", "writer", "--provider", "ollama", "--model", "qwen2.5:7b"
+    )
     assert "writer-approved-v1" in result.stdout
     assert "ollama:qwen2.5:7b" in result.stdout
 
@@ -26,7 +28,9 @@ def test_approve_then_policy_shows_the_new_version_in_force(muse):
 
 
 def test_approve_refuses_a_wildcard_for_the_judge_in_chinese(muse):
-    result = muse("models", "approve", "--role", "judge", "--provider", "x", "--model", "glm-*", ok=False)
+    result = muse(
+        "models", "approve", "--role", "judge", "--provider", "x", "--model", "glm-*", ok=False
+    )
     assert result.exit_code == 1
     assert "通配符" in result.stderr
     assert "Traceback" not in result.output

@@ -139,8 +139,14 @@ def _check_model_id(role: str, policy_name: str, model: str) -> str:
     if len(model) > _MAX_ID or any(ch.isspace() or not ch.isprintable() for ch in model):
         raise InvalidInput(f"模型 ID 无效：{model!r}（不能含空白或控制字符，最长 {_MAX_ID} 字）。")
     if any(ch in model for ch in _GLOB_CHARS):
-        exact = "评委（judge-fixed）只接受精确 ID" if policy_name == "judge-fixed" else "核准只接受完整 ID"
-        raise InvalidInput(f"{exact}，不能使用通配符：{model}。", hint="请写出服务端使用的完整模型 ID。")
+        exact = (
+            "评委（judge-fixed）只接受精确 ID"
+            if policy_name == "judge-fixed"
+            else "核准只接受完整 ID"
+        )
+        raise InvalidInput(
+            f"{exact}，不能使用通配符：{model}。", hint="请写出服务端使用的完整模型 ID。"
+        )
     return model
 
 
@@ -193,9 +199,7 @@ def approve_model(
         try:
             conn.execute(insert(model_policy_versions).values(**row))
         except IntegrityError as err:
-            raise InvalidInput(
-                f"另一个核准刚刚写入了 {version}，本次未记录；请重新运行。"
-            ) from err
+            raise InvalidInput(f"另一个核准刚刚写入了 {version}，本次未记录；请重新运行。") from err
     return _approval(row)
 
 

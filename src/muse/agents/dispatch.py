@@ -32,10 +32,10 @@ from sqlalchemy import Engine
 
 from muse.agents.approvals import effective_catalog
 from muse.agents.config import MuseConfig
-from muse.agents.model_choice import choice_for_receipt
 from muse.agents.contracts import RoleCatalog
 from muse.agents.errors import AgentCallError, ProviderConfigError, ToolsRefused, UnknownRoleOrTask
 from muse.agents.guards import check_input
+from muse.agents.model_choice import choice_for_receipt
 from muse.agents.policy import check_model_allowed, check_reported_model
 from muse.agents.prompts import ToolBrief, render_prompt
 from muse.agents.providers import resolve_provider

@@ -79,9 +79,7 @@ def choose_model(engine: Engine, work_id: int, role: str, spec: str) -> ModelCho
 def work_choices(conn: Connection, work_id: int) -> dict[str, ModelChoice]:
     """The choice in force per role for the work (the latest row of each role)."""
     rows = conn.execute(
-        select(model_choices)
-        .where(model_choices.c.work_id == work_id)
-        .order_by(model_choices.c.id)
+        select(model_choices).where(model_choices.c.work_id == work_id).order_by(model_choices.c.id)
     ).mappings()
     return {
         r["role"]: ModelChoice(

@@ -13,9 +13,9 @@ of a run, in order, are that run's dependency list.
 """
 
 from sqlalchemy import (
-    ForeignKey,
     CheckConstraint,
     Column,
+    ForeignKey,
     Index,
     Integer,
     Numeric,

@@ -113,9 +113,12 @@ def chinese_usage_error(error: Any) -> str:
     kind = type(error).__name__
     message = str(getattr(error, "message", "") or error)
     if kind == "MissingParameter":
-        what = "选项" if getattr(error, "param_type", None) == "option" or (
-            error.param is not None and error.param.param_type_name == "option"
-        ) else "参数"
+        what = (
+            "选项"
+            if getattr(error, "param_type", None) == "option"
+            or (error.param is not None and error.param.param_type_name == "option")
+            else "参数"
+        )
         return f"缺少{what} {_hint(error)}。"
     if kind == "NoSuchOption":
         text = f"没有这个选项：{error.option_name}。"

@@ -10,7 +10,6 @@ from dataclasses import asdict
 from typing import Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from muse.agents.approvals import (
@@ -56,23 +55,18 @@ def _render_list(data: dict[str, Any]) -> None:
         if p["key_env"] and p["key_source"] in ("missing", "env"):
             key += f"：{p['key_env']}"
         name = p["name"] + (f"（{'、'.join(p['aliases'])}）" if p["aliases"] else "")
-        cells = (name, p["label"], p["base_url"] or "—", key, p["output_mode"] or "—")
-        table.add_row(*(escape(c) for c in cells))
+        table.add_row(name, p["label"], p["base_url"] or "—", key, p["output_mode"] or "—")
     console.print(table)
     for p in data["providers"]:
         if p["problem"]:
-            console.print(f"[yellow]{escape(p['name'])}：{escape(p['problem'])}[/]")
+            console.print(f"[yellow]{p['name']}：{p['problem']}[/]")
     roles = Table(title="角色模型策略（当前版本）")
     for column in ("角色", "策略", "允许的模型"):
         roles.add_column(column)
     for r in data["policies"]:
         allowed = "、".join(r["models"] + [f"{p}（通配）" for p in r["patterns"]])
         name = r["role"] + (f"（≡{'、'.join(r['aliases'])}）" if r["aliases"] else "")
-        roles.add_row(
-            escape(f"{name} {r['displayName']}"),
-            escape(f"{r['policy']}@{r['policyVersion']}"),
-            escape(allowed),
-        )
+        roles.add_row(f"{name} {r['displayName']}", f"{r['policy']}@{r['policyVersion']}", allowed)
     console.print(roles)
     console.print(
         "每次调用都用明确的提供方与模型：命令行 --provider/--model，或先 muse models use 为作品选定；"
@@ -158,7 +152,9 @@ def policy(as_json: bool = JsonOption) -> None:
 
 @models_app.command("approve")
 def approve(
-    role: str = typer.Option(..., "--role", help="角色：writer、planner、extractor、detector、judge"),
+    role: str = typer.Option(
+        ..., "--role", help="角色：writer、planner、extractor、detector、judge"
+    ),
     provider: str = typer.Option(..., "--provider", help="模型所在的提供方，如 ollama、my-vllm"),
     model: list[str] = typer.Option(
         ..., "--model", help="完整的模型 ID，如 qwen2.5:7b（可重复；不接受通配符）"
@@ -178,13 +174,11 @@ def _render_approval(a: dict[str, Any]) -> None:
     console.print(
         f"已为角色 {a['role']} 记录新的模型策略版本 {a['policy']}@{a['version']}"
         f"（基于 {a['baseVersion']}）：新增 {added}。",
-        markup=False,
         highlight=False,
     )
     console.print(
         f"核准人 {a['approvedBy']}，时间 {local_time(a['approvedAt'])}；"
         "此前冻结的任务仍按原版本执行。",
-        markup=False,
         highlight=False,
     )
 
@@ -216,21 +210,22 @@ def _render_chosen(c: dict[str, Any]) -> None:
     console.print(
         f"已为角色 {c['role']} 选定模型 {c['provider']}:{c['model']}；"
         "命令行的 --provider/--model 仍然优先。",
-        markup=False,
         highlight=False,
     )
 
 
 def _render_choices(rows: list[dict[str, Any]]) -> None:
     if not rows:
-        console.print("这部作品还没有选定任何模型。例如：muse models use writer deepseek:deepseek-chat")
+        console.print(
+            "这部作品还没有选定任何模型。例如：muse models use writer deepseek:deepseek-chat"
+        )
         return
     table = Table("角色", "模型", "选定人", "时间")
     for c in rows:
         table.add_row(
-            escape(c["role"]),
-            escape(f"{c['provider']}:{c['model']}"),
-            escape(c["chosen_by"] or ""),
+            c["role"],
+            f"{c['provider']}:{c['model']}",
+            c["chosen_by"] or "",
             local_time(c["chosen_at"]),
         )
     console.print(table)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, datetime
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 import typer
@@ -44,12 +44,26 @@ def markup_safe(data: Any) -> Any:
     return data
 
 
-def emit(data: Any, as_json: bool, render: Callable[[Any], None]) -> None:
-    """Print ``data`` as JSON when ``as_json``, else through ``render`` with strings escaped."""
+def emit(data: Any, as_json: bool, render: Callable[[Any], None], *, escaped: bool = True) -> None:
+    """Print ``data`` as JSON when ``as_json``, else through ``render`` with strings escaped.
+
+    ``escaped=False`` is for a renderer that prints prose as itself (:func:`print_prose`, or
+    ``markup=False``) and escapes with :func:`escape` whatever it puts inside markup.
+    """
     if as_json:
         print_json(data)
     else:
-        render(markup_safe(data))
+        render(markup_safe(data) if escaped else data)
+
+
+def print_prose(text: str) -> None:
+    """Chapter text as itself: never markup; hard-wrapped only on a terminal (a file or pipe
+    gets the text byte for byte, one paragraph per line)."""
+    if console.is_terminal:
+        console.print(text, markup=False, highlight=False)
+        return
+    console.file.write(text if text.endswith("\n") else text + "\n")
+    console.file.flush()
 
 
 def local_time(value: datetime | str | None) -> str:

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from muse.cli import editing
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
-from muse.cli.output import console, emit, print_json
+from muse.cli.output import console, emit, escape, print_json, print_prose
 from muse.core.errors import InvalidInput
 from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
@@ -197,15 +197,17 @@ def chapter_show(
             if revision
             else catalog.get_chapter_text(conn, work_id, number)
         )
-    emit(chapter.model_dump(mode="json"), json_out, _render_chapter)
+    emit(chapter.model_dump(mode="json"), json_out, _render_chapter, escaped=False)
 
 
 def _render_chapter(c: dict) -> None:
+    heading = c.get("heading") or f"第{c['number']}章 {c['title']}"
     console.print(
-        f"[bold]第{c['number']}章 {c['title']}[/]  修订版 {c['revision']} · "
-        f"{c['han_count']} 汉字 · {c['content_sha256'][:12]}"
+        f"[bold]{escape(heading)}[/]  修订版 {c['revision']} · "
+        f"{c['han_count']} 汉字 · {c['content_sha256'][:12]}",
+        highlight=False,
     )
-    console.print(c["text"], highlight=False, markup=False)
+    print_prose(c["text"])
 
 
 @work_app.command("status")

@@ -159,7 +159,7 @@ def candidate_show(candidate_id: str, json_out: bool = JsonOption) -> None:
     """显示候选正文、版本、状态、检测报告（引文定位）、上下文摘要与版本差异。"""
     from muse.cli.decisions import candidate_show_data, render_candidate
 
-    emit(candidate_show_data(candidate_id), json_out, render_candidate)
+    emit(candidate_show_data(candidate_id), json_out, render_candidate, escaped=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from muse.agents.model_choice import recorded_choice, resolve_model
 from sqlalchemy import Engine, select, update
 from sqlalchemy.exc import IntegrityError
 
+from muse.agents.model_choice import recorded_choice, resolve_model
 from muse.context.tables import context_snapshots
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput, MuseError

@@ -36,7 +36,10 @@ def upgrade() -> None:
             comment="the policy version id, <role>-approved-v<n>; frozen tasks name it",
         ),
         sa.Column(
-            "role", sa.String(length=32), nullable=False, comment="canonical role the version is for"
+            "role",
+            sa.String(length=32),
+            nullable=False,
+            comment="canonical role the version is for",
         ),
         sa.Column(
             "policy_name",
