@@ -14,13 +14,13 @@ from rich.table import Table
 
 from muse.cli import editing
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
-from muse.cli.output import console, emit, escape, print_json, print_prose
+from muse.cli.output import console, emit, escape, fail, print_json, print_prose
 from muse.core.errors import InvalidInput
 from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
 from muse.works import authorization, catalog
 from muse.works.contracts import SOURCE_KIND_LABELS, STATUS_LABELS, Purpose, SourceKind
-from muse.works.export import export_book
+from muse.works.export import FORMATS, export_book, export_epub
 from muse.works.importer import ImportReport, analyse, import_book
 
 chapter_app = typer.Typer(help="单章操作。", no_args_is_help=True)
@@ -122,18 +122,39 @@ def _render_import(report: ImportReport) -> None:
 
 
 def export(
-    output: Path = typer.Argument(None, help="输出文件；省略则打印到终端"),
-    fmt: str = typer.Option("txt", "--format", "-f", help="txt 或 md"),
+    output: Path = typer.Argument(None, help="输出文件；省略则打印到终端（EPUB 必须写入文件）"),
+    fmt: str = typer.Option(
+        None, "--format", "-f", help="txt、md 或 epub；省略时按输出文件的扩展名，否则 txt"
+    ),
+    author: str = typer.Option(None, "--author", help="EPUB 元数据中的作者（默认：佚名）"),
     work: str = WorkOption,
 ) -> None:
-    """导出正式正文（Canonical）。"""
+    """导出正式正文（Canonical）：标题与导入时一致，可再次导入；EPUB 带目录，卷为分节。"""
+    fmt = (fmt or _format_from(output)).lower()
+    if fmt not in FORMATS:
+        fail(f"不支持的导出格式「{fmt}」，可选：{'、'.join(FORMATS)}。")
+    if fmt == "epub" and output is None:
+        fail("EPUB 是二进制文件，请写出输出文件名，例如：muse export 西游记.epub --format epub")
     with reading(get_engine()) as conn:
-        text = export_book(conn, work_id_for(work), fmt)
+        work_id = work_id_for(work)
+        data = (
+            export_epub(conn, work_id, author=author)
+            if fmt == "epub"
+            else export_book(conn, work_id, fmt).encode("utf-8")
+        )
     if output is None:
-        console.out(text, end="", highlight=False)
-    else:
-        output.write_text(text, encoding="utf-8")
-        console.print(f"已导出到 {output}")
+        console.out(data.decode("utf-8"), end="", highlight=False)
+        return
+    try:
+        output.write_bytes(data)
+    except OSError as err:
+        fail(f"无法写入 {output}：{err.strerror or err}")
+    console.print(f"已导出到 {escape(str(output))}（{fmt}）", highlight=False, soft_wrap=True)
+
+
+def _format_from(output: Path | None) -> str:
+    suffix = output.suffix.lower().lstrip(".") if output is not None else ""
+    return suffix if suffix in FORMATS else "txt"
 
 
 def list_works(json_out: bool = JsonOption) -> None:
@@ -201,9 +222,8 @@ def chapter_show(
 
 
 def _render_chapter(c: dict) -> None:
-    heading = c.get("heading") or f"第{c['number']}章 {c['title']}"
     console.print(
-        f"[bold]{escape(heading)}[/]  修订版 {c['revision']} · "
+        f"[bold]第{c['number']}章 {escape(c['title'])}[/]  修订版 {c['revision']} · "
         f"{c['han_count']} 汉字 · {c['content_sha256'][:12]}",
         highlight=False,
     )

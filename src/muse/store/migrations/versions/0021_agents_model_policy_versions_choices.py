@@ -10,6 +10,10 @@ reported aliases) extending ``base_version``, with who approved it and when; row
 ``model_choices`` records ``muse models use <role> <provider>:<model>`` per work, append-only;
 the latest row of (work, role) is in force.
 
+``chapters.heading`` and ``volumes.heading`` keep the heading line as imported (``第一回　上联
+下联``), so that an export writes the book's own headings and imports back to the same
+chapters; NULL (chapters written by Muse, works imported before 0021): none recorded.
+
 Revision ID: 0021
 Revises: 0017
 """
@@ -119,8 +123,29 @@ def upgrade() -> None:
         "ix_model_choices_work_id_role", "model_choices", ["work_id", "role"], unique=False
     )
 
+    for table in ("chapters", "volumes"):
+        op.add_column(
+            table,
+            sa.Column(
+                "heading",
+                sa.String(length=300),
+                nullable=True,
+                comment=_HEADING_COMMENTS[table],
+            ),
+        )
+
+
+_HEADING_COMMENTS = {
+    "chapters": "the heading line as imported (第一回　上联　下联); NULL: none recorded, export "
+    "writes one in the book's own style",
+    "volumes": "the heading line as imported; NULL: none recorded (export writes 第N卷 title)",
+}
+
 
 def downgrade() -> None:
+    for table in ("volumes", "chapters"):
+        with op.batch_alter_table(table) as batch:
+            batch.drop_column("heading")
     op.drop_index("ix_model_choices_work_id_role", table_name="model_choices")
     op.drop_table("model_choices")
     drop_immutable("model_policy_versions")
