@@ -58,7 +58,7 @@ ITEMS: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
     (6, "method_checks", "方法合同（只读）", ()),
     (7, "author_words", "本轮人指令", ("authorInstruction",)),
 )
-METHOD_CHECKS_NOTE = "方法合同待建（spec 001 §2.3 第 6 项）：本轮没有装载方法检查。"
+METHOD_CHECKS_NOTE = "方法检查待建（第 6 项）：本轮没有装载方法检查。"
 
 
 @dataclass(frozen=True)

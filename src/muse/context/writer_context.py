@@ -57,7 +57,7 @@ QUALITY_POLICY_VERSION = "writer-production-v1"
 TAIL_CHARS = 300
 DECLARATION_RULE = (
     "新增地名、能力、组织、人物身份、代际、战绩或关系等正式事实，必须写入 newSettingDeclarations，"
-    "不得直接当作已确认事实写进正文（spec 000 §4）。"
+    "不得直接当作已确认事实写进正文。"
 )
 NOT_YET_INDEXED = "检索索引尚未建成：此查询未执行，由检索议题补全（不是空结果）。"
 
