@@ -17,7 +17,7 @@ import hashlib
 import re
 from typing import Any
 
-from muse.agents.providers.offline import builtin_generator
+from muse.agents.providers.offline import builtin_generator, stable_input
 from muse.core.canonical import canonical_json
 from muse.core.text import count_han
 
@@ -52,7 +52,9 @@ def evidence_requests(outline: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def _seed(task_input: dict[str, Any]) -> int:
-    return int.from_bytes(hashlib.sha256(canonical_json(task_input)).digest()[:8], "big")
+    """Same book, outline, cards and length: same seed (run ids, hashes and times left out)."""
+    stable = canonical_json(stable_input(task_input))
+    return int.from_bytes(hashlib.sha256(stable).digest()[:8], "big")
 
 
 def _sentence(text: str) -> str:
