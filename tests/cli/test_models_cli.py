@@ -1,5 +1,7 @@
 """``muse models approve / policy / use`` and commands that run on the work's chosen model."""
 
+import json
+
 from sqlalchemy import select
 
 from muse.agents.tables import model_calls
@@ -84,3 +86,16 @@ def test_the_choice_is_never_taken_from_the_environment(muse, book, monkeypatch)
         monkeypatch.setenv(name, "offline-1")
     result = muse("write", str(NEXT), ok=False)
     assert result.exit_code == 1 and "muse models use" in result.stderr
+
+
+def test_revise_prefers_the_works_choice_over_the_original_runs_model(muse, book):  # noqa: F811
+    first = muse.json("write", str(NEXT), "--provider", "offline", "--model", "offline-1")
+    muse("models", "approve", "--role", "writer", "--provider", "offline", "--model", "offline-2")
+    muse("models", "use", "writer", "offline:offline-2")
+
+    done = muse("revise", first["candidate_id"], "改：结尾换成悬念", "--json", ok=False)
+    outcome = json.loads(done.stdout)
+
+    runs = {r["id"]: r for r in muse.json("runs")}
+    assert runs[outcome["newRunId"]]["model"] == "offline-2"
+    assert runs[first["run_id"]]["model"] == "offline-1"
