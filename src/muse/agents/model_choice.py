@@ -64,16 +64,18 @@ def choose_model(engine: Engine, work_id: int, role: str, spec: str) -> ModelCho
         catalog = effective_catalog(conn)
         role_name = catalog.canonical_role(role)
         check_model_allowed(catalog, role_name, provider, model)
-        row = {
-            "work_id": work_id,
-            "role": role_name,
-            "provider": provider,
-            "model": model,
-            "chosen_by": current_user(),
-            "chosen_at": utc_now(),
-        }
-        conn.execute(insert(model_choices).values(**row))
-    return ModelChoice(role_name, provider, model, "work", iso(row["chosen_at"]), row["chosen_by"])
+        chosen_by, chosen_at = current_user(), utc_now()
+        conn.execute(
+            insert(model_choices).values(
+                work_id=work_id,
+                role=role_name,
+                provider=provider,
+                model=model,
+                chosen_by=chosen_by,
+                chosen_at=chosen_at,
+            )
+        )
+    return ModelChoice(role_name, provider, model, "work", iso(chosen_at), chosen_by)
 
 
 def work_choices(conn: Connection, work_id: int) -> dict[str, ModelChoice]:

@@ -72,12 +72,14 @@ def local_time(value: datetime | str | None) -> str:
         return "—"
     if isinstance(value, str):
         try:
-            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             return value
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    else:
+        moment = value
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
 def print_error(error: MuseError | str) -> None:
