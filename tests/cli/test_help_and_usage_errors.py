@@ -45,6 +45,8 @@ CASES = [
     Case(("write", "3", "--max-rewrites", "-1"), "--max-rewrites 的值有误：不能小于 0"),
     Case(("import", "/nonexistent/book.txt"), "路径 '/nonexistent/book.txt' 不存在"),
     Case(("works", "extra"), "多余的参数：extra"),
+    Case(("import", "/"), "'/' 是目录，这里需要文件"),
+    Case(("chapter", "edit", "1", "--file", "/nonexistent"), "--file / -f 的值有误：路径"),
 ]
 
 

@@ -105,7 +105,7 @@ def _hint(error: Any) -> str:
         hint = param.get_error_hint()
     if isinstance(hint, list | tuple):
         hint = " / ".join(str(h) for h in hint)
-    return str(hint or "").strip("'")
+    return str(hint or "").replace("'", "")
 
 
 def chinese_usage_error(error: Any) -> str:
