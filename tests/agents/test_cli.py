@@ -18,6 +18,17 @@ app.add_typer(config_app, name="config")
 runner = CliRunner()
 
 
+@pytest.fixture(autouse=True)
+def _database(db_url, monkeypatch):
+    """`models list/check/policy` read the author's approvals from the test database."""
+    from muse.cli.common import get_engine
+
+    monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
+    get_engine.cache_clear()
+    yield
+    get_engine.cache_clear()
+
+
 def run(*args: str):
     return runner.invoke(app, list(args))
 

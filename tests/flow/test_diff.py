@@ -82,3 +82,21 @@ def test_the_changes_rebuild_the_new_text(old, new):
     assert _apply(old, diff.changes) == new
     rebuilt_new = "".join(s.text for c in diff.changes for s in c.spans if s.op != "delete")
     assert rebuilt_new == "".join(c.new for c in diff.changes)
+
+
+def test_hunk_header_names_the_line_of_its_first_shown_sentence():
+    old = "第一行。\n第二行甲。第二行乙。\n第三行。"
+    new = "第一行。\n第二行甲。第二行改。\n第三行。"
+    lines = diff_texts(old, new).unified().splitlines()
+
+    assert lines[2] == "@@ -2 +2 @@"  # the context sentence shown first is on line 2
+    assert lines[3] == " 第二行甲。"
+
+
+def test_hunk_header_skips_a_leading_line_break_of_the_context():
+    old = "第一行。\n第二行。"
+    new = "第一行。\n新的第二行。"
+    lines = diff_texts(old, new).unified().splitlines()
+
+    assert lines[2] == "@@ -2 +2 @@"  # the context before the change is only the line break
+    assert lines[3] == "-第二行。"

@@ -96,7 +96,7 @@ def test_run_show_lists_every_attempt_node_hash_and_receipt(muse, book, scripted
     ]
     assert all(len(r["inputSha256"]) == 64 for r in data["receipts"])
     text = muse("run", "show", run_id)
-    assert "— 第 2 稿 —" in text and "返修：" in text and "模型调用回执" in text
+    assert "── 第 2 稿" in text and "返修：" in text and "模型调用回执" in text
 
 
 def test_revise_from_the_command_line(muse, book):

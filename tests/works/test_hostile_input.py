@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 from muse.cli.main import app
 from muse.core.errors import ImportFailed, InvalidInput
 from muse.core.prose_chars import find_refused, refusal_message, strip_refused
+from muse.flow.chapter_edit import edit_chapter
 from muse.works import catalog
 from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work
-from muse.flow.chapter_edit import edit_chapter
 from muse.works.importer import analyse, import_book
 from muse.works.tables import prose_blocks, works
 from tests.cli.conftest import muse  # noqa: F401 - the fixture

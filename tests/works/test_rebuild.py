@@ -139,3 +139,16 @@ def test_rebuild_trusts_no_flag_a_forged_valid_reference_at_the_current_revision
     [summary] = rebuild(engine, xiyou)
     assert (summary.refs_newly_stale, summary.refs_stale) == (1, 1)
     assert ref_state(engine, xiyou)[(1, "石猴")][0] is True
+
+
+def test_rebuild_reports_progress_step_by_step_over_every_work(engine, xiyou):
+    with engine.begin() as conn:
+        create_work(conn, "另一本")
+    seen: list[tuple[str, int, int]] = []
+
+    rebuild(engine, progress=lambda label, done, total: seen.append((label, done, total)))
+
+    assert [done for _, done, _ in seen] == list(range(7))
+    assert {total for _, _, total in seen} == {6}
+    assert [label for label, _, _ in seen[:3]] == ["检索索引", "出处有效性", "设定台账"]
+    assert seen[-1] == ("完成", 6, 6)

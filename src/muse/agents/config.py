@@ -3,7 +3,8 @@
 The file is TOML at the platform's user configuration path (``~/.config/muse/config.toml`` on
 Linux, ``~/Library/Application Support/muse/config.toml`` on macOS, ``%APPDATA%\\muse\\config.toml``
 on Windows), or wherever ``MUSE_CONFIG`` points. It holds *how to reach* a provider; it never
-chooses a provider or a model for a call (every call names both). Keys are better kept in
+chooses a provider or a model for a call (every call names both: a command's flags, or the
+work's ``muse models use`` choice stored in the database). Keys are better kept in
 environment variables; a key written here is read, used and never stored or printed.
 """
 
@@ -94,23 +95,28 @@ def register_configured_secrets(config: MuseConfig | None = None) -> None:
 
 
 CONFIG_TEMPLATE = """\
-# Muse 配置文件（TOML）。这里只写"怎么连到模型服务"；每次调用用哪个提供方和模型，
-# 都由命令显式指定（--provider / --model），不会从这里或环境变量自动补全。
+# Muse 配置文件（TOML）。这里只写"怎么连到模型服务"（地址、密钥从哪来）。
+# 用哪个模型：命令行 --provider/--model，或用 muse models use writer 提供方:模型ID 为作品选定；
+# 不会从这里或环境变量自动选择模型。
 #
 # API 密钥建议放在环境变量里（如 DEEPSEEK_API_KEY、DASHSCOPE_API_KEY、MOONSHOT_API_KEY、
 # ZHIPUAI_API_KEY、OPENAI_API_KEY）。写在本文件里也可以，Muse 只读取使用，不会入库、不会打印。
-# 不联网试用：--provider offline --model offline-1
+# 不联网试用：muse models use writer offline:offline-1
 
 # [providers.deepseek]
 # api_key_env = "DEEPSEEK_API_KEY"     # 默认就是它，可改成别的变量名
 # base_url = "https://api.deepseek.com/v1"
+
+# 本机 Ollama（预设 ollama 默认就是 http://127.0.0.1:11434/v1，无需密钥；换机器时改地址）：
+# [providers.ollama]
+# base_url = "http://192.168.1.20:11434/v1"
 
 # 自建 vLLM（基于预设，换个地址）：
 # [providers.my-vllm]
 # preset = "vllm"
 # base_url = "http://192.168.1.10:8000/v1"
 
-# 任意 OpenAI 兼容服务：
+# 任意 OpenAI 兼容服务（地址写到 /v1 为止；没有密钥就不写 api_key_env）：
 # [providers.openai-compatible]
 # base_url = "https://llm.example.com/v1"
 # api_key_env = "MY_LLM_API_KEY"

@@ -31,8 +31,9 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
+from muse.agents.approvals import effective_catalog
 from muse.agents.config import MuseConfig
-from muse.agents.contracts import RoleCatalog, load_roles
+from muse.agents.contracts import RoleCatalog
 from muse.agents.errors import (
     AgentCallError,
     CallCrashed,
@@ -41,6 +42,7 @@ from muse.agents.errors import (
     UnknownRoleOrTask,
 )
 from muse.agents.guards import check_input
+from muse.agents.model_choice import choice_for_receipt
 from muse.agents.policy import check_model_allowed, check_reported_model
 from muse.agents.prompts import ToolBrief, render_prompt
 from muse.agents.providers import resolve_provider
@@ -96,6 +98,9 @@ def dispatch(
         model_requested=model or "",
         task_input=task_input,
     )
+    choice = choice_for_receipt(trace.provider, trace.model_requested)
+    if choice is not None:  # where the model came from: the command line or the work's choice
+        trace.request_params["modelChoice"] = choice
     try:
         output = _run(
             engine,
@@ -160,7 +165,7 @@ def _run(
     config: MuseConfig | None,
     http_client: Any,
 ) -> BaseModel:
-    catalog = load_roles()
+    catalog = effective_catalog(engine)
     role, whitelist = _resolve_role(catalog, trace, task)
     policy = check_model_allowed(
         catalog, role, trace.provider, trace.model_requested, policy_version

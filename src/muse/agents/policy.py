@@ -71,7 +71,8 @@ def check_model_allowed(
         raise ModelNotAllowed(
             f"模型 {model} 不在角色 {role_name} 的模型策略 {policy.label} 中，已拒绝派发。",
             hint=f"允许的模型：{'、'.join(policy.allowance.models)}。"
-            "新增模型须登记到新的策略版本（src/muse/agents/roles.yaml）。",
+            f"要使用新模型，先核准它（记为新的策略版本）：muse models approve --role {role_name} "
+            f"--provider {provider} --model {model}",
         )
     return policy
 

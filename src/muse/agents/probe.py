@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from muse.agents.config import MuseConfig, load_config
-from muse.agents.contracts import load_roles
+from muse.agents.contracts import RoleCatalog, load_roles
 from muse.agents.policy import roles_allowing
 from muse.agents.providers import endpoint, key_source, known_provider_names, resolve_provider
 from muse.agents.providers.base import CallMeta, ChatRequest
@@ -107,8 +107,12 @@ def check_model(
     timeout_s: float = 60.0,
     config: MuseConfig | None = None,
     http_client: Any = None,
+    catalog: RoleCatalog | None = None,
 ) -> CheckResult:
-    """One tiny request; raises the provider's error (missing key, 401, timeout …) as is."""
+    """One tiny request; raises the provider's error (missing key, 401, timeout …) as is.
+
+    ``catalog``: the role catalog to report allowed roles from (default: the packaged one; the
+    CLI passes the one merged with the author's approvals)."""
     chosen = resolve_provider(provider, config=config, http_client=http_client)
     mode, schema = output_mode_for(chosen.capabilities, ProbeReply, chosen.name)
     messages = ensure_json_word(
@@ -135,5 +139,5 @@ def check_model(
         tokens_in=reply.usage.prompt_tokens,
         tokens_out=reply.usage.completion_tokens,
         reply_text=reply.text[:200],
-        allowed_roles=roles_allowing(load_roles(), model),
+        allowed_roles=roles_allowing(catalog or load_roles(), model),
     )

@@ -15,6 +15,7 @@ of a run, in order, are that run's dependency list.
 from sqlalchemy import (
     CheckConstraint,
     Column,
+    ForeignKey,
     Index,
     Integer,
     Numeric,
@@ -198,3 +199,69 @@ tool_reads = Table(
 )
 Index("ix_tool_reads_run_id", tool_reads.c.run_id)
 Index("ix_tool_reads_call_id", tool_reads.c.call_id)
+
+# spec 003: a new model is approved explicitly, by full id, as a new policy version; a version
+# once written never changes (database triggers refuse UPDATE and DELETE, migration 0021).
+model_policy_versions = Table(
+    "model_policy_versions",
+    metadata,
+    Column(
+        "version",
+        String(64),
+        primary_key=True,
+        comment="the policy version id, <role>-approved-v<n>; frozen tasks name it",
+    ),
+    Column("role", String(32), nullable=False, comment="canonical role the version is for"),
+    Column("policy_name", String(32), nullable=False, comment="fixed | governed | judge-fixed"),
+    Column(
+        "base_version",
+        String(64),
+        nullable=False,
+        comment="the version this one extends (built-in from roles.yaml, or an earlier approval)",
+    ),
+    Column("models", JsonDoc, nullable=False, comment="every exact model id the version allows"),
+    Column(
+        "patterns",
+        JsonDoc,
+        nullable=False,
+        comment="glob patterns inherited from the base (governed only); [] for judge-fixed",
+    ),
+    Column(
+        "reported_aliases",
+        JsonDoc,
+        nullable=False,
+        comment="dated ids a server may report, inherited from the base; {} for judge-fixed",
+    ),
+    Column(
+        "added",
+        JsonDoc,
+        nullable=False,
+        comment="what this approval added: [{provider, model}], the ids the author approved",
+    ),
+    Column(
+        "content_sha256",
+        String(64),
+        nullable=False,
+        comment="sha256 of the canonical JSON of {models, patterns, reportedAliases}",
+    ),
+    Column("approved_by", String(200), nullable=False, comment="who approved (the OS user)"),
+    Column("approved_at", UtcDateTime, nullable=False),
+    CheckConstraint("policy_name IN ('fixed','governed','judge-fixed')", name="policy_name"),
+)
+Index("ix_model_policy_versions_role", model_policy_versions.c.role)
+
+# The author's model per role for one work (`muse models use`): append-only, the latest row of
+# (work, role) is in force. A command-line --provider/--model still wins; nothing comes from the
+# environment.
+model_choices = Table(
+    "model_choices",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True, comment="order of choices"),
+    Column("work_id", Integer, ForeignKey("works.id"), nullable=False),
+    Column("role", String(32), nullable=False, comment="canonical role"),
+    Column("provider", String(64), nullable=False),
+    Column("model", String(200), nullable=False, comment="the full model id"),
+    Column("chosen_by", String(200), nullable=False, comment="who chose (the OS user)"),
+    Column("chosen_at", UtcDateTime, nullable=False),
+)
+Index("ix_model_choices_work_id_role", model_choices.c.work_id, model_choices.c.role)

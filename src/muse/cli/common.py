@@ -4,20 +4,33 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from sqlalchemy import Engine
 
-from muse.cli.output import err_console
-from muse.core.errors import ConfigError
+from muse.cli.output import err_console, fail
+from muse.core.errors import ConfigError, MuseError
 from muse.core.limits import MAX_YAML_MB, read_capped
 from muse.store.engine import is_sqlite, make_engine
 from muse.store.migrate import is_up_to_date, upgrade
 from muse.works.book_decoding import decode_book
 from muse.works.catalog import resolve_work
 
+if TYPE_CHECKING:
+    from muse.agents.model_choice import ModelChoice
+
 JsonOption = typer.Option(False, "--json", help="以 JSON 输出，便于脚本处理。")
 WorkOption = typer.Option(None, "--work", "-w", help="作品 ID 或书名；只有一部作品时可省略。")
+ProviderOption = typer.Option(
+    None,
+    "--provider",
+    "-p",
+    help="模型提供方，如 deepseek、ollama；省略时用 muse models use 的选择",
+)
+ModelOption = typer.Option(
+    None, "--model", "-m", help="完整的模型 ID；与 --provider 同时给出，优先于作品的模型选择"
+)
 
 
 def get_engine() -> Engine:
@@ -65,6 +78,16 @@ def read_yaml_text(path: Path, max_mb: float = MAX_YAML_MB) -> str:
     """An author's YAML file as text: size-capped, decoded like a book file (UTF-8 with or
     without BOM, UTF-16 with BOM, GB18030; binary refused with the byte offset)."""
     return decode_book(read_capped(path, max_mb, what="文件", flag="--max-mb")).text
+
+
+def chosen_model(work_id: int, role: str, provider: str | None, model: str | None) -> ModelChoice:
+    """The flags if given, else the work's ``muse models use`` choice for ``role`` (never env)."""
+    from muse.agents.model_choice import resolve_model
+
+    try:
+        return resolve_model(get_engine(), work_id, role, provider, model)
+    except MuseError as err:
+        fail(err)
 
 
 def work_id_for(work: str | None) -> int:

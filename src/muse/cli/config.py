@@ -44,7 +44,7 @@ def _render_show(data: dict) -> None:
     if not data["providers"]:
         console.print("没有提供方配置。")
     for name, entry in data["providers"].items():
-        console.print(f"[bold][providers.{name}][/]")
+        console.print(f"[bold]\\[providers.{name}][/]", highlight=False)  # a literal [ … ]
         for key, value in entry.items():
             console.print(f"  {key} = {value}", highlight=False)
 

@@ -17,7 +17,7 @@ import typer
 from rich.markup import escape
 
 from muse.cli.common import JsonOption, get_engine
-from muse.cli.output import console, emit, fail
+from muse.cli.output import console, emit, fail, local_time, print_prose
 from muse.cli.write_display import render_gaps
 from muse.core.errors import InvalidInput
 from muse.flow.candidate_view import candidate_view, version_diff
@@ -105,7 +105,7 @@ def diff(
     """显示候选与同一运行中另一版本的逐句、逐字差异。"""
     with reading(get_engine()) as conn:
         data = version_diff(conn, candidate_id, against)
-    emit(data, json_out, render_diff)
+    emit(data, json_out, render_diff, escaped=False)
 
 
 def _render_outcome(o: DecisionOutcome) -> None:
@@ -140,21 +140,22 @@ def render_candidate(d: dict) -> None:
     console.print(
         f"候选 {d['id']} · 第 {d['chapter']} 章 · v{d['version']} · {d['stateLabel']}（{d['state']}）"
         f" · {d['hanCount']} 汉字 · {d['sha256'][:12]} · 来源 {d['attribution']}",
+        markup=False,
         highlight=False,
     )
     others = [f"v{v['version']} {v['state']}" for v in d["versions"] if v["id"] != d["id"]]
     if others:
-        console.print("同一运行的其他版本：" + "，".join(others), highlight=False)
+        console.print("同一运行的其他版本：" + "，".join(others), markup=False, highlight=False)
     _render_report(d)
     _render_context(d["context"])
     for dec in d["decisions"]:
         console.print(
-            f"决定：{dec['kind']} · {dec['outcome']} · {dec['actor']} · {dec['at']}",
+            f"决定：{dec['kind']} · {dec['outcome']} · {dec['actor']} · {local_time(dec['at'])}",
             markup=False,
             highlight=False,
         )
     console.rule("正文")
-    console.print(d["body"], markup=False, highlight=False)
+    print_prose(d["body"])
     if d["diff"]:
         console.rule("与上一版的差异")
         render_diff(d["diff"])
@@ -164,7 +165,7 @@ def _render_report(d: dict) -> None:
     report = d["report"] or {}
     mech = (report.get("mechanical") or {}).get("status", "未检测")
     sem = (report.get("semantic") or {}).get("status", "未检测")
-    console.print(f"机械门：{mech}；语义检测：{sem}", highlight=False)
+    console.print(f"机械门：{mech}；语义检测：{sem}", markup=False, highlight=False)
     for f in d["findings"]:
         loc = f["location"]
         where = (
@@ -186,6 +187,7 @@ def _render_context(c: dict) -> None:
     console.print(
         f"写作依据：上下文快照 {c['snapshotId']} · sha256 {c['sha256'][:12]} · 冻结点第 {c['asOf']} 章"
         f" · {len(c['sources'])} 个来源，{len(c['omitted'])} 个被排除",
+        markup=False,
         highlight=False,
     )
     for s in c["sources"]:

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
@@ -176,7 +177,25 @@ def rebuild_cmd(work: str = WorkOption, json_out: bool = JsonOption) -> None:
 
     engine = get_engine()
     work_id = work_id_for(work) if work is not None else None
-    summaries = rebuild(engine, work_id)
+    if json_out:
+        summaries = rebuild(engine, work_id)
+    else:
+        with Progress(
+            TextColumn("重建 {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("", total=None)
+            summaries = rebuild(
+                engine,
+                work_id,
+                lambda label, done, total: bar.update(
+                    task, description=label, completed=done, total=total
+                ),
+            )
     emit([s.to_dict() for s in summaries], json_out, _render_rebuild)
 
 

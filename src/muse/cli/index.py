@@ -6,7 +6,6 @@ from dataclasses import asdict
 from typing import Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
@@ -168,7 +167,7 @@ def _hit_dict(hit: search_index.Hit) -> dict[str, Any]:
 
 def _render_search(d: dict[str, Any]) -> None:
     how = "卡片名及别名：" + "、".join(d["terms"]) if d["mode"] == "card" else "文字检索"
-    console.print(f"检索「{escape(d['query'])}」（{escape(how)}），截至第 {d['asOf']} 章：")
+    console.print(f"检索「{d['query']}」（{how}），截至第 {d['asOf']} 章：")
     if not d["hits"]:
         console.print("没有找到。")
         return
@@ -182,7 +181,7 @@ def _render_search(d: dict[str, Any]) -> None:
             str(h["revision"]),
             f"{h['start']}–{h['end']}",
             f"{h['score']:.4g}",
-            escape(snippet),
+            snippet,
         )
     console.print(table)
 

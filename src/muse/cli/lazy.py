@@ -33,8 +33,14 @@ class _Unloaded(TyperCommand):
     """Stands for a command whose module is not imported yet (help listing, suggestions)."""
 
 
-def lazy_group(commands: Mapping[str, LazyCommand], loaders: Mapping[str, Loader]) -> type:
-    """A ``TyperGroup`` class for ``typer.Typer(cls=...)`` serving ``commands`` lazily."""
+def lazy_group(
+    commands: Mapping[str, LazyCommand],
+    loaders: Mapping[str, Loader],
+    base: type[TyperGroup] = TyperGroup,
+    panel_of: Callable[[str], str | None] = lambda name: None,
+) -> type:
+    """A ``TyperGroup`` class (derived from ``base``) for ``typer.Typer(cls=...)`` serving
+    ``commands`` lazily; ``panel_of`` names the help panel of each top-level command."""
 
     @cache
     def loaded(loader: str) -> typer.Typer:
@@ -42,12 +48,15 @@ def lazy_group(commands: Mapping[str, LazyCommand], loaders: Mapping[str, Loader
         loaders[loader](app)
         return app
 
-    class LazyGroup(TyperGroup):
+    class LazyGroup(base):  # type: ignore[valid-type,misc]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._listing = False
             for name, entry in commands.items():
-                self.commands.setdefault(name, _Unloaded(name=name, help=entry.help))
+                self.commands.setdefault(
+                    name,
+                    _Unloaded(name=name, help=entry.help, rich_help_panel=panel_of(name)),
+                )
 
         def get_command(self, ctx: Any, cmd_name: str) -> Any:
             found = self.commands.get(cmd_name)
@@ -60,6 +69,7 @@ def lazy_group(commands: Mapping[str, LazyCommand], loaders: Mapping[str, Loader
             group = typer.main.get_group(loaded(loader))
             for name, command in group.commands.items():
                 if isinstance(self.commands.get(name), _Unloaded):
+                    command.rich_help_panel = panel_of(name)  # type: ignore[attr-defined]
                     self.commands[name] = command
 
         def format_help(self, ctx: Any, formatter: Any) -> None:

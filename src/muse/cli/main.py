@@ -11,6 +11,7 @@ from importlib import import_module
 
 import typer
 
+from muse.cli.help_panels import MuseGroup, localize_help, panel_of
 from muse.cli.lazy import LazyCommand, Loader, lazy_group
 from muse.cli.output import print_error
 from muse.core.errors import MuseError
@@ -119,8 +120,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
-    cls=lazy_group(COMMANDS, LOADERS),
+    cls=lazy_group(COMMANDS, LOADERS, base=MuseGroup, panel_of=panel_of),
 )
+localize_help()
 
 
 @app.callback()

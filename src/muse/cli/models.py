@@ -12,13 +12,22 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from muse.agents.approvals import (
+    approve_model,
+    merge_approvals,
+    policies_in_force,
+    stored_approvals,
+)
 from muse.agents.contracts import load_roles
+from muse.agents.model_choice import SOURCE_LABELS, choose_model, work_choices
 from muse.agents.probe import CheckResult, ProviderStatus, check_model, provider_statuses
-from muse.cli.output import console, emit, fail
+from muse.cli.common import JsonOption, WorkOption, get_engine, ready_engine, work_id_for
+from muse.cli.output import console, emit, fail, local_time
 from muse.core.errors import MuseError
 
 models_app = typer.Typer(
-    help="模型提供方：列出可用提供方与模型策略，检查连通性。", no_args_is_help=True
+    help="模型：提供方、模型策略、核准新模型、为作品选定各角色的模型、检查连通性。",
+    no_args_is_help=True,
 )
 
 _KEY_SOURCE = {
@@ -31,23 +40,10 @@ _KEY_SOURCE = {
 
 
 def _policies() -> list[dict[str, Any]]:
-    catalog = load_roles()
-    rows = []
-    for name, role in catalog.roles.items():
-        allowance = catalog.allowance(role.modelPolicyVersion, role.modelPolicy)
-        aliases = [a for a, target in catalog.aliases.items() if target == name]
-        rows.append(
-            {
-                "role": name,
-                "displayName": role.displayName,
-                "aliases": aliases,
-                "policy": role.modelPolicy,
-                "policyVersion": role.modelPolicyVersion,
-                "models": list(allowance.models),
-                "patterns": list(allowance.patterns),
-            }
-        )
-    return rows
+    """The versions in force per role: built-in ones merged with the author's approvals."""
+    with ready_engine().connect() as conn:
+        approvals = stored_approvals(conn)
+    return policies_in_force(merge_approvals(load_roles(), approvals), approvals)
 
 
 def _render_list(data: dict[str, Any]) -> None:
@@ -73,7 +69,9 @@ def _render_list(data: dict[str, Any]) -> None:
         roles.add_row(f"{name} {r['displayName']}", f"{r['policy']}@{r['policyVersion']}", allowed)
     console.print(roles)
     console.print(
-        "每次调用都须显式指定 --provider 与 --model；不联网试用：--provider offline --model offline-1"
+        "每次调用都用明确的提供方与模型：命令行 --provider/--model，或先 muse models use 为作品选定；"
+        "不联网试用：--provider offline --model offline-1",
+        markup=False,
     )
 
 
@@ -117,7 +115,118 @@ def check(
 ) -> None:
     """向提供方发一次极小的真实请求，检查密钥、地址与模型 ID 是否正常。"""
     try:
-        result: CheckResult = check_model(provider, model, timeout_s=timeout)
+        with ready_engine().connect() as conn:
+            catalog = merge_approvals(load_roles(), stored_approvals(conn))
+        result: CheckResult = check_model(provider, model, timeout_s=timeout, catalog=catalog)
     except MuseError as err:
         fail(err)
     emit(asdict(result), as_json, _render_check)
+
+
+def _render_policy(rows: list[dict[str, Any]]) -> None:
+    for r in rows:
+        source = "内置"
+        if r["approval"]:
+            a = r["approval"]
+            added = "、".join(f"{x['provider']}:{x['model']}" for x in a["added"])
+            source = (
+                f"作者核准：{a['approvedBy']}，{local_time(a['approvedAt'])}，"
+                f"基于 {a['baseVersion']}，新增 {added}"
+            )
+        console.print(
+            f"[bold]{r['role']} {r['displayName']}[/]　{r['policy']}@{r['policyVersion']}（{source}）"
+        )
+        allowed = "、".join(r["models"] + [f"{p}（通配）" for p in r["patterns"]])
+        console.print(f"  允许：{allowed}")
+
+
+@models_app.command("policy")
+def policy(as_json: bool = JsonOption) -> None:
+    """显示各角色现行的模型策略版本：内置的，或你用 muse models approve 核准的。"""
+    try:
+        rows = _policies()
+    except MuseError as err:
+        fail(err)
+    emit(rows, as_json, _render_policy)
+
+
+@models_app.command("approve")
+def approve(
+    role: str = typer.Option(
+        ..., "--role", help="角色：writer、planner、extractor、detector、judge"
+    ),
+    provider: str = typer.Option(..., "--provider", help="模型所在的提供方，如 ollama、my-vllm"),
+    model: list[str] = typer.Option(
+        ..., "--model", help="完整的模型 ID，如 qwen2.5:7b（可重复；不接受通配符）"
+    ),
+    as_json: bool = JsonOption,
+) -> None:
+    """核准新模型：为角色记录一个新的、不可更改的模型策略版本（谁、何时、哪些模型 ID）。"""
+    try:
+        approval = approve_model(get_engine(), role=role, provider=provider, models=model)
+    except MuseError as err:
+        fail(err)
+    emit(approval.to_dict(), as_json, _render_approval)
+
+
+def _render_approval(a: dict[str, Any]) -> None:
+    added = "、".join(f"{x['provider']}:{x['model']}" for x in a["added"])
+    console.print(
+        f"已为角色 {a['role']} 记录新的模型策略版本 {a['policy']}@{a['version']}"
+        f"（基于 {a['baseVersion']}）：新增 {added}。",
+        highlight=False,
+    )
+    console.print(
+        f"核准人 {a['approvedBy']}，时间 {local_time(a['approvedAt'])}；"
+        "此前冻结的任务仍按原版本执行。",
+        highlight=False,
+    )
+
+
+@models_app.command("use")
+def use(
+    role: str = typer.Argument(None, help="角色：writer、planner、extractor、detector、judge"),
+    choice: str = typer.Argument(None, help="提供方:模型ID，如 deepseek:deepseek-chat"),
+    work: str = WorkOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """为作品选定某个角色的模型（写作、改写、规划起草不再需要 --provider/--model）；不带参数时列出现有选择。"""
+    try:
+        work_id = work_id_for(work)
+        if role is not None and choice is None:
+            fail("请同时写出角色和模型，例如：muse models use writer deepseek:deepseek-chat")
+        if role is not None:
+            chosen = choose_model(get_engine(), work_id, role, choice)
+            emit(chosen.to_dict(), as_json, _render_chosen)
+            return
+        with get_engine().connect() as conn:
+            rows = [c.to_dict() for c in work_choices(conn, work_id).values()]
+    except MuseError as err:
+        fail(err)
+    emit(rows, as_json, _render_choices)
+
+
+def _render_chosen(c: dict[str, Any]) -> None:
+    console.print(
+        f"已为角色 {c['role']} 选定模型 {c['provider']}:{c['model']}；"
+        "命令行的 --provider/--model 仍然优先。",
+        highlight=False,
+    )
+
+
+def _render_choices(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        console.print(
+            "这部作品还没有选定任何模型。例如：muse models use writer deepseek:deepseek-chat"
+        )
+        return
+    table = Table("角色", "模型", "选定人", "时间")
+    for c in rows:
+        table.add_row(
+            c["role"],
+            f"{c['provider']}:{c['model']}",
+            c["chosen_by"] or "",
+            local_time(c["chosen_at"]),
+        )
+    console.print(table)
+    console.print(f"（{SOURCE_LABELS['flag']}仍然优先。）")

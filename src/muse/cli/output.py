@@ -1,10 +1,19 @@
-"""Printing for every command: Chinese text for the author, or ``--json`` for scripts."""
+"""Printing for every command: Chinese text for the author, or ``--json`` for scripts.
+
+Renderers write rich markup (``[green]…[/]``) around values that come from the author or a
+model: a title, a model id, a config name such as ``[providers.deepseek]``, an error message.
+Such a value must print as itself, so :func:`emit` hands its renderer a copy of the data with
+every string escaped (:func:`markup_safe`); a renderer that prints something else escapes it
+with :func:`escape`. ``--json`` prints the data unchanged. Stored times are UTC; the author sees
+them in the local time zone (:func:`local_time`).
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 import typer
@@ -22,12 +31,55 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
-def emit(data: Any, as_json: bool, render: Callable[[Any], None]) -> None:
-    """Print ``data`` as JSON when ``as_json``, else through ``render``."""
+def markup_safe(data: Any) -> Any:
+    """``data`` with every string (values and keys, nested) escaped for rich markup."""
+    if isinstance(data, str):
+        return escape(data)
+    if isinstance(data, dict):
+        return {markup_safe(k): markup_safe(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [markup_safe(v) for v in data]
+    if isinstance(data, tuple):
+        return tuple(markup_safe(v) for v in data)
+    return data
+
+
+def emit(data: Any, as_json: bool, render: Callable[[Any], None], *, escaped: bool = True) -> None:
+    """Print ``data`` as JSON when ``as_json``, else through ``render`` with strings escaped.
+
+    ``escaped=False`` is for a renderer that prints prose as itself (:func:`print_prose`, or
+    ``markup=False``) and escapes with :func:`escape` whatever it puts inside markup.
+    """
     if as_json:
         print_json(data)
     else:
-        render(data)
+        render(markup_safe(data) if escaped else data)
+
+
+def print_prose(text: str) -> None:
+    """Chapter text as itself: never markup; hard-wrapped only on a terminal (a file or pipe
+    gets the text byte for byte, one paragraph per line)."""
+    if console.is_terminal:
+        console.print(text, markup=False, highlight=False)
+        return
+    console.file.write(text if text.endswith("\n") else text + "\n")
+    console.file.flush()
+
+
+def local_time(value: datetime | str | None) -> str:
+    """A stored UTC time (datetime or ISO string) in the author's local time zone, or "—"."""
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+    else:
+        moment = value
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
 def print_error(error: MuseError | str) -> None:

@@ -19,7 +19,17 @@ from pathlib import Path
 import typer
 import yaml
 
-from muse.cli.common import JsonOption, WorkOption, get_engine, read_yaml_text, work_id_for
+from muse.agents.model_choice import recorded_choice
+from muse.cli.common import (
+    JsonOption,
+    ModelOption,
+    ProviderOption,
+    WorkOption,
+    chosen_model,
+    get_engine,
+    read_yaml_text,
+    work_id_for,
+)
 from muse.cli.output import console, emit
 from muse.core.errors import InvalidInput
 from muse.core.yaml_safe import safe_load
@@ -49,8 +59,6 @@ plan_app.add_typer(patterns_app, name="patterns")
 
 StageArg = typer.Argument(..., help="阶段：0–4，或 定盘 / 大纲 / 设定 / 范式 / 细纲")
 ChapterOpt = typer.Option(None, "--chapter", "-c", help="细纲的章号")
-ProviderOpt = typer.Option(..., "--provider", help="模型提供方（测试与演示可用 offline）")
-ModelOpt = typer.Option(..., "--model", help="模型 ID（offline 提供方为 offline-1）")
 
 
 def _reader():
@@ -148,8 +156,8 @@ def _chapters(text: str) -> tuple[int, int]:
 @plan_app.command("draft")
 def plan_draft(
     stage: str = StageArg,
-    provider: str = ProviderOpt,
-    model: str = ModelOpt,
+    provider: str = ProviderOption,
+    model: str = ModelOption,
     variants: int = typer.Option(1, "--variants", "-k", help="生成几个变体以便比较（1–5）"),
     chapter: int = ChapterOpt,
     chapters: str = typer.Option(None, "--chapters", help="细纲分批起草的章节范围，如 1-100"),
@@ -159,25 +167,28 @@ def plan_draft(
 ) -> None:
     """规划员依据已确认的上层规划起草一个阶段（草稿一律 Shadow）。"""
     work_id = work_id_for(work)
-    if chapters is not None:
-        first, last = _chapters(chapters)
-        report = start_outline_batch(
-            get_engine(), work_id, first, last, provider=provider, model=model, note=note
+    choice = chosen_model(work_id, "planner", provider, model)
+    provider, model = choice.provider, choice.model
+    with recorded_choice(choice):
+        if chapters is not None:
+            first, last = _chapters(chapters)
+            report = start_outline_batch(
+                get_engine(), work_id, first, last, provider=provider, model=model, note=note
+            )
+            emit(report.wire(), json_out, _render_batch)
+            if report.state != "completed":
+                raise typer.Exit(1)
+            return
+        drafted = draft_stage(
+            get_engine(),
+            work_id,
+            stage,
+            provider=provider,
+            model=model,
+            variants=variants,
+            chapter=chapter,
+            note=note,
         )
-        emit(report.wire(), json_out, _render_batch)
-        if report.state != "completed":
-            raise typer.Exit(1)
-        return
-    drafted = draft_stage(
-        get_engine(),
-        work_id,
-        stage,
-        provider=provider,
-        model=model,
-        variants=variants,
-        chapter=chapter,
-        note=note,
-    )
     emit([d.wire() for d in drafted], json_out, _render_drafts)
 
 

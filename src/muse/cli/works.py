@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from muse.cli import editing
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
-from muse.cli.output import console, emit, print_json
+from muse.cli.output import console, emit, escape, fail, print_json, print_prose
 from muse.core.errors import InvalidInput
 from muse.core.limits import MAX_BOOK_MB, MAX_CHAPTER_CHARS, read_capped
 from muse.store.engine import database_url, make_engine, reading
@@ -180,20 +179,43 @@ def _render_import(report: ImportReport, index: dict[str, Any] | None = None) ->
 
 
 def export(
-    output: Path = typer.Argument(None, help="输出文件；省略则打印到终端"),
-    fmt: str = typer.Option("txt", "--format", "-f", help="txt 或 md"),
+    output: Path = typer.Argument(None, help="输出文件；省略则打印到终端（EPUB 必须写入文件）"),
+    fmt: str = typer.Option(
+        None, "--format", "-f", help="txt、md 或 epub；省略时按输出文件的扩展名，否则 txt"
+    ),
+    author: str = typer.Option(None, "--author", help="EPUB 元数据中的作者（默认：佚名）"),
     work: str = WorkOption,
 ) -> None:
-    """导出正式正文（Canonical）。"""
-    from muse.works.export import export_book
+    """导出正式正文（Canonical）：标题与导入时一致，可再次导入；EPUB 带目录，卷为分节。"""
+    from muse.works.export import FORMATS, export_book, export_epub
 
+    fmt = (fmt or _format_from(output)).lower()
+    if fmt not in FORMATS:
+        fail(f"不支持的导出格式「{fmt}」，可选：{'、'.join(FORMATS)}。")
+    if fmt == "epub" and output is None:
+        fail("EPUB 是二进制文件，请写出输出文件名，例如：muse export 西游记.epub --format epub")
     with reading(get_engine()) as conn:
-        text = export_book(conn, work_id_for(work), fmt)
+        work_id = work_id_for(work)
+        data = (
+            export_epub(conn, work_id, author=author)
+            if fmt == "epub"
+            else export_book(conn, work_id, fmt).encode("utf-8")
+        )
     if output is None:
-        console.out(text, end="", highlight=False)
-    else:
-        output.write_text(text, encoding="utf-8")
-        console.print(f"已导出到 {output}")
+        console.out(data.decode("utf-8"), end="", highlight=False)
+        return
+    try:
+        output.write_bytes(data)
+    except OSError as err:
+        fail(f"无法写入 {output}：{err.strerror or err}")
+    console.print(f"已导出到 {escape(str(output))}（{fmt}）", highlight=False, soft_wrap=True)
+
+
+def _format_from(output: Path | None) -> str:
+    from muse.works.export import FORMATS
+
+    suffix = output.suffix.lower().lstrip(".") if output is not None else ""
+    return suffix if suffix in FORMATS else "txt"
 
 
 def list_works(json_out: bool = JsonOption) -> None:
@@ -257,15 +279,16 @@ def chapter_show(
             if revision
             else catalog.get_chapter_text(conn, work_id, number)
         )
-    emit(chapter.model_dump(mode="json"), json_out, _render_chapter)
+    emit(chapter.model_dump(mode="json"), json_out, _render_chapter, escaped=False)
 
 
 def _render_chapter(c: dict) -> None:
     console.print(
-        f"[bold]第{c['number']}章 {c['title']}[/]  修订版 {c['revision']} · "
-        f"{c['han_count']} 汉字 · {c['content_sha256'][:12]}"
+        f"[bold]第{c['number']}章 {escape(c['title'])}[/]  修订版 {c['revision']} · "
+        f"{c['han_count']} 汉字 · {c['content_sha256'][:12]}",
+        highlight=False,
     )
-    console.print(c["text"], highlight=False, markup=False)
+    print_prose(c["text"])
 
 
 @work_app.command("status")

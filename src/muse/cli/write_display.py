@@ -13,7 +13,7 @@ from typing import Any
 from rich.markup import escape
 from rich.status import Status
 
-from muse.cli.output import console
+from muse.cli.output import console, local_time
 from muse.flow.production import NodeEvent, RunSummary
 from muse.flow.states import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS
 
@@ -137,60 +137,135 @@ def next_step(s: RunSummary, chapter: int) -> str:
     return f"查看运行详情 muse run show {run}，处理后重新运行 muse write {chapter}。"
 
 
+_DETAIL_LABELS = {
+    "authorizationSnapshotId": "授权快照",
+    "purpose": "用途",
+    "maxRewrites": "自动返修上限",
+    "contextSnapshotId": "冻结上下文",
+    "planId": "检索计划",
+    "manifestId": "读取清单",
+    "sha256": "sha256",
+    "sources": "来源",
+    "omitted": "排除",
+    "cardHits": "卡片命中",
+    "exploration": "探索",
+    "reads": "读取",
+    "plannedReads": "计划内",
+    "exploredReads": "自主探索",
+    "dropped": "舍弃",
+    "round": "轮次",
+    "receiptId": "回执",
+    "modelReturned": "报告模型",
+    "toolsSent": "带工具",
+    "candidateId": "候选",
+    "candidateVersion": "版本",
+    "candidateSha256": "候选哈希",
+    "revisionItems": "返修条目",
+    "findings": "发现",
+    "blocking": "阻断",
+    "writerReceiptId": "写手回执",
+    "status": "结论",
+    "gaps": "证据缺口",
+    "outcome": "结果",
+    "runState": "运行状态",
+    "reason": "原因",
+}
+_HIDDEN_DETAIL = {"gaps", "revisionList", "deadlineAt", "deadlineS", "replaySha256"}
+_SOURCES = {"flag": "命令行参数", "work": "作品的模型选择", "run": "沿用原运行"}
+
+
+def _short(value: Any) -> str:
+    text = "—" if value is None else str(value)
+    if len(text) == 64 and all(c in "0123456789abcdef" for c in text):
+        return text[:12] + "…"
+    if isinstance(value, bool):
+        return "是" if value else "否"
+    return text
+
+
+def detail_text(detail: dict[str, Any]) -> str:
+    """A node's detail as ``标签 值`` pairs (hashes shortened, nested objects flattened)."""
+    parts = []
+    for key, value in detail.items():
+        if key in _HIDDEN_DETAIL or value is None or value == []:
+            continue
+        name = _DETAIL_LABELS.get(key, key)
+        if isinstance(value, dict):
+            inner = detail_text(value)
+            parts.append(f"{name}（{inner}）" if inner else name)
+        elif isinstance(value, list):
+            parts.append(f"{name} {len(value)} 项")
+        else:
+            parts.append(f"{name} {_short(value)}")
+    return "，".join(parts)
+
+
 def render_run(d: dict[str, Any]) -> None:
+    """``muse run show``: the run, its frozen inputs, each attempt node by node, candidates,
+    model receipts and evidence gaps, as sections (``--json`` prints the same data)."""
+    console.print(f"[bold]运行 {d['id']}[/] · 第 {d['chapter']} 章 · {d['stateLabel']}")
     console.print(
-        f"[bold]运行 {d['id']}[/] · 第 {d['chapter']} 章 · {d['stateLabel']} · "
-        f"{escape(d['provider'])}/{escape(d['model'])} · 冻结点第 {d['asOf']} 章 · "
-        f"第 {d['attempt']} 稿（自动返修上限 {d.get('maxRewrites', '—')} 轮）"
+        f"  模型：{d['provider']}/{d['model']} · 冻结点：第 {d['asOf']} 章 · "
+        f"第 {d['attempt']} 稿（自动返修上限 {d.get('maxRewrites', '—')} 轮）",
+        highlight=False,
     )
+    console.print(f"  开始于：{local_time(d.get('createdAt'))}", highlight=False)
     if d["reason"]:
-        console.print(f"原因：{escape(d['reason'])}")
-    console.print(f"授权快照：{d['authorizationSnapshotId'] or '—'}")
+        console.print(f"  原因：{d['reason']}", highlight=False)
+    _section("授权与冻结上下文")
+    console.print(f"  授权快照：{d['authorizationSnapshotId'] or '—'}", highlight=False)
     for snap in d["contextSnapshots"]:
         console.print(
-            f"冻结上下文 {snap['id']}：sha256 {snap['sha256'][:16]} · plan {snap['planId'][:16]}"
-            f" · manifest {snap['manifestId'][:16]}",
+            f"  冻结上下文 {snap['id']}（第 {snap['attempt']} 稿）：sha256 {_short(snap['sha256'])}"
+            f" · 检索计划 {_short(snap['planId'])} · 读取清单 {_short(snap['manifestId'])}",
             highlight=False,
         )
     for a in d["attempts"]:
-        console.print(f"[bold]— 第 {a['attempt']} 稿 —[/]（{a['durationMs']} ms）")
+        _section(f"第 {a['attempt']} 稿（{a['durationMs']} ms）")
+        ended = {e["node"] for e in a["nodes"] if e["status"] != "started"}
         for e in a["nodes"]:
-            detail = {k: v for k, v in e["detail"].items() if k not in ("gaps", "revisionList")}
-            console.print(
-                f"  {e['label']:<10} {e['status']:<14} {e['durationMs']:>6} ms  {detail}",
-                markup=False,
-                highlight=False,
-            )
+            if e["status"] == "started" and e["node"] in ended:
+                continue  # its end line follows, with the duration
+            mark = MARKS.get(e["status"], "·")
+            console.print(f"  {mark} {e['label']}  [dim]{e['durationMs']} ms[/]", highlight=False)
+            text = detail_text(e["detail"])
+            if text:
+                console.print(f"      {text}", highlight=False)
             for item in e["detail"].get("revisionList", []):
-                console.print(
-                    f"      返修：{item['problem']} → {item['fix']}", markup=False, highlight=False
-                )
+                console.print(f"      返修：{item['problem']} → {item['fix']}", highlight=False)
     _render_run_tail(d)
 
 
+def _section(title: str) -> None:
+    console.print(f"[bold]── {title}[/]")
+
+
 def _render_run_tail(d: dict[str, Any]) -> None:
-    console.print("候选：")
+    _section("候选")
     for c in d["candidates"]:
         console.print(
-            f"  {c['id']} v{c['version']} {c['state']} {c['hanCount']} 汉字 sha256 "
-            f"{c['sha256'][:16]} · 机械门 {c['mechanical']} · 语义 {c['semantic']}",
+            f"  {c['id']} v{c['version']} {c['state']} · {c['hanCount']} 汉字 · sha256 "
+            f"{_short(c['sha256'])} · 机械门 {c['mechanical']} · 语义 {c['semantic']}",
             highlight=False,
         )
-    console.print("模型调用回执：")
+    _section("模型调用回执")
     for r in d["receipts"]:
         console.print(
-            f"  {r['id']} {r['role']}/{r['task']} {r['provider']}/{r['modelRequested']}"
-            f"→{r['modelReturned']} {r['status']} {r['tokensIn']}+{r['tokensOut']} tokens "
-            f"{r['latencyMs']} ms input {r['inputSha256'][:12]} output "
-            f"{(r['outputSha256'] or '—')[:12]}",
-            markup=False,
+            f"  {r['id']} {r['role']}/{r['task']} · {r['provider']}/{r['modelRequested']}"
+            f" → {r['modelReturned'] or '（无回复）'} · {r['status']} · {local_time(r['startedAt'])}",
+            highlight=False,
+        )
+        source = _SOURCES.get((r.get("modelChoice") or {}).get("source", ""), "")
+        console.print(
+            f"      输入 {r['tokensIn']} + 输出 {r['tokensOut']} tokens · {r['latencyMs']} ms"
+            f" · 输入哈希 {_short(r['inputSha256'])} · 输出哈希 {_short(r['outputSha256'])}"
+            + (f" · 模型来源：{source}" if source else ""),
             highlight=False,
         )
     if d["evidenceGaps"]:
-        console.print("证据缺口：")
+        _section("证据缺口")
         for g in d["evidenceGaps"]:
             console.print(
                 f"  第 {g['attempt']} 稿 · {g['subject']} → {g['outcome']}：{g['note']}",
-                markup=False,
                 highlight=False,
             )

@@ -5,7 +5,16 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
+from muse.agents.model_choice import recorded_choice
+from muse.cli.common import (
+    JsonOption,
+    ModelOption,
+    ProviderOption,
+    WorkOption,
+    chosen_model,
+    get_engine,
+    work_id_for,
+)
 from muse.cli.decisions import ActorOption
 from muse.cli.output import console, emit, fail
 from muse.cli.write_display import LiveProgress, render_run, render_summary
@@ -22,8 +31,8 @@ candidate_app = typer.Typer(help="候选稿。", no_args_is_help=True)
 
 def write(
     chapter: int = typer.Argument(..., help="要写的章号（下一章）"),
-    provider: str = typer.Option(..., "--provider", "-p", help="模型提供方，如 offline、deepseek"),
-    model: str = typer.Option(..., "--model", "-m", help="模型 ID，必须显式指定"),
+    provider: str = ProviderOption,
+    model: str = ModelOption,
     max_rewrites: int = typer.Option(
         None,
         "--max-rewrites",
@@ -34,17 +43,20 @@ def write(
     json_out: bool = JsonOption,
 ) -> None:
     """按已确认细纲写下一章，产出 Shadow 候选（不会自动入正文）。"""
+    work_id = work_id_for(work)
+    choice = chosen_model(work_id, "writer", provider, model)
     live = None if json_out else LiveProgress()
     try:
-        summary = write_chapter(
-            get_engine(),
-            work_id_for(work),
-            chapter,
-            provider=provider,
-            model=model,
-            observer=live,
-            max_rewrites=max_rewrites,
-        )
+        with recorded_choice(choice):
+            summary = write_chapter(
+                get_engine(),
+                work_id,
+                chapter,
+                provider=choice.provider,
+                model=choice.model,
+                observer=live,
+                max_rewrites=max_rewrites,
+            )
     finally:
         if live is not None:
             live.close()
@@ -174,7 +186,7 @@ def candidate_show(candidate_id: str, json_out: bool = JsonOption) -> None:
     """显示候选正文、版本、状态、检测报告（引文定位）、上下文摘要与版本差异。"""
     from muse.cli.decisions import candidate_show_data, render_candidate
 
-    emit(candidate_show_data(candidate_id), json_out, render_candidate)
+    emit(candidate_show_data(candidate_id), json_out, render_candidate, escaped=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -55,11 +55,16 @@ ITEMS: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
     (2, "fine_outline", "已确认细纲", ("fineOutline", "evidenceCoverage")),
     (3, "previous_chapters", "前章正式正文基线", ("proseEvidence",)),
     (4, "style_and_patterns", "文风 + 已绑定范式", ("styleConstraints", "patternReferences")),
-    (5, "prevention", "prevent 约束投影（篇幅、申报合同、AI 味黑名单）", ("outputContract", "prevention")),
+    (
+        5,
+        "prevention",
+        "prevent 约束投影（篇幅、申报合同、AI 味黑名单）",
+        ("outputContract", "prevention"),
+    ),
     (6, "method_checks", "方法合同（只读）", ()),
     (7, "author_words", "本轮人指令", ("authorInstruction",)),
 )
-METHOD_CHECKS_NOTE = "方法合同待建（spec 001 §2.3 第 6 项）：本轮没有装载方法检查。"
+METHOD_CHECKS_NOTE = "方法检查待建（第 6 项）：本轮没有装载方法检查。"
 
 
 @dataclass(frozen=True)

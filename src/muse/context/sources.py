@@ -154,7 +154,7 @@ def add_baseline(pack: SourcePack, chapters: list[ChapterText]) -> None:
                 start=0,
                 end=len(c.text),
                 content_sha256=c.content_sha256,
-                reason="目标章之前连续四章全文基线（spec 000 §5.3）",
+                reason="目标章之前连续四章全文基线",
                 tokens=tokens,
             )
         )

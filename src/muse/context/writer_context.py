@@ -20,7 +20,6 @@ from muse.context import evidence, search_index
 from muse.context.as_of import AsOfView
 from muse.context.baseline import measure
 from muse.context.card_hits import card_index_version
-from muse.context.prevention import prevention_from_style
 from muse.context.contracts import (
     AuthorizationRef,
     ContextSnapshotRef,
@@ -33,6 +32,7 @@ from muse.context.contracts import (
 from muse.context.exploration_contracts import ExplorationManifest, ReplayedRead
 from muse.context.manifest import build_manifest
 from muse.context.plan_reads import check_replayed
+from muse.context.prevention import prevention_from_style
 from muse.context.replayed_sources import fold_replayed
 from muse.context.retrieval_plan import (
     BASELINE_CHAPTERS,
@@ -58,7 +58,7 @@ QUALITY_POLICY_VERSION = "writer-production-v1"
 TAIL_CHARS = 300
 DECLARATION_RULE = (
     "新增地名、能力、组织、人物身份、代际、战绩或关系等正式事实，必须写入 newSettingDeclarations，"
-    "不得直接当作已确认事实写进正文（spec 000 §4）。"
+    "不得直接当作已确认事实写进正文。"
 )
 NOT_YET_INDEXED = "检索索引尚未建成：此查询未执行，由检索议题补全（不是空结果）。"
 

@@ -1,14 +1,21 @@
 """``make demo``: the whole chapter cycle on a fresh SQLite file with the offline provider.
 
 Imports the first four chapters of 西游记 (public domain) as a work, confirms a fine outline for
-chapter 5, writes chapter 5 (plan → frozen context → offline writer → mechanical gate → shadow
-candidate), accepts it (preflight → one-transaction canonical commit), and prints what happened
-and where everything is stored.
+chapter 5, chooses the offline model for the work's roles (as ``muse models use`` does), writes
+chapter 5 (plan → frozen context → offline writer → checks → shadow candidate), accepts it
+(preflight → one-transaction canonical commit), runs the post-chapter extraction, and prints
+what happened, where everything is stored, and commands to look at it — every one of them works
+when pasted (tests/demo runs them).
+
+It calls the library, not the CLI, and says so. Muse's unit is the chapter (章); the book's own
+headings (第五回 …) are quoted as imported. The offline provider is deterministic: the same book,
+cards, outline and model give the same chapter text, whatever the run ids and times.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from importlib import resources
 from pathlib import Path
@@ -18,6 +25,7 @@ from rich.console import Console
 from sqlalchemy import func, select
 
 from muse import offline
+from muse.agents.model_choice import choose_model, recorded_choice
 from muse.flow.accept import accept_candidate
 from muse.flow.production import write_chapter
 from muse.knowledge.card_import import import_cards_yaml
@@ -31,6 +39,7 @@ from muse.works.importer import import_book
 
 console = Console()
 PROVIDER, MODEL = "offline", "offline-1"
+ROLES = ("writer", "planner", "extractor", "detector")
 
 
 def _data(name: str) -> bytes:
@@ -46,14 +55,14 @@ def main(workspace: Path) -> int:
     url = f"sqlite:///{db}"
     engine = make_engine(url)
     upgrade(engine)
-    console.rule("[bold]Muse 演示：从导入到第 5 回入正式正文")
+    console.rule("[bold]Muse 演示：从导入到第 5 章入正式正文")
     console.print(f"数据库（全新 SQLite）：{db}")
 
     report = import_book(
         engine, _data("xiyouji_1-4.txt"), title="西游记（前四回）", source_kind="public_domain"
     )
     console.print(
-        f"① 导入：{len(report.chapters)} 回、{report.han_count} 个汉字，编码 {report.encoding}，"
+        f"① 导入：{len(report.chapters)} 章、{report.han_count} 个汉字，编码 {report.encoding}，"
         f"作品 ID {report.work_id}"
     )
     work_id = report.work_id
@@ -67,23 +76,31 @@ def main(workspace: Path) -> int:
         card_count = len(load_cards(conn, work_id))
     console.print(
         f"② 设定：导入 {len(cards.outcomes)} 张卡片，作者确认后正式卡片 {card_count} 张；"
-        f"第 5 回细纲已保存并确认（{section_id}）"
+        f"第 5 章细纲已保存并确认（{section_id}）"
+    )
+    for role in ROLES:
+        choice = choose_model(engine, work_id, role, f"{PROVIDER}:{MODEL}")
+    console.print(
+        f"   模型：本作品各角色选定 {PROVIDER}:{MODEL}（同 muse models use writer {PROVIDER}:{MODEL}）"
     )
 
     def progress(node: str, status: str) -> None:
         if status != "running":
             console.print(f"   · {node}: {status}")
 
-    console.print(f"③ 写作：muse write 5 --provider {PROVIDER} --model {MODEL}")
-    summary = write_chapter(engine, work_id, 5, provider=PROVIDER, model=MODEL, progress=progress)
+    console.print("③ 写作第 5 章（与 muse write 5 相同，用作品选定的模型）：")
+    with recorded_choice(choice):
+        summary = write_chapter(
+            engine, work_id, 5, provider=PROVIDER, model=MODEL, progress=progress
+        )
     console.print(
         f"   运行 {summary.run_id} → {summary.state}；候选 {summary.candidate_id}，"
         f"{summary.han_count} 汉字，机械门发现 {len(summary.findings)} 个问题"
     )
     if summary.state != "shadow_ready":
-        console.print(f"[red]演示中止：{summary.reason}[/]")
+        console.print(f"演示中止：{summary.reason}", style="red", markup=False)
         for f in summary.findings:
-            console.print(f"   [{f['severity']}] {f['kind']}：{f['message']}")
+            console.print(f"   [{f['severity']}] {f['kind']}：{f['message']}", markup=False)
         return 1
     console.print(
         f"   语义检测（{PROVIDER} 提供方）：{summary.semantic_status}；报告绑定候选哈希，"
@@ -103,8 +120,9 @@ def main(workspace: Path) -> int:
         }
     latest = chapters[-1]
     console.print(
-        f"   正式正文现有 {len(chapters)} 回；第 {latest.number} 回「{latest.title}」"
-        f"修订版 {latest.revision}，{latest.han_count} 汉字，哈希 {latest.content_sha256[:12]}"
+        f"   正式正文现有 {len(chapters)} 章；第 {latest.number} 章「{latest.title}」"
+        f"修订版 {latest.revision}，{latest.han_count} 汉字，哈希 {latest.content_sha256[:12]}",
+        markup=False,
     )
     console.rule("存放位置")
     for name in (
@@ -125,13 +143,26 @@ def main(workspace: Path) -> int:
     ):
         if name in counts:
             console.print(f"  {name:<20} {counts[name]} 行")
-    console.print(f"\n用命令行查看：MUSE_DATABASE_URL={url} .venv/bin/muse chapters")
-    console.print(
-        f"              MUSE_DATABASE_URL={url} .venv/bin/muse card show 孙悟空 --as-of 3"
-    )
-    console.print(f"              MUSE_DATABASE_URL={url} .venv/bin/muse context build --chapter 6")
-    console.print(f"              MUSE_DATABASE_URL={url} .venv/bin/muse run show {summary.run_id}")
+    console.print("\n用命令行查看（可直接粘贴）：")
+    for command in suggested_commands(url, summary.run_id, summary.candidate_id):
+        console.print(f"  {command}", markup=False, highlight=False, soft_wrap=True)
     return 0
+
+
+def suggested_commands(url: str, run_id: str, candidate_id: str) -> list[str]:
+    """What the demo suggests; each one runs as printed (from any directory)."""
+    muse = Path(sys.executable).with_name("muse")
+    prefix = f"MUSE_DATABASE_URL={shlex.quote(url)} {shlex.quote(str(muse)) if muse.exists() else 'muse'}"
+    return [
+        f"{prefix} chapters",
+        f"{prefix} chapter show 5",
+        f"{prefix} card show 孙悟空 --as-of 3",
+        f"{prefix} context build --chapter 5",
+        f"{prefix} run show {run_id}",
+        f"{prefix} candidate show {candidate_id}",
+        f"{prefix} models use",
+        f"{prefix} export",
+    ]
 
 
 if __name__ == "__main__":

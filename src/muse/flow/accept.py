@@ -101,7 +101,9 @@ def accept_candidate(
     try:
         with engine.begin() as conn:
             cand, run = load(conn, candidate_id)  # run, then candidate: one lock order
-            previous = _previous(conn, command_id, candidate_id)  # the same command won the race meanwhile
+            previous = _previous(
+                conn, command_id, candidate_id
+            )  # the same command won the race meanwhile
             if previous:
                 return previous
             _refuse_ineligible(cand, run)  # another decision won it

@@ -110,9 +110,8 @@ class TextDiff:
         lines = [f"--- {old_label}", f"+++ {new_label}"]
         matcher = _matcher(self.old_units, self.new_units)
         for group in matcher.get_grouped_opcodes(context):
-            first = group[0]
-            old_line = _line_at(self.old_units, first[1])
-            new_line = _line_at(self.new_units, first[3])
+            old_line = _first_shown_line(self.old_units, [(t, i1, i2) for t, i1, i2, _, _ in group])
+            new_line = _first_shown_line(self.new_units, [(t, j1, j2) for t, _, _, j1, j2 in group])
             lines.append(f"@@ -{old_line} +{new_line} @@")
             for tag, i1, i2, j1, j2 in group:
                 lines.extend(self._hunk_lines(tag, i1, i2, j1, j2))
@@ -213,6 +212,16 @@ def _line_at(units: tuple[Unit, ...], index: int) -> int:
         return 1
     last = units[-1]
     return last.line + 1 if last.text == "\n" else last.line
+
+
+def _first_shown_line(units: tuple[Unit, ...], ranges: list[tuple[str, int, int]]) -> int:
+    """The line of the first unit a hunk shows: equal line breaks are not shown, so a hunk whose
+    context starts on the break that ends line N starts on line N + 1, not N."""
+    for tag, start, end in ranges:
+        for index in range(start, end):
+            if tag != "equal" or units[index].text != "\n":
+                return units[index].line
+    return _line_at(units, ranges[0][1])
 
 
 def _offset_at(units: tuple[Unit, ...], index: int) -> int:

@@ -17,6 +17,7 @@ nothing newly stale or restored: it is idempotent.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -51,12 +52,23 @@ class RebuildSummary:
         return asdict(self)
 
 
-def rebuild_work(conn: Connection, work_id: int) -> RebuildSummary:
-    """Recompute the derived data of one work in the caller's transaction."""
+REBUILD_STEPS = ("检索索引", "出处有效性", "设定台账")
+Progress = Callable[[str, int, int], None]  # (what is being done, steps done, steps in all)
+
+
+def rebuild_work(
+    conn: Connection, work_id: int, step: Callable[[str], None] | None = None
+) -> RebuildSummary:
+    """Recompute the derived data of one work in the caller's transaction; ``step`` is told
+    which of ``REBUILD_STEPS`` starts next."""
+    step = step or (lambda _label: None)
     work = catalog.get_work_row(conn, work_id)
+    step(REBUILD_STEPS[0])
     index = search_index.rebuild_index(conn, work_id)
+    step(REBUILD_STEPS[1])
     refs = revalidate_source_refs(conn, work_id, recheck=True)
     drop_book(conn, work_id)  # the stored card book is derived too: the next read rebuilds it
+    step(REBUILD_STEPS[2])
     ledger = setting_ledger(conn, work_id)
     return RebuildSummary(
         work_id=work_id,
@@ -75,17 +87,31 @@ def rebuild_work(conn: Connection, work_id: int) -> RebuildSummary:
     )
 
 
-def rebuild(engine: Engine, work_id: int | None = None) -> list[RebuildSummary]:
-    """Rebuild one work, or every work (each in its own transaction)."""
+def rebuild(
+    engine: Engine, work_id: int | None = None, progress: Progress | None = None
+) -> list[RebuildSummary]:
+    """Rebuild one work, or every work (each in its own transaction). ``progress`` gets
+    (label, steps done, total steps) before each step and once more when all are done."""
     if work_id is not None:
         ids = [work_id]
     else:
         with engine.connect() as conn:
             ids = list(conn.execute(select(works.c.id).order_by(works.c.id)).scalars())
+    total = len(ids) * len(REBUILD_STEPS)
+    done = 0
+
+    def step(label: str) -> None:
+        nonlocal done
+        if progress is not None:
+            progress(label, done, total)
+        done += 1
+
     summaries = []
     for wid in ids:
         with engine.begin() as conn:
-            summaries.append(rebuild_work(conn, wid))
+            summaries.append(rebuild_work(conn, wid, step))
+    if progress is not None:
+        progress("完成", total, total)
     return summaries
 
 

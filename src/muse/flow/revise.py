@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, select, update
 from sqlalchemy.exc import IntegrityError
 
+from muse.agents.model_choice import recorded_choice, resolve_model
 from muse.context.tables import context_snapshots
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput, MuseError
@@ -104,18 +105,23 @@ def revise_candidate(
             return previous
         raise
     try:
-        summary = write_chapter(
-            engine,
-            cand["work_id"],
-            cand["chapter"],
-            provider=provider or run["provider"],
-            model=model or run["model"],
-            progress=progress,
-            observer=observer,
-            max_rewrites=max_rewrites,
-            author_words=text,
-            round_number=round_number,
+        # a flag wins, then the work's choice for the writer, then the original run's model
+        choice = resolve_model(
+            engine, cand["work_id"], "writer", provider, model, (run["provider"], run["model"])
         )
+        with recorded_choice(choice):
+            summary = write_chapter(
+                engine,
+                cand["work_id"],
+                cand["chapter"],
+                provider=choice.provider,
+                model=choice.model,
+                progress=progress,
+                observer=observer,
+                max_rewrites=max_rewrites,
+                author_words=text,
+                round_number=round_number,
+            )
     except MuseError as err:  # refused before any run existed (e.g. the chapter is now canon)
         _complete(engine, decision_id, "refused", {"error": str(err)})
         raise

@@ -151,6 +151,9 @@ def _receipts(conn: Connection, run_id: str) -> list[dict[str, Any]]:
             "messagesSha256": r["messages_sha256"],
             "outputSha256": r["output_sha256"],
             "startedAt": iso(r["started_at"]),
+            # where the model came from (`muse models use` or the command line); None: not known
+            "modelChoice": (r["request_params"] or {}).get("modelChoice"),
+            "policyVersion": r["policy_version"],
         }
         for r in rows
     ]

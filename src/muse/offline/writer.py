@@ -17,7 +17,7 @@ import hashlib
 import re
 from typing import Any
 
-from muse.agents.providers.offline import builtin_generator
+from muse.agents.providers.offline import builtin_generator, stable_input
 from muse.core.canonical import canonical_json
 from muse.core.text import count_han
 
@@ -25,16 +25,60 @@ from muse.core.text import count_han
 # n-gram repeats within a chapter: the mechanical gate blocks degenerate repetition
 # (quality/repetition.py), and a fake writer must not look degenerate.
 _OPENINGS = tuple(
-    "片刻之后 过了半晌 这时节 不多时 转眼间 又过了一阵 正说话间 夜色渐深 天光微亮 四下无人 "
-    "风声稍歇 忽然之间 山路尽头 灯影摇曳 檐下雨住 更鼓初响 晨雾未散".split()
+    [
+        "片刻之后",
+        "过了半晌",
+        "这时节",
+        "不多时",
+        "转眼间",
+        "又过了一阵",
+        "正说话间",
+        "夜色渐深",
+        "天光微亮",
+        "四下无人",
+        "风声稍歇",
+        "忽然之间",
+        "山路尽头",
+        "灯影摇曳",
+        "檐下雨住",
+        "更鼓初响",
+        "晨雾未散",
+    ]
 )
 _ACTIONS = tuple(
-    "沉默不语 抬头望天 缓步走开 低声叹息 停下脚步 回身张望 默然点头 暗暗盘算 握紧双拳 皱起眉头 "
-    "整了整衣襟 轻轻摇头 倚着门框 拨弄灯芯 望向窗外".split()
+    [
+        "沉默不语",
+        "抬头望天",
+        "缓步走开",
+        "低声叹息",
+        "停下脚步",
+        "回身张望",
+        "默然点头",
+        "暗暗盘算",
+        "握紧双拳",
+        "皱起眉头",
+        "整了整衣襟",
+        "轻轻摇头",
+        "倚着门框",
+        "拨弄灯芯",
+        "望向窗外",
+    ]
 )
 _ENDINGS = tuple(
-    "心中另有计较 一时无人作声 远处几声犬吠 神色难以捉摸 似有千言万语 话到嘴边又咽下 "
-    "眼底掠过一丝倦意 手心微微出汗 只觉夜风更冷 却不肯先开口 像是想起旧事 脚下落叶沙沙".split()
+    [
+        "心中另有计较",
+        "一时无人作声",
+        "远处几声犬吠",
+        "神色难以捉摸",
+        "似有千言万语",
+        "话到嘴边又咽下",
+        "眼底掠过一丝倦意",
+        "手心微微出汗",
+        "只觉夜风更冷",
+        "却不肯先开口",
+        "像是想起旧事",
+        "脚下落叶沙沙",
+    ]
 )
 
 
@@ -62,7 +106,9 @@ def evidence_requests(outline: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def _seed(task_input: dict[str, Any]) -> int:
-    return int.from_bytes(hashlib.sha256(canonical_json(task_input)).digest()[:8], "big")
+    """Same book, outline, cards and length: same seed (run ids, hashes and times left out)."""
+    stable = canonical_json(stable_input(task_input))
+    return int.from_bytes(hashlib.sha256(stable).digest()[:8], "big")
 
 
 def _sentence(text: str) -> str:

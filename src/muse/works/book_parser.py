@@ -10,6 +10,9 @@ Chinese (``chinese_numerals``). Prose often starts the same way (``第四回中�
 * directly a short title (≤ 30 characters) with no sentence punctuation that does not read as
   prose about a chapter (``里…``, ``的…``, ``说到…``, ``之后…``; and never 回合).
 
+A Markdown heading mark before the heading (``### 第一回　…``, as ``muse export --format md``
+writes it) is not part of the heading.
+
 部 and 集 need the separator (``第一部分…``, ``第一集团军…`` are prose); ``第一卷 完`` closes a
 volume rather than opening one. ``第一卷 潜龙在渊 第1章 少年`` is a volume and a chapter.
 
@@ -83,6 +86,7 @@ _HEADING = re.compile(
     rf"[{_SPACE}]*(?P<marker>[章回卷部集])(?P<rest>.*)"
 )
 _HEADING_PREFIX = 16  # 第 never starts a heading later than this in the line
+_MARKDOWN_PREFIX = re.compile(r"[ \t]*#{1,6}[ \t]+")
 _CHAPTER_MARKERS = "章回"
 _NEEDS_SEPARATOR = "部集"
 _MAX_TITLE = 40
@@ -182,6 +186,9 @@ def _recognise(index: int, line: str) -> list[_Heading]:
     """The headings on one line: none, one, or a volume and its first chapter."""
     if "第" not in line[:_HEADING_PREFIX]:
         return []  # the cheap test that keeps parsing linear and fast
+    markdown = _MARKDOWN_PREFIX.match(line)
+    if markdown is not None:  # `## 第一卷 …` / `### 第一回 …` of a Markdown export
+        line = line[markdown.end() :]
     match = _HEADING.match(line)
     if match is None:
         return []

@@ -261,7 +261,11 @@ def _insert_volumes(conn: Connection, work_id: int, book: ParsedBook) -> list[in
     for position, volume in enumerate(book.volumes, start=1):
         result = conn.execute(
             volumes.insert().values(
-                work_id=work_id, number=volume.number, title=volume.title, position=position
+                work_id=work_id,
+                number=volume.number,
+                title=volume.title,
+                heading=volume.heading,
+                position=position,
             )
         )
         ids.append(_new_id(result))
@@ -288,6 +292,7 @@ def _insert_chapters(
                     "work_id": work_id,
                     "number": c.number,
                     "title": c.title,
+                    "heading": c.heading,
                     "volume_id": volume_ids[c.volume_position - 1] if c.volume_position else None,
                     "current_revision": 1,
                     "created_at": now,

@@ -89,6 +89,12 @@ volumes = Table(
     Column("work_id", Integer, ForeignKey("works.id"), nullable=False),
     Column("number", Integer, nullable=False, comment="as written in the heading (第N卷)"),
     Column("title", String(200), nullable=False),
+    Column(
+        "heading",
+        String(300),
+        nullable=True,
+        comment="the heading line as imported; NULL: none recorded (export writes 第N卷 title)",
+    ),
     Column("position", Integer, nullable=False, comment="order of appearance, from 1"),
     UniqueConstraint("work_id", "position"),
 )
@@ -100,6 +106,13 @@ chapters = Table(
     Column("work_id", Integer, ForeignKey("works.id"), nullable=False),
     Column("number", Integer, nullable=False, comment="absolute chapter number in the work"),
     Column("title", String(200), nullable=False),
+    Column(
+        "heading",
+        String(300),
+        nullable=True,
+        comment="the heading line as imported (第一回　上联　下联); NULL: none recorded, export "
+        "writes one in the book's own style",
+    ),
     Column(
         "volume_id",
         Integer,

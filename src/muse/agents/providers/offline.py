@@ -15,6 +15,7 @@ input hash (``schema_sample``).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -69,6 +70,26 @@ def builtin_generator(role: str, task: str) -> Callable[[OfflineGenerator], Offl
     return wrap
 
 
+_VOLATILE = re.compile(
+    r"\b[a-z]+_[0-9a-f]{20}\b"  # a Muse id (run_…, ctx_…, card_…): new on every run
+    r"|\b[0-9a-f]{64}\b"  # a sha256, which may cover such ids
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?"  # a time
+)
+
+
+def stable_input(value: Any) -> Any:
+    """``value`` with what differs between two runs on the same inputs (ids, hashes, times,
+    also inside longer strings) blanked out, so the offline provider gives the same output for
+    the same book, outline, cards and model."""
+    if isinstance(value, dict):
+        return {k: stable_input(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [stable_input(v) for v in value]
+    if isinstance(value, str):
+        return _VOLATILE.sub("·", value)
+    return value
+
+
 def offline_seed(
     role: str, task: str, task_input: dict[str, Any], output_model: type[BaseModel]
 ) -> str:
@@ -76,7 +97,7 @@ def offline_seed(
         {
             "role": role,
             "task": task,
-            "input": task_input,
+            "input": stable_input(task_input),
             "schema": json_schema(output_model),
         }
     )
