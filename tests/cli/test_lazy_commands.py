@@ -12,15 +12,21 @@ import typer
 from typer.testing import CliRunner
 
 from muse.cli import main
+from muse.cli.help_panels import MuseGroup, assign_panels
 
 
 def _eager_app() -> typer.Typer:
     """The same commands registered the old way: every loader run up front."""
     eager = typer.Typer(
-        name="muse", help=main.app.info.help, no_args_is_help=True, add_completion=False
+        name="muse",
+        help=main.app.info.help,
+        no_args_is_help=True,
+        add_completion=False,
+        cls=MuseGroup,
     )
     for loader in main.LOADERS.values():
         loader(eager)
+    assign_panels(eager)
     return eager
 
 

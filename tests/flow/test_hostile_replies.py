@@ -184,11 +184,11 @@ def test_a_malformed_key_is_named_and_the_run_ends_failed(stub, engine, monkeypa
 def test_a_slow_drip_reply_is_bounded_by_the_call_deadline(stub, engine, monkeypatch):
     monkeypatch.setenv("MUSE_NODE_DEADLINES", "retrieving=2")
     body = json.dumps({"choices": [{"message": {"content": json.dumps(EXPLORE)}}]})
-    stub.drip(body.encode(), every_s=0.1)  # each read well inside 2 s, the whole reply ~10 s
+    stub.drip(body.encode(), every_s=0.3)  # each read well inside 2 s, the whole reply ~30 s
     started = time.monotonic()
     written = write()
     elapsed = time.monotonic() - started
     assert written.code in (4, 5), written.output
     assert "超时" in written.data["reason"], written.data["reason"]
-    assert elapsed < 5, elapsed
+    assert elapsed < 20, elapsed  # far below the whole reply, with room for a loaded machine
     assert receipts(engine)[0]["status"] == "timeout"

@@ -179,5 +179,5 @@ def check_input(role: str, task_input: dict[str, Any], guards: Iterable[str]) ->
     if findings:
         raise ForbiddenInput(
             f"角色 {role} 的输入含禁止字段，已在派发前拒绝：{'；'.join(findings)}",
-            hint=_HINTS.get(role, "模型输入不得含标准答案、冻结点之后的原文或运行身份（001 §7）。"),
+            hint=_HINTS.get(role, "模型输入不得含标准答案、冻结点之后的原文或运行身份。"),
         )

@@ -68,7 +68,10 @@ COMMANDS: dict[str, LazyCommand] = {
         "works",
         ("init", "创建数据库并迁移到最新结构。"),
         ("import", "导入已有小说（拆书）：识别编码与章节，一个事务写入。"),
-        ("export", "导出正式正文（Canonical）。"),
+        (
+            "export",
+            "导出正式正文（Canonical）：标题与导入时一致，可再次导入；EPUB 带目录，卷为分节。",
+        ),
         ("works", "列出作品。"),
         ("chapters", "列出章节（章号、标题、卷、汉字数、修订版、内容哈希）。"),
         ("rebuild", "只凭正式正文重算全部派生数据：检索索引、出处有效性、设定台账。可重复执行。"),
@@ -110,7 +113,10 @@ COMMANDS: dict[str, LazyCommand] = {
     **_table("runs", ("runs", "运行记录；muse runs sweep 清理中断遗留的运行。")),
     **_table("index", ("index", "原文检索索引：重建、更新、查看状态。")),
     **_table("worker", ("jobs", "任务队列：章后抽取、检索索引刷新。")),
-    **_table("models", ("models", "模型提供方：列出可用提供方与模型策略，检查连通性。")),
+    **_table(
+        "models",
+        ("models", "模型：提供方、模型策略、核准新模型、为作品选定各角色的模型、检查连通性。"),
+    ),
     **_table("config", ("config", "配置文件：位置、内容与初始化。")),
 }
 
