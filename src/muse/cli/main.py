@@ -9,6 +9,7 @@ import typer
 from muse.cli import candidate_facts, cards, context, index, plan, runs, works, writing
 from muse.cli import decisions as decisions_cli
 from muse.cli import revise as revise_cli
+from muse.cli import serve as serve_cli
 from muse.cli import worker as worker_cli
 from muse.cli.config import config_app
 from muse.cli.models import models_app
@@ -34,6 +35,7 @@ cards.register(app)
 runs.register(app)
 index.register(app)
 worker_cli.register(app)
+serve_cli.register(app)
 app.add_typer(models_app, name="models")
 app.add_typer(config_app, name="config")
 

@@ -24,6 +24,7 @@ from muse.flow.tables import candidates, run_evidence, runs
 def show_run_detail(conn: Connection, run_id: str) -> dict[str, Any]:
     data = queries.show_run(conn, run_id)  # raises NotFound with a hint
     row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().one()
+    data["workId"] = row["work_id"]
     data["authorizationSnapshotId"] = row["authorization_snapshot_id"]
     data["baseRevision"] = row["base_revision"]
     data["qualityPolicyVersion"] = row["quality_policy_version"]

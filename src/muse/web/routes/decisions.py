@@ -1,0 +1,164 @@
+"""The author's decisions on a candidate, through the same services as the CLI.
+
+采纳 (``accept_candidate``, with the fact deltas ticked on the page), 修改后合并
+(``edit_candidate``, against the expected revision shown in the editor), 改：… (``revise_candidate``,
+started in the background and watched live), 丢弃 (``discard_candidate``). Every form carries
+the command id it was rendered with, so a double click is one decision (the service returns the
+first outcome, marked repeated). A stale decision is refused by the service with its Chinese
+message and nothing changes; the page shows the message with status 409.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from muse.core.errors import InvalidInput, MuseError
+from muse.flow.accept import accept_candidate
+from muse.flow.decisions import discard_candidate, load
+from muse.flow.edit_merge import edit_candidate
+from muse.flow.revise import revise_candidate
+from muse.web.deps import actor, engine_of, read
+from muse.web.forms import Form, read_form
+from muse.web.render import page
+from muse.web.tasks import TaskResult, summary_result
+
+router = APIRouter()
+
+
+@router.post("/candidates/{candidate_id}/accept", response_class=HTMLResponse)
+def accept(request: Request, candidate_id: str, form: Form = Depends(read_form)) -> Response:
+    try:
+        outcome = accept_candidate(
+            engine_of(request),
+            candidate_id,
+            command_id=form.get("command_id") or None,
+            actor=actor(),
+            approve_facts=form.all("approve_fact"),
+            approve_all_facts=form.get("approve_all_facts") == "1",
+        )
+    except MuseError as err:
+        return _refused(request, candidate_id, "采纳", err)
+    return _outcome(
+        request,
+        candidate_id,
+        ok=outcome.accepted,
+        message=outcome.message,
+        repeated=outcome.repeated,
+        chapter=outcome.chapter if outcome.accepted else None,
+        extra=[f"已入台账的事实增量：{'、'.join(outcome.approved_facts)}"]
+        if outcome.approved_facts
+        else [],
+    )
+
+
+@router.post("/candidates/{candidate_id}/edit", response_class=HTMLResponse)
+def edit(request: Request, candidate_id: str, form: Form = Depends(read_form)) -> Response:
+    try:
+        outcome = edit_candidate(
+            engine_of(request),
+            candidate_id,
+            form.get("body") or "",
+            expected_revision=form.integer("expected_revision", "所依据的修订版"),
+            command_id=form.get("command_id") or None,
+            actor=actor(),
+        )
+    except MuseError as err:
+        return _refused(request, candidate_id, "修改", err)
+    findings = [f"[{f['severity']}] {f['kind']}：{f['message']}" for f in outcome.findings]
+    return _outcome(
+        request,
+        outcome.new_candidate_id or candidate_id,
+        ok=outcome.ok,
+        message=outcome.message,
+        repeated=outcome.repeated,
+        extra=findings,
+    )
+
+
+@router.post("/candidates/{candidate_id}/discard", response_class=HTMLResponse)
+def discard(request: Request, candidate_id: str, form: Form = Depends(read_form)) -> Response:
+    try:
+        outcome = discard_candidate(
+            engine_of(request),
+            candidate_id,
+            command_id=form.get("command_id") or None,
+            actor=actor(),
+        )
+    except MuseError as err:
+        return _refused(request, candidate_id, "丢弃", err)
+    return _outcome(
+        request, candidate_id, ok=outcome.ok, message=outcome.message, repeated=outcome.repeated
+    )
+
+
+@router.post("/candidates/{candidate_id}/revise", response_class=HTMLResponse)
+def revise(request: Request, candidate_id: str, form: Form = Depends(read_form)) -> Response:
+    words = (form.get("words") or "").strip()
+    engine = engine_of(request)
+    try:
+        if not words:
+            raise InvalidInput("改写指令不能为空。", hint="例如：改：把结尾的钩子改成悬念")
+        with read(request) as conn:
+            cand, _ = load(conn, candidate_id)
+    except MuseError as err:
+        return _refused(request, candidate_id, "改写", err)
+    command_id, who = form.get("command_id") or None, actor()
+
+    def job(observer) -> TaskResult:
+        outcome = revise_candidate(
+            engine, candidate_id, words, command_id=command_id, actor=who, observer=observer
+        )
+        if outcome.summary is not None:
+            return summary_result(outcome.summary)
+        return TaskResult(outcome.new_run_id, None, outcome.state, "同一命令已执行过")
+
+    task = request.app.state.tasks.start(
+        "revise", cand["work_id"], cand["chapter"], f"第 {cand['chapter']} 章 · {words}", job
+    )
+    return RedirectResponse(f"/tasks/{task.id}", status_code=303)
+
+
+def _outcome(
+    request: Request,
+    candidate_id: str,
+    *,
+    ok: bool,
+    message: str,
+    repeated: bool,
+    chapter: int | None = None,
+    extra: list[str] | None = None,
+) -> Response:
+    with read(request) as conn:
+        cand, _ = load(conn, candidate_id)
+    return page(
+        request,
+        "outcome.html",
+        status_code=200 if ok else 409,
+        title="决定已执行" if ok else "决定未执行",
+        ok=ok,
+        message=message,
+        repeated=repeated,
+        extra=extra or [],
+        candidate_id=candidate_id,
+        work_id=cand["work_id"],
+        chapter=chapter,
+    )
+
+
+def _refused(request: Request, candidate_id: str, what: str, err: MuseError) -> Response:
+    """A stale or impossible decision: its message, status 409/400/404, nothing changed."""
+    return page(
+        request,
+        "outcome.html",
+        status_code=404 if err.__class__.__name__ == "NotFound" else 409,
+        title=f"不能{what}",
+        ok=False,
+        message=err.message,
+        hint=err.hint,
+        repeated=False,
+        extra=["没有任何改动。"],
+        candidate_id=candidate_id,
+        work_id=None,
+        chapter=None,
+    )

@@ -1,0 +1,64 @@
+"""Runs: the list, and one run — node timeline with durations and attempts, every model call with
+its receipt (prompt and raw output on demand), the tool-read ledger, events, evidence requests."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+
+from muse.agents.ledger import tool_read_log
+from muse.agents.receipts import get_receipt, run_receipts
+from muse.core.errors import NotFound
+from muse.flow import queries
+from muse.flow.run_detail import show_run_detail
+from muse.web.deps import engine_of, read
+from muse.web.render import page
+from muse.works import catalog
+from muse.works.authorization import get_snapshot
+
+router = APIRouter()
+
+# Shown on demand only (they can be long): the prompt and what the model said.
+HEAVY_FIELDS = ("prompt_templates", "task_input", "messages", "request_params", "raw_outputs", "output")
+
+
+@router.get("/works/{work_id}/runs", response_class=HTMLResponse)
+def run_list(request: Request, work_id: int) -> Response:
+    with read(request) as conn:
+        info = catalog.work_info(conn, work_id)
+        rows = queries.list_runs(conn, work_id, limit=500)
+    return page(request, "runs.html", title="运行记录", work=info, runs=rows)
+
+
+@router.get("/runs/{run_id}", response_class=HTMLResponse)
+def run_page(request: Request, run_id: str) -> Response:
+    engine = engine_of(request)
+    with read(request) as conn:
+        data = show_run_detail(conn, run_id)
+        info = catalog.work_info(conn, data["workId"])
+        auth_id = data["authorizationSnapshotId"]
+        auth = get_snapshot(conn, auth_id) if auth_id else None
+    receipts = [
+        {k: v for k, v in r.items() if k not in HEAVY_FIELDS} for r in run_receipts(engine, run_id)
+    ]
+    return page(
+        request,
+        "run.html",
+        title=f"运行 · 第 {data['chapter']} 章",
+        work=info,
+        r=data,
+        receipts=receipts,
+        reads=tool_read_log(engine, run_id),
+        auth=auth,
+    )
+
+
+@router.get("/model-calls/{call_id}", response_class=HTMLResponse)
+def model_call(request: Request, call_id: str) -> Response:
+    """A model call's prompt, messages, request parameters and raw output (opened on demand)."""
+    call = get_receipt(engine_of(request), call_id)
+    if call is None:
+        raise NotFound(f"模型调用 {call_id} 不存在。")
+    return page(
+        request, "fragments/model_call.html", call=call, fields=HEAVY_FIELDS, title="模型调用"
+    )
