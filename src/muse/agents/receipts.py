@@ -17,7 +17,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Connection, Engine, insert, select
 
 from muse.agents.policy import FrozenPolicy
 from muse.agents.providers.base import ChatReply, Price, Usage
@@ -162,3 +162,19 @@ def run_receipts(engine: Engine, run_id: str) -> list[dict[str, Any]]:
     )
     with engine.connect() as conn:
         return [dict(row._mapping) for row in conn.execute(query)]
+
+
+def receipts_of_run(conn: Connection, run_id: str) -> list[dict[str, Any]]:
+    """:func:`run_receipts` on the caller's (read) connection, e.g. a workbench page."""
+    query = (
+        select(model_calls)
+        .where(model_calls.c.run_id == run_id)
+        .order_by(model_calls.c.started_at, model_calls.c.id)
+    )
+    return [dict(row._mapping) for row in conn.execute(query)]
+
+
+def receipt_of(conn: Connection, call_id: str) -> dict[str, Any] | None:
+    """:func:`get_receipt` on the caller's (read) connection."""
+    row = conn.execute(select(model_calls).where(model_calls.c.id == call_id)).first()
+    return dict(row._mapping) if row else None

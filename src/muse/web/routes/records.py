@@ -8,6 +8,7 @@ its rows in context; a table missing from it is a bug (``tests/web/test_tables_r
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -17,7 +18,7 @@ from sqlalchemy import func, select
 from muse.core.errors import NotFound
 from muse.store.migrate import load_all_tables
 from muse.web.deps import read
-from muse.web.render import is_secret_name, page
+from muse.web.render import is_secret_name, page, redact
 
 router = APIRouter()
 
@@ -103,5 +104,8 @@ def table_rows(request: Request, name: str, page_no: int = 1) -> Response:
 def _cell(column: str, value: Any) -> str:
     if is_secret_name(column):
         return "（已隐藏）"
-    text = "" if value is None else str(value)
+    if isinstance(value, dict | list):
+        text = json.dumps(redact(value), ensure_ascii=False, default=str)
+    else:
+        text = "" if value is None else str(value)
     return text if len(text) <= MAX_CELL else text[:MAX_CELL] + f"…（共 {len(text)} 字符）"

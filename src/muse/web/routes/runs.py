@@ -6,12 +6,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from muse.agents.ledger import tool_read_log
-from muse.agents.receipts import get_receipt, run_receipts
+from muse.agents.ledger import tool_reads_of_run
+from muse.agents.receipts import receipt_of, receipts_of_run
 from muse.core.errors import NotFound
 from muse.flow import queries
 from muse.flow.run_detail import show_run_detail
-from muse.web.deps import engine_of, read
+from muse.web.deps import read
 from muse.web.render import page
 from muse.works import catalog
 from muse.works.authorization import get_snapshot
@@ -32,15 +32,16 @@ def run_list(request: Request, work_id: int) -> Response:
 
 @router.get("/runs/{run_id}", response_class=HTMLResponse)
 def run_page(request: Request, run_id: str) -> Response:
-    engine = engine_of(request)
     with read(request) as conn:
         data = show_run_detail(conn, run_id)
         info = catalog.work_info(conn, data["workId"])
         auth_id = data["authorizationSnapshotId"]
         auth = get_snapshot(conn, auth_id) if auth_id else None
-    receipts = [
-        {k: v for k, v in r.items() if k not in HEAVY_FIELDS} for r in run_receipts(engine, run_id)
-    ]
+        receipts = [
+            {k: v for k, v in r.items() if k not in HEAVY_FIELDS}
+            for r in receipts_of_run(conn, run_id)
+        ]
+        reads = tool_reads_of_run(conn, run_id)
     return page(
         request,
         "run.html",
@@ -48,7 +49,7 @@ def run_page(request: Request, run_id: str) -> Response:
         work=info,
         r=data,
         receipts=receipts,
-        reads=tool_read_log(engine, run_id),
+        reads=reads,
         auth=auth,
     )
 
@@ -56,7 +57,8 @@ def run_page(request: Request, run_id: str) -> Response:
 @router.get("/model-calls/{call_id}", response_class=HTMLResponse)
 def model_call(request: Request, call_id: str) -> Response:
     """A model call's prompt, messages, request parameters and raw output (opened on demand)."""
-    call = get_receipt(engine_of(request), call_id)
+    with read(request) as conn:
+        call = receipt_of(conn, call_id)
     if call is None:
         raise NotFound(f"模型调用 {call_id} 不存在。")
     return page(
