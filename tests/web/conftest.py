@@ -22,6 +22,7 @@ from muse.works.importer import import_book
 
 FLAGGED = "《太虚真经》"  # a title nowhere in the context: an unknown_entity finding (medium)
 FLAGGED_SENTENCE = f"石壁上隐隐现出{FLAGGED}四个古字，转瞬又不见了。"
+FACT_SENTENCE = "孙悟空得到了一枚金丹。"  # a plain state sentence the offline extractor proposes
 
 
 def _demo(name: str) -> bytes:
@@ -37,7 +38,7 @@ def flagged_writer():
         if draft is None:
             return None
         paragraphs = draft["paragraphs"]
-        return {**draft, "paragraphs": [*paragraphs[:-1], FLAGGED_SENTENCE, paragraphs[-1]]}
+        return {**draft, "paragraphs": [*paragraphs[:-1], FLAGGED_SENTENCE, FACT_SENTENCE, paragraphs[-1]]}
 
     register_offline_generator("writer", "generate", generator)
     yield

@@ -10,6 +10,8 @@ from muse.flow.tables import candidates, decisions, runs
 from muse.knowledge.card_import import import_cards_yaml
 from muse.knowledge.conflicts import list_conflicts
 from muse.knowledge.drafts import list_drafts
+from muse.knowledge.facts import fact_ledger_entries
+from muse.flow.candidate_facts import list_candidate_facts
 from muse.planning.fine_outlines import save_fine_outline
 from muse.planning.sections import get_section
 from muse.works import catalog
@@ -262,3 +264,32 @@ def _unescape(html_text: str) -> str:
     import html
 
     return html.unescape(html_text)
+
+
+def test_fact_deltas_proposed_from_the_page_are_approved_with_the_accept(
+    client, csrf, engine, written
+):
+    r = post(
+        client,
+        f"/candidates/{written.candidate_id}/facts",
+        csrf,
+        provider="offline",
+        model="offline-1",
+    )
+    assert r.status_code == 200, r.text
+    with engine.connect() as conn:
+        deltas = list_candidate_facts(conn, written.candidate_id).deltas
+    assert deltas, "the offline extractor proposes facts from the candidate's body"
+    page = client.get(f"/candidates/{written.candidate_id}").text
+    assert f'name="approve_fact" value="{deltas[0].id}"' in page
+    accepted = post(
+        client,
+        f"/candidates/{written.candidate_id}/accept",
+        csrf,
+        command_id=command_id(page, "accept"),
+        approve_fact=[deltas[0].id],
+    )
+    assert accepted.status_code == 200 and deltas[0].id in accepted.text
+    with engine.connect() as conn:
+        ledger = fact_ledger_entries(conn, written.work_id)
+    assert [e.delta_id for e in ledger] == [deltas[0].id]

@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from muse.core.errors import InvalidInput, MuseError
 from muse.flow.accept import accept_candidate
+from muse.flow.candidate_facts import propose_candidate_facts
 from muse.flow.decisions import discard_candidate, load
 from muse.flow.edit_merge import edit_candidate
 from muse.flow.revise import revise_candidate
@@ -50,6 +51,23 @@ def accept(request: Request, candidate_id: str, form: Form = Depends(read_form))
         if outcome.approved_facts
         else [],
     )
+
+
+@router.post("/candidates/{candidate_id}/facts", response_class=HTMLResponse)
+def propose_facts(request: Request, candidate_id: str, form: Form = Depends(read_form)) -> Response:
+    """Ask the extractor for the candidate's fact deltas (proposals only, as ``muse candidate
+    facts --propose``); they enter the ledger only if ticked at 采纳."""
+    try:
+        result = propose_candidate_facts(
+            engine_of(request),
+            candidate_id,
+            provider=form.required("provider", "抽取模型提供方"),
+            model=form.required("model", "抽取模型 ID"),
+        )
+    except MuseError as err:
+        return _refused(request, candidate_id, "提出事实增量", err)
+    lines = [f"已提出 {len(result.deltas)} 条事实增量，采纳时勾选即随正文入台账。", *result.findings]
+    return _outcome(request, candidate_id, ok=True, message=lines[0], repeated=False, extra=lines[1:])
 
 
 @router.post("/candidates/{candidate_id}/edit", response_class=HTMLResponse)
