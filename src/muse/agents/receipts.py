@@ -164,10 +164,23 @@ def run_receipts(engine: Engine, run_id: str) -> list[dict[str, Any]]:
         return [dict(row._mapping) for row in conn.execute(query)]
 
 
-def receipts_of_run(conn: Connection, run_id: str) -> list[dict[str, Any]]:
-    """:func:`run_receipts` on the caller's (read) connection, e.g. a workbench page."""
+# The columns that hold a call's full input and output: long, shown on demand only.
+HEAVY_COLUMNS = (
+    "prompt_templates",
+    "task_input",
+    "messages",
+    "request_params",
+    "raw_outputs",
+    "output",
+)
+
+
+def receipt_summaries(conn: Connection, run_id: str) -> list[dict[str, Any]]:
+    """The receipts of a run without their heavy columns, oldest first, on the caller's (read)
+    connection (a workbench page: the prompt and raw output open on demand)."""
+    light = [c for c in model_calls.columns if c.name not in HEAVY_COLUMNS]
     query = (
-        select(model_calls)
+        select(*light)
         .where(model_calls.c.run_id == run_id)
         .order_by(model_calls.c.started_at, model_calls.c.id)
     )

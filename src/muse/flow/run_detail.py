@@ -133,8 +133,13 @@ def _candidates(conn: Connection, run_id: str) -> list[dict[str, Any]]:
 
 
 def _receipts(conn: Connection, run_id: str) -> list[dict[str, Any]]:
+    c = model_calls.c  # the receipt's own columns, not the prompt and output it stores
+    columns = (c.id, c.role, c.task, c.provider, c.model_requested, c.model_returned, c.status)
+    columns += (c.tokens_in, c.tokens_out, c.latency_ms, c.input_sha256, c.messages_sha256)
     rows = conn.execute(
-        select(model_calls).where(model_calls.c.run_id == run_id).order_by(model_calls.c.started_at)
+        select(*columns, c.output_sha256, c.started_at)
+        .where(c.run_id == run_id)
+        .order_by(c.started_at)
     ).mappings()
     return [
         {

@@ -22,10 +22,9 @@ from muse.flow.candidate_facts import list_candidate_facts
 from muse.flow.candidate_view import candidate_view, version_diff
 from muse.flow.decisions import load
 from muse.flow.menu import decision_menu
-from muse.web.deps import read
+from muse.web.deps import read, work_nav
 from muse.web.highlight import claim_marks, finding_marks, segments
 from muse.web.render import page
-from muse.works import catalog
 
 router = APIRouter()
 
@@ -33,7 +32,7 @@ router = APIRouter()
 @router.get("/works/{work_id}/candidates", response_class=HTMLResponse)
 def candidate_list(request: Request, work_id: int) -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
+        info = work_nav(conn, work_id)
         rows = queries.list_candidates(conn, work_id)
     return page(request, "candidates.html", title="候选稿", work=info, candidates=rows)
 
@@ -43,7 +42,7 @@ def candidate_page(request: Request, candidate_id: str, against: int | None = No
     with read(request) as conn:
         view = candidate_view(conn, candidate_id)
         cand, run = load(conn, candidate_id)
-        info = catalog.work_info(conn, cand["work_id"])
+        info = work_nav(conn, cand["work_id"])
         diff = version_diff(conn, candidate_id, against) if against else view["diff"]
         rounds = _round_items(conn, view)
         facts = list_candidate_facts(conn, candidate_id).deltas
@@ -81,7 +80,7 @@ def edit_page(request: Request, candidate_id: str) -> Response:
     with read(request) as conn:
         view = candidate_view(conn, candidate_id)
         cand, run = load(conn, candidate_id)
-        info = catalog.work_info(conn, cand["work_id"])
+        info = work_nav(conn, cand["work_id"])
     return page(
         request,
         "candidate_edit.html",

@@ -12,9 +12,8 @@ from muse.knowledge.card_types import card_type
 from muse.knowledge.cards import get_card, load_cards
 from muse.knowledge.contracts import CardStatus
 from muse.knowledge.state_as_of import BookTerms, state_as_of
-from muse.web.deps import read
+from muse.web.deps import read, work_nav
 from muse.web.render import page
-from muse.works import catalog
 
 router = APIRouter()
 
@@ -33,7 +32,7 @@ ALL_STATUSES = tuple(CardStatus)
 @router.get("/works/{work_id}/cards", response_class=HTMLResponse)
 def card_list(request: Request, work_id: int, type: str | None = None) -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
+        info = work_nav(conn, work_id)
         cards = load_cards(conn, work_id, statuses=ALL_STATUSES)
     by_type: dict[str, list] = defaultdict(list)
     for card in cards:
@@ -46,7 +45,7 @@ def card_list(request: Request, work_id: int, type: str | None = None) -> Respon
 @router.get("/works/{work_id}/cards/{card_id}", response_class=HTMLResponse)
 def card_page(request: Request, work_id: int, card_id: str, as_of: int | None = None) -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
+        info = work_nav(conn, work_id)
         card = get_card(conn, card_id)
         state = None
         if as_of is not None:

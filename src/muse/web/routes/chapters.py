@@ -8,7 +8,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from muse.flow.diff import diff_texts
 from muse.knowledge.source_refs import refs_into_chapter
-from muse.web.deps import read
+from muse.web.deps import read, work_nav
 from muse.web.render import page
 from muse.works import catalog
 from muse.works.editing import chapter_history
@@ -21,7 +21,7 @@ ORIGIN_LABELS = {"import": "导入", "accept": "采纳候选", "edit": "作者�
 @router.get("/works/{work_id}/chapters", response_class=HTMLResponse)
 def chapter_list(request: Request, work_id: int) -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
+        info = work_nav(conn, work_id)
         chapters = catalog.list_chapters(conn, work_id)
     return page(request, "chapters.html", title="章节", work=info, chapters=chapters)
 
@@ -36,7 +36,7 @@ def chapter(
     b: int | None = None,
 ) -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
+        info = work_nav(conn, work_id)
         history = chapter_history(conn, work_id, number)
         current = catalog.get_chapter_text(conn, work_id, number)
         shown = catalog.get_revision_text(conn, work_id, number, rev) if rev else current

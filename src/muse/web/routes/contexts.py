@@ -16,9 +16,8 @@ from muse.context.round_inputs import round_inputs
 from muse.core.errors import NotFound
 from muse.flow.author_edit import load_context
 from muse.flow.candidate_view import context_summary
-from muse.web.deps import read
+from muse.web.deps import read, work_nav
 from muse.web.render import page
-from muse.works import catalog
 
 router = APIRouter()
 
@@ -37,7 +36,7 @@ def context_page(request: Request, snapshot_id: str) -> Response:
     with read(request) as conn:
         summary = _summary(conn, snapshot_id)
         context = load_context(conn, snapshot_id)
-        info = catalog.work_info(conn, context.work_id)
+        info = work_nav(conn, context.work_id)
     bars, unbudgeted = budget_usage(context)
     items = [(r.position, r.title, r.summary, list(r.content)) for r in round_inputs(context)]
     return page(

@@ -19,7 +19,7 @@ from muse.flow.candidate_facts import propose_candidate_facts
 from muse.flow.decisions import discard_candidate, load
 from muse.flow.edit_merge import edit_candidate
 from muse.flow.revise import revise_candidate
-from muse.web.deps import actor, engine_of, read
+from muse.web.deps import actor, engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import page
 from muse.web.tasks import TaskResult, summary_result
@@ -149,9 +149,11 @@ def _outcome(
 ) -> Response:
     with read(request) as conn:
         cand, _ = load(conn, candidate_id)
+        work = work_nav(conn, cand["work_id"])
     return page(
         request,
         "outcome.html",
+        work=work,
         status_code=200 if ok else 409,
         title="决定已执行" if ok else "决定未执行",
         ok=ok,
@@ -165,10 +167,13 @@ def _outcome(
 
 
 def _refused(request: Request, candidate_id: str, what: str, err: MuseError) -> Response:
-    """A stale or impossible decision: its message, status 409/400/404, nothing changed."""
+    """A stale or impossible decision: its message, status 409/404, nothing changed; a link to the
+    candidate page, which lists the run's versions and their states (the newer one, if any)."""
+    work = _work_of(request, candidate_id)
     return page(
         request,
         "outcome.html",
+        work=work,
         status_code=404 if err.__class__.__name__ == "NotFound" else 409,
         title=f"不能{what}",
         ok=False,
@@ -177,6 +182,15 @@ def _refused(request: Request, candidate_id: str, what: str, err: MuseError) -> 
         repeated=False,
         extra=["没有任何改动。"],
         candidate_id=candidate_id,
-        work_id=None,
+        work_id=work.id if work else None,
         chapter=None,
     )
+
+
+def _work_of(request: Request, candidate_id: str):
+    try:
+        with read(request) as conn:
+            cand, _ = load(conn, candidate_id)
+            return work_nav(conn, cand["work_id"])
+    except MuseError:
+        return None

@@ -11,10 +11,9 @@ from muse.core.errors import MuseError
 from muse.planning.confirming import confirm_and_record
 from muse.planning.sections import discard_section, get_section, list_sections
 from muse.planning.status import plan_status
-from muse.web.deps import engine_of, read
+from muse.web.deps import engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import page
-from muse.works import catalog
 
 router = APIRouter()
 
@@ -24,7 +23,7 @@ SECTION_STATES = ("shadow", "confirmed", "discarded", "superseded")
 @router.get("/works/{work_id}/plan", response_class=HTMLResponse)
 def plan_page(request: Request, work_id: int) -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
+        info = work_nav(conn, work_id)
         status = plan_status(conn, work_id)
         sections = list_sections(conn, work_id, states=SECTION_STATES)
     return page(request, "plan.html", title="规划", work=info, plan=status, sections=sections)
@@ -34,7 +33,7 @@ def plan_page(request: Request, work_id: int) -> Response:
 def section_page(request: Request, section_id: str) -> Response:
     with read(request) as conn:
         section = get_section(conn, section_id)
-        info = catalog.work_info(conn, section.work_id)
+        info = work_nav(conn, section.work_id)
     return page(request, "plan_section.html", title="规划条目", work=info, s=section)
 
 

@@ -22,10 +22,9 @@ from muse.knowledge.facts import (
     reject_fact_delta,
 )
 from muse.store.jobs import list_jobs
-from muse.web.deps import actor, engine_of, read
+from muse.web.deps import actor, engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import page
-from muse.works import catalog
 
 router = APIRouter()
 
@@ -33,7 +32,7 @@ router = APIRouter()
 @router.get("/works/{work_id}/drafts", response_class=HTMLResponse)
 def drafts(request: Request, work_id: int, all: int = 0) -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
+        info = work_nav(conn, work_id)
         items = list_drafts(conn, work_id, status=None if all else "pending")
     labels = {d.id: card_type(d.type).label for d in items}
     return page(
@@ -44,7 +43,7 @@ def drafts(request: Request, work_id: int, all: int = 0) -> Response:
 @router.get("/works/{work_id}/conflicts", response_class=HTMLResponse)
 def conflicts(request: Request, work_id: int, all: int = 0) -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
+        info = work_nav(conn, work_id)
         items = list_conflicts(conn, work_id, status=None if all else "open")
     return page(
         request,
@@ -60,7 +59,7 @@ def conflicts(request: Request, work_id: int, all: int = 0) -> Response:
 @router.get("/works/{work_id}/facts", response_class=HTMLResponse)
 def facts(request: Request, work_id: int, status: str = "proposed") -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
+        info = work_nav(conn, work_id)
         deltas = list_fact_deltas(conn, work_id, status=None if status == "all" else status)
         ledger = fact_ledger_entries(conn, work_id)
     return page(
@@ -78,7 +77,7 @@ def facts(request: Request, work_id: int, status: str = "proposed") -> Response:
 @router.get("/works/{work_id}/jobs", response_class=HTMLResponse)
 def jobs(request: Request, work_id: int) -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
+        info = work_nav(conn, work_id)
         items = list_jobs(conn, work_id=work_id, limit=500)
     return page(request, "jobs.html", title="任务队列", work=info, jobs=items)
 

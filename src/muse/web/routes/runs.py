@@ -7,25 +7,22 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from muse.agents.ledger import tool_reads_of_run
-from muse.agents.receipts import receipt_of, receipts_of_run
+from muse.agents.receipts import HEAVY_COLUMNS, receipt_of, receipt_summaries
 from muse.core.errors import NotFound
 from muse.flow import queries
 from muse.flow.run_detail import show_run_detail
-from muse.web.deps import read
+from muse.web.deps import read, work_nav
 from muse.web.render import page
-from muse.works import catalog
 from muse.works.authorization import get_snapshot
 
 router = APIRouter()
 
-# Shown on demand only (they can be long): the prompt and what the model said.
-HEAVY_FIELDS = ("prompt_templates", "task_input", "messages", "request_params", "raw_outputs", "output")
 
 
 @router.get("/works/{work_id}/runs", response_class=HTMLResponse)
 def run_list(request: Request, work_id: int) -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
+        info = work_nav(conn, work_id)
         rows = queries.list_runs(conn, work_id, limit=500)
     return page(request, "runs.html", title="运行记录", work=info, runs=rows)
 
@@ -34,13 +31,10 @@ def run_list(request: Request, work_id: int) -> Response:
 def run_page(request: Request, run_id: str) -> Response:
     with read(request) as conn:
         data = show_run_detail(conn, run_id)
-        info = catalog.work_info(conn, data["workId"])
+        info = work_nav(conn, data["workId"])
         auth_id = data["authorizationSnapshotId"]
         auth = get_snapshot(conn, auth_id) if auth_id else None
-        receipts = [
-            {k: v for k, v in r.items() if k not in HEAVY_FIELDS}
-            for r in receipts_of_run(conn, run_id)
-        ]
+        receipts = receipt_summaries(conn, run_id)
         reads = tool_reads_of_run(conn, run_id)
     return page(
         request,
@@ -62,5 +56,5 @@ def model_call(request: Request, call_id: str) -> Response:
     if call is None:
         raise NotFound(f"模型调用 {call_id} 不存在。")
     return page(
-        request, "fragments/model_call.html", call=call, fields=HEAVY_FIELDS, title="模型调用"
+        request, "fragments/model_call.html", call=call, fields=HEAVY_COLUMNS, title="模型调用"
     )

@@ -14,11 +14,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from muse.core.errors import InvalidInput, MuseError
 from muse.flow.production import write_chapter
 from muse.flow.states import RUN_STATE_LABELS, STEP_LABELS
-from muse.web.deps import engine_of, read
+from muse.web.deps import engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import page
 from muse.web.tasks import Task, TaskResult, summary_result
-from muse.works import catalog
 
 router = APIRouter()
 
@@ -34,7 +33,7 @@ def start_write(request: Request, work_id: int, form: Form = Depends(read_form))
         if chapter is None:
             raise InvalidInput("请填写要写的章号。")
         with read(request) as conn:
-            info = catalog.work_info(conn, work_id)
+            info = work_nav(conn, work_id)
         expected = (info.latest_chapter or 0) + 1
         if chapter != expected:
             raise InvalidInput(f"只能续写下一章（第 {expected} 章），不能直接写第 {chapter} 章。")
