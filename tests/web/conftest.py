@@ -38,7 +38,10 @@ def flagged_writer():
         if draft is None:
             return None
         paragraphs = draft["paragraphs"]
-        return {**draft, "paragraphs": [*paragraphs[:-1], FLAGGED_SENTENCE, FACT_SENTENCE, paragraphs[-1]]}
+        return {
+            **draft,
+            "paragraphs": [*paragraphs[:-1], FLAGGED_SENTENCE, FACT_SENTENCE, paragraphs[-1]],
+        }
 
     register_offline_generator("writer", "generate", generator)
     yield

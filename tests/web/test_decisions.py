@@ -6,12 +6,12 @@ from __future__ import annotations
 import yaml
 from sqlalchemy import func, select
 
+from muse.flow.candidate_facts import list_candidate_facts
 from muse.flow.tables import candidates, decisions, runs
 from muse.knowledge.card_import import import_cards_yaml
 from muse.knowledge.conflicts import list_conflicts
 from muse.knowledge.drafts import list_drafts
 from muse.knowledge.facts import fact_ledger_entries
-from muse.flow.candidate_facts import list_candidate_facts
 from muse.planning.fine_outlines import save_fine_outline
 from muse.planning.sections import get_section
 from muse.works import catalog
@@ -127,11 +127,16 @@ def test_an_edit_against_a_stale_revision_is_refused_and_keeps_nothing_half_done
 def test_discard_from_the_page_and_a_second_discard_is_refused(client, csrf, engine, written):
     page = client.get(f"/candidates/{written.candidate_id}").text
     r = post(
-        client, f"/candidates/{written.candidate_id}/discard", csrf, command_id=command_id(page, "discard")
+        client,
+        f"/candidates/{written.candidate_id}/discard",
+        csrf,
+        command_id=command_id(page, "discard"),
     )
     assert r.status_code == 200 and "丢弃" in r.text
     assert _state(engine, written.candidate_id) == "DISCARDED"
-    again = post(client, f"/candidates/{written.candidate_id}/discard", csrf, command_id="cmd_other")
+    again = post(
+        client, f"/candidates/{written.candidate_id}/discard", csrf, command_id="cmd_other"
+    )
     assert again.status_code == 409 and "不能丢弃" in again.text
     after = client.get(f"/candidates/{written.candidate_id}").text
     assert 'id="discard-button"' not in after and 'id="accept-button"' not in after
@@ -152,7 +157,7 @@ def test_revise_starts_the_next_round_live_and_lands_on_the_new_candidate(
     )
     assert r.status_code == 303 and r.headers["location"].startswith("/tasks/")
     live = client.get(r.headers["location"]).text
-    assert "实时进度" in live and "hx-trigger=\"load, every 1s\"" in live
+    assert "实时进度" in live and 'hx-trigger="load, every 1s"' in live
     landing = wait_for_task(client, r.headers["location"])
     assert landing.startswith("/candidates/") and landing != f"/candidates/{written.candidate_id}"
     new = client.get(landing).text
@@ -232,9 +237,7 @@ def test_a_draft_rejected_from_the_page(client, csrf, engine, work_id):
     with engine.begin() as conn:
         import_cards_yaml(conn, work_id, CLASH_YAML, filename="clash.yaml")
         draft = next(d for d in list_drafts(conn, work_id) if d.name == "混世魔王")
-    r = post(
-        client, f"/works/{work_id}/drafts/decide", csrf, action="reject", draft_id=[draft.id]
-    )
+    r = post(client, f"/works/{work_id}/drafts/decide", csrf, action="reject", draft_id=[draft.id])
     assert r.status_code == 200 and "已驳回：混世魔王" in r.text
     nothing = post(client, f"/works/{work_id}/drafts/decide", csrf, action="confirm")
     assert nothing.status_code == 409 and "请至少勾选一份草稿" in nothing.text

@@ -23,14 +23,42 @@ class PageCase:
 
 
 PAGES = (
-    PageCase("overview", "/works/{work}", ("待你处理", "规划五阶段", "细纲", "写下一章", "<b>1</b>候选待审")),
+    PageCase(
+        "overview",
+        "/works/{work}",
+        ("待你处理", "规划五阶段", "细纲", "写下一章", "<b>1</b>候选待审"),
+    ),
     PageCase("chapters", "/works/{work}/chapters", ("心性修持大道生", "修订版")),
-    PageCase("chapter", "/works/{work}/chapters/1", ("修订历史", "导入", "引用本章的出处", "美猴王领一群猿猴")),
+    PageCase(
+        "chapter",
+        "/works/{work}/chapters/1",
+        ("修订历史", "导入", "引用本章的出处", "美猴王领一群猿猴"),
+    ),
     PageCase("cards", "/works/{work}/cards", ("人物", "孙悟空", "三界")),
     PageCase("candidates", "/works/{work}/candidates", ("{candidate}", "已通过检测")),
-    PageCase("candidate", "/candidates/{candidate}", ("决策菜单", "检测报告", "断言账", "本轮输入摘要", "与正文一致")),
-    PageCase("context", "/contexts/{snapshot}", ("预算（tokens）", "连续原文", "读取的来源", "未纳入的来源", "证据覆盖", "篇幅目标", "目标章之前连续四章全文基线")),
-    PageCase("run", "/runs/{run}", ("节点时间线", "模型调用", "工具读取账本", "补证请求", "offline-1", "writer")),
+    PageCase(
+        "candidate",
+        "/candidates/{candidate}",
+        ("决策菜单", "检测报告", "断言账", "本轮输入摘要", "与正文一致"),
+    ),
+    PageCase(
+        "context",
+        "/contexts/{snapshot}",
+        (
+            "预算（tokens）",
+            "连续原文",
+            "读取的来源",
+            "未纳入的来源",
+            "证据覆盖",
+            "篇幅目标",
+            "目标章之前连续四章全文基线",
+        ),
+    ),
+    PageCase(
+        "run",
+        "/runs/{run}",
+        ("节点时间线", "模型调用", "工具读取账本", "补证请求", "offline-1", "writer"),
+    ),
     PageCase("runs", "/works/{work}/runs", ("{run}", "候选待审")),
     PageCase("drafts", "/works/{work}/drafts", ("卡片草稿",)),
     PageCase("conflicts", "/works/{work}/conflicts", ("冲突队列",)),
@@ -68,16 +96,28 @@ def test_every_page_renders_what_is_stored(client, ids, case):
 
 def test_the_candidate_highlights_its_finding_at_the_located_quote(client, written):
     html = client.get(f"/candidates/{written.candidate_id}").text
-    marks = re.findall(r'<mark class="([^"]*finding-medium[^"]*)" title="([^"]*)"[^>]*>([^<]*)</mark>', html)
+    marks = re.findall(
+        r'<mark class="([^"]*finding-medium[^"]*)" title="([^"]*)"[^>]*>([^<]*)</mark>', html
+    )
     assert [(m[2]) for m in marks] == [FLAGGED.strip("《》")]
     assert "unknown_entity" in marks[0][1]
     assert 'class="claim"' in html  # the claim ledger is highlighted too
     assert "第 105 行" in html or "行第" in html  # the finding's line and column are listed
 
 
-def test_the_seven_input_items_are_listed_in_order_with_item_7_the_round_instruction(client, written):
+def test_the_seven_input_items_are_listed_in_order_with_item_7_the_round_instruction(
+    client, written
+):
     html = client.get(f"/candidates/{written.candidate_id}").text
-    titles = ["库事实", "已确认细纲", "前章正式正文基线", "文风 + 已绑定范式", "prevent 约束投影", "方法合同（只读）", "本轮人指令"]
+    titles = [
+        "库事实",
+        "已确认细纲",
+        "前章正式正文基线",
+        "文风 + 已绑定范式",
+        "prevent 约束投影",
+        "方法合同（只读）",
+        "本轮人指令",
+    ]
     positions = [html.index(t) for t in titles]
     assert positions == sorted(positions)
     assert re.search(r'id="item-7">写第 5 章<', html)
@@ -91,11 +131,15 @@ def test_an_input_item_opens_on_demand_with_its_stored_content(client, ids):
 
 def test_the_prompt_and_raw_output_of_a_model_call_open_on_demand(client, engine, written):
     with engine.connect() as conn:
-        call = conn.execute(
-            select(model_calls.c.id).where(
-                model_calls.c.run_id == written.run_id, model_calls.c.role == "writer"
+        call = (
+            conn.execute(
+                select(model_calls.c.id).where(
+                    model_calls.c.run_id == written.run_id, model_calls.c.role == "writer"
+                )
             )
-        ).scalars().first()
+            .scalars()
+            .first()
+        )
     run_html = client.get(f"/runs/{written.run_id}").text
     assert f"/model-calls/{call}" in run_html
     assert "发送的消息" not in run_html  # heavy fields are not on the run page itself
@@ -105,9 +149,11 @@ def test_the_prompt_and_raw_output_of_a_model_call_open_on_demand(client, engine
 
 def test_the_tool_read_ledger_is_on_the_run_page(client, engine, written):
     with engine.connect() as conn:
-        tools = conn.execute(
-            select(tool_reads.c.tool).where(tool_reads.c.run_id == written.run_id)
-        ).scalars().all()
+        tools = (
+            conn.execute(select(tool_reads.c.tool).where(tool_reads.c.run_id == written.run_id))
+            .scalars()
+            .all()
+        )
     assert tools, "the offline explore phase reads through the tools"
     html = client.get(f"/runs/{written.run_id}").text
     assert f"工具读取账本（依赖清单，{len(tools)}）" in html
@@ -129,11 +175,15 @@ def test_a_card_as_of_a_chapter_shows_what_the_freeze_excluded_and_why(client, e
 def test_the_chapter_page_diffs_two_revisions_and_says_who_changed_it(client, engine, written):
     with engine.connect() as conn:
         original = conn.execute(
-            text("select text from prose_blocks pb join chapters c on c.id = pb.chapter_id "
-                 "where c.work_id = :w and c.number = 2"),
+            text(
+                "select text from prose_blocks pb join chapters c on c.id = pb.chapter_id "
+                "where c.work_id = :w and c.number = 2"
+            ),
             {"w": written.work_id},
         ).scalar_one()
-    edit_chapter(engine, written.work_id, 2, original.replace("祖师", "老祖", 1), expected_revision=1)
+    edit_chapter(
+        engine, written.work_id, 2, original.replace("祖师", "老祖", 1), expected_revision=1
+    )
     html = client.get(f"/works/{written.work_id}/chapters/2?a=1&b=2").text
     assert "修订版 1 → 2 的差异" in html
     assert "<ins>老</ins>" in html and "<del>师</del>" in html
@@ -150,7 +200,14 @@ def test_the_chapter_text_is_not_hard_wrapped(client, written):
 
 
 @pytest.mark.parametrize(
-    "url", ["/candidates/cand_none", "/runs/run_none", "/contexts/ctx_none", "/works/999", "/records/nope"]
+    "url",
+    [
+        "/candidates/cand_none",
+        "/runs/run_none",
+        "/contexts/ctx_none",
+        "/works/999",
+        "/records/nope",
+    ],
 )
 def test_a_missing_record_is_a_chinese_404_without_a_traceback(client, url):
     r = client.get(url)

@@ -119,11 +119,19 @@ def test_secrets_are_never_rendered(client, engine, written):
                 messages=[{"role": "user", "content": "hi"}],
                 raw_outputs=[],
                 finished_at=utc_now(),
-                request_params={"temperature": 0.7, "api_key": secret, "headers": {"Authorization": f"Bearer {secret}"}},
+                request_params={
+                    "temperature": 0.7,
+                    "api_key": secret,
+                    "headers": {"Authorization": f"Bearer {secret}"},
+                },
                 started_at=utc_now(),
             )
         )
-    for url in ("/model-calls/call_secret_probe", f"/runs/{written.run_id}", "/records/model_calls"):
+    for url in (
+        "/model-calls/call_secret_probe",
+        f"/runs/{written.run_id}",
+        "/records/model_calls",
+    ):
         r = client.get(url)
         assert r.status_code == 200
         assert secret not in r.text, url

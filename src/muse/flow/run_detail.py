@@ -134,10 +134,10 @@ def _candidates(conn: Connection, run_id: str) -> list[dict[str, Any]]:
 
 def _receipts(conn: Connection, run_id: str) -> list[dict[str, Any]]:
     c = model_calls.c  # the receipt's own columns, not the prompt and output it stores
-    columns = (c.id, c.role, c.task, c.provider, c.model_requested, c.model_returned, c.status)
-    columns += (c.tokens_in, c.tokens_out, c.latency_ms, c.input_sha256, c.messages_sha256)
+    names = "id role task provider model_requested model_returned status tokens_in tokens_out"
+    names += " latency_ms input_sha256 messages_sha256 output_sha256 started_at"
     rows = conn.execute(
-        select(*columns, c.output_sha256, c.started_at)
+        select(*(c[name] for name in names.split()))
         .where(c.run_id == run_id)
         .order_by(c.started_at)
     ).mappings()

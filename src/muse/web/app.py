@@ -59,4 +59,6 @@ async def _unexpected(request: Request, err: Exception) -> HTMLResponse:
 
 
 async def _not_found(request: Request, err: Exception) -> HTMLResponse:
-    return page(request, "error.html", status_code=404, title="没有这个页面", message="没有这个页面。")
+    return page(
+        request, "error.html", status_code=404, title="没有这个页面", message="没有这个页面。"
+    )

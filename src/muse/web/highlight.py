@@ -54,7 +54,9 @@ def finding_marks(findings: list[dict]) -> list[Mark]:
         if loc:
             severity = f.get("severity") or "low"
             title = f"[{severity}] {f.get('kind')}：{f.get('message')}"
-            marks.append(Mark(loc["start"], loc["end"], f"finding-{severity}", f"finding-{i}", title))
+            marks.append(
+                Mark(loc["start"], loc["end"], f"finding-{severity}", f"finding-{i}", title)
+            )
     return marks
 
 

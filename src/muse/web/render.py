@@ -50,9 +50,11 @@ def redact(value: Any) -> Any:
 
 def is_secret_name(name: str) -> bool:
     lowered = name.lower().replace("-", "_")
-    return any(word in lowered for word in _SECRET_WORDS) and not lowered.endswith(
-        ("tokens", "tokens_in", "tokens_out", "tokens_cached")
-    ) and lowered not in {"token_budget", "tokenbudget", "tokens"}
+    return (
+        any(word in lowered for word in _SECRET_WORDS)
+        and not lowered.endswith(("tokens", "tokens_in", "tokens_out", "tokens_cached"))
+        and lowered not in {"token_budget", "tokenbudget", "tokens"}
+    )
 
 
 def _run_label(state: str | None) -> str:

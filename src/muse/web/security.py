@@ -107,14 +107,18 @@ class SecurityMiddleware:
         client = request.client.host if request.client else None
         if sec.loopback_only:
             if not is_loopback(client):
-                return _refuse(403, "工作台只接受本机（127.0.0.1）访问；远程访问请用 --host 与 --token 启动。")
+                return _refuse(
+                    403, "工作台只接受本机（127.0.0.1）访问；远程访问请用 --host 与 --token 启动。"
+                )
         else:
             offered = request.query_params.get("token")
             if offered is not None and sec.token_ok(offered):
                 return _remember_token(request, offered)
             carried = request.headers.get(TOKEN_HEADER) or request.cookies.get(TOKEN_COOKIE)
             if not sec.token_ok(carried):
-                return _refuse(401, "缺少或错误的访问令牌：请打开启动时打印的完整地址（带 ?token=）。")
+                return _refuse(
+                    401, "缺少或错误的访问令牌：请打开启动时打印的完整地址（带 ?token=）。"
+                )
         return None
 
 

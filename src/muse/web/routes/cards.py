@@ -38,7 +38,9 @@ def card_list(request: Request, work_id: int, type: str | None = None) -> Respon
     for card in cards:
         if type is None or card.type == type:
             by_type[card.type].append(card)
-    groups = [(card_type(t).label, t, sorted(cs, key=lambda c: c.name)) for t, cs in by_type.items()]
+    groups = [
+        (card_type(t).label, t, sorted(cs, key=lambda c: c.name)) for t, cs in by_type.items()
+    ]
     return page(request, "cards.html", title="知识卡", work=info, groups=groups, chosen=type)
 
 

@@ -66,8 +66,13 @@ def propose_facts(request: Request, candidate_id: str, form: Form = Depends(read
         )
     except MuseError as err:
         return _refused(request, candidate_id, "提出事实增量", err)
-    lines = [f"已提出 {len(result.deltas)} 条事实增量，采纳时勾选即随正文入台账。", *result.findings]
-    return _outcome(request, candidate_id, ok=True, message=lines[0], repeated=False, extra=lines[1:])
+    lines = [
+        f"已提出 {len(result.deltas)} 条事实增量，采纳时勾选即随正文入台账。",
+        *result.findings,
+    ]
+    return _outcome(
+        request, candidate_id, ok=True, message=lines[0], repeated=False, extra=lines[1:]
+    )
 
 
 @router.post("/candidates/{candidate_id}/edit", response_class=HTMLResponse)

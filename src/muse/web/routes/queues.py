@@ -120,7 +120,10 @@ def resolve(request: Request, conflict_id: str, form: Form = Depends(read_form))
             raise InvalidInput("请在「保留原卡」「采用草稿」「合并」中选一个。")
         with engine_of(request).begin() as conn:
             result = resolve_conflict(
-                conn, conflict_id, choice, value=form.get("value") or None  # type: ignore[arg-type]
+                conn,
+                conflict_id,
+                choice,  # type: ignore[arg-type]  # checked against RESOLUTION_LABELS above
+                value=form.get("value") or None,
             )
     except MuseError as err:
         return _refused(request, work_id, "conflicts", err)
@@ -155,7 +158,13 @@ def catalog_work_of_form(form: Form) -> int | None:
 
 def _done(request: Request, work_id: int | None, back: str, lines: list[str]) -> Response:
     return page(
-        request, "queue_outcome.html", title="已处理", ok=True, lines=lines, work_id=work_id, back=back
+        request,
+        "queue_outcome.html",
+        title="已处理",
+        ok=True,
+        lines=lines,
+        work_id=work_id,
+        back=back,
     )
 
 

@@ -18,7 +18,6 @@ from muse.works.authorization import get_snapshot
 router = APIRouter()
 
 
-
 @router.get("/works/{work_id}/runs", response_class=HTMLResponse)
 def run_list(request: Request, work_id: int) -> Response:
     with read(request) as conn:
