@@ -214,3 +214,18 @@ def test_a_missing_record_is_a_chinese_404_without_a_traceback(client, url):
     assert r.status_code == 404
     assert "不存在" in r.text or "没有" in r.text
     assert "Traceback" not in r.text
+
+
+def test_evaluation_runs_live_in_their_own_zone_and_their_candidates_offer_no_accept(
+    client, engine, written
+):
+    from tests.flow.test_state_machine import candidate_in_state
+
+    run_id, cand_id = candidate_in_state(engine, written.work_id, "PASSED", run_type="evaluation")
+    html = client.get(f"/works/{written.work_id}/runs").text
+    production, zone = html.split('id="evaluation-zone"')
+    assert written.run_id in production and run_id not in production
+    assert run_id in zone
+    page = client.get(f"/candidates/{cand_id}").text
+    assert "评测/诊断候选，永不可采纳" in page
+    assert 'id="accept-button"' not in page and 'id="edit-link"' not in page
