@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 from fastapi.testclient import TestClient
 
@@ -24,17 +25,23 @@ def command_id(html: str, action: str) -> str:
     return found.group(1)
 
 
-def wait_for_task(client: TestClient, location: str, rounds: int = 600) -> str:
-    """Poll a live task page's fragment the way htmx does; the URL it lands on when the run ends.
+def finish_task(client: TestClient, location: str, rounds: int = 600) -> tuple[str | None, str]:
+    """Poll a live task's fragment the way htmx does until the task ends: the URL it lands on
+    (None when it ends without one, e.g. a refused edit) and the last fragment.
 
-    The bound is a number of polls, not a time: the test waits for the run, never for a clock."""
-    import time
-
+    The bound is a number of polls, not a time: the test waits for the task, never for a clock."""
     for _ in range(rounds):
         r = client.get(f"{location}/progress")
         assert r.status_code in (200, 286), r.text
         if "HX-Redirect" in r.headers:
-            return r.headers["HX-Redirect"]
-        assert r.status_code != 286, f"the run ended without a page to land on: {r.text}"
-        time.sleep(0.1)
-    raise AssertionError("the background run never ended")
+            return r.headers["HX-Redirect"], r.text
+        if r.status_code == 286:
+            return None, r.text
+        time.sleep(0.05)
+    raise AssertionError("the background task never ended")
+
+
+def wait_for_task(client: TestClient, location: str) -> str:
+    landing, text = finish_task(client, location)
+    assert landing is not None, f"the task ended without a page to land on: {text}"
+    return landing

@@ -16,7 +16,7 @@ from muse.planning.fine_outlines import save_fine_outline
 from muse.planning.sections import get_section
 from muse.works import catalog
 from tests.web.conftest import _demo
-from tests.web.helpers import CLASH_YAML, command_id, post, wait_for_task
+from tests.web.helpers import CLASH_YAML, command_id, finish_task, post, wait_for_task
 
 
 def _state(engine, candidate_id: str) -> str:
@@ -71,7 +71,8 @@ def test_a_stale_accept_is_refused_in_chinese_and_changes_nothing(client, csrf, 
         expected_revision="0",
         command_id=command_id(edited, "edit"),
     )
-    assert r.status_code == 200, r.text
+    assert r.status_code == 303, r.text
+    wait_for_task(client, r.headers["location"])
     stale = post(
         client,
         f"/candidates/{written.candidate_id}/accept",
@@ -95,7 +96,11 @@ def test_edit_and_merge_makes_a_new_version_that_is_checked_again(client, csrf, 
         expected_revision="0",
         command_id=command_id(edited, "edit"),
     )
-    assert r.status_code == 200 and 'id="outcome"' in r.text
+    assert r.status_code == 303
+    live = client.get(r.headers["location"]).text
+    assert "实时进度" in live
+    landing, fragment = finish_task(client, r.headers["location"])
+    assert "复检通过" in fragment
     with engine.connect() as conn:
         rows = conn.execute(
             select(candidates.c.id, candidates.c.version, candidates.c.state)
@@ -103,7 +108,9 @@ def test_edit_and_merge_makes_a_new_version_that_is_checked_again(client, csrf, 
             .order_by(candidates.c.version)
         ).all()
     assert [(v, s) for _, v, s in rows] == [(1, "ARCHIVED"), (2, "PASSED")]
-    new = client.get(f"/candidates/{rows[1].id}").text
+    assert landing == f"/candidates/{rows[1].id}"
+    assert "检测" in fragment  # the re-check's stored events were shown as they arrived
+    new = client.get(landing).text
     assert "v1 → v2 的差异" in new and "作者修改" in new
     assert "finding-medium" not in new  # the author removed the flagged sentence; re-checked clean
 
@@ -120,8 +127,12 @@ def test_an_edit_against_a_stale_revision_is_refused_and_keeps_nothing_half_done
         expected_revision="3",
         command_id=command_id(edited, "edit"),
     )
-    assert r.status_code == 409
+    assert r.status_code == 303
+    landing, fragment = finish_task(client, r.headers["location"])
+    assert landing is None and "修订版" in fragment  # stays on the page and says why
     assert _state(engine, written.candidate_id) == "PASSED"
+    empty = post(client, f"/candidates/{written.candidate_id}/edit", csrf, body="  ")
+    assert empty.status_code == 409 and "正文是空的" in empty.text
 
 
 def test_discard_from_the_page_and_a_second_discard_is_refused(client, csrf, engine, written):

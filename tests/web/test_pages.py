@@ -187,7 +187,7 @@ def test_the_chapter_page_diffs_two_revisions_and_says_who_changed_it(client, en
     html = client.get(f"/works/{written.work_id}/chapters/2?a=1&b=2").text
     assert "修订版 1 → 2 的差异" in html
     assert "<ins>老</ins>" in html and "<del>师</del>" in html
-    assert "作者编辑" in html and "导入" in html
+    assert "作者编辑" in html and "导入" in html and "基于修订版 1" in html
     old = client.get(f"/works/{written.work_id}/chapters/2?rev=1").text
     assert "历史版本" in old
 

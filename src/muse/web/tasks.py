@@ -1,10 +1,11 @@
 """Writing runs started from the page: a background thread each, watched by htmx polling.
 
-``muse write N`` and ``改：…`` take as long as the model takes. The page starts the run through
+``muse write N``, ``改：…`` and the re-check of 修改后合并 take as long as the model takes. The page starts the run through
 the same service the CLI calls (:func:`muse.flow.production.write_chapter`,
 :func:`muse.flow.revise.revise_candidate`), keeps every :class:`NodeEvent` the run reports, and
 the live page polls :meth:`TaskBoard.get` until the run has ended; then it lands on the candidate.
-The run itself is stored by the service as always; this board only remembers what to show live,
+An edit has no observer: its page shows the events the service stores for the run as they
+arrive. The run itself is stored by the service as always; this board only remembers what to show live,
 so a restarted server loses the live view, never the run (the run page still shows it).
 """
 
@@ -14,8 +15,10 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from muse.core.clock import utc_now
 from muse.core.errors import MuseError, NotFound
 from muse.core.ids import new_id
 from muse.flow.run_steps import NodeEvent, Observer
@@ -26,9 +29,10 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class TaskResult:
     run_id: str | None
-    candidate_id: str | None
+    candidate_id: str | None  # where the page lands when the task ends (None: stay, show why)
     state: str
     reason: str | None = None
+    lines: tuple[str, ...] = ()  # what the service said (an edit's outcome and findings)
 
 
 @dataclass
@@ -38,6 +42,8 @@ class Task:
     work_id: int
     chapter: int
     title: str
+    run_id: str | None = None  # known up front for an edit: its stored events are shown live
+    since: datetime = field(default_factory=utc_now)
     events: list[NodeEvent] = field(default_factory=list)
     result: TaskResult | None = None
     error: str | None = None
@@ -55,8 +61,10 @@ class TaskBoard:
         self._tasks: dict[str, Task] = {}
         self._lock = threading.Lock()
 
-    def start(self, kind: str, work_id: int, chapter: int, title: str, job: Job) -> Task:
-        task = Task(new_id("task"), kind, work_id, chapter, title)
+    def start(
+        self, kind: str, work_id: int, chapter: int, title: str, job: Job, run_id: str | None = None
+    ) -> Task:
+        task = Task(new_id("task"), kind, work_id, chapter, title, run_id)
         with self._lock:
             self._tasks[task.id] = task
         thread = threading.Thread(target=self._run, args=(task, job), daemon=True, name=task.id)

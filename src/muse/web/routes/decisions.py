@@ -77,26 +77,47 @@ def propose_facts(request: Request, candidate_id: str, form: Form = Depends(read
 
 @router.post("/candidates/{candidate_id}/edit", response_class=HTMLResponse)
 def edit(request: Request, candidate_id: str, form: Form = Depends(read_form)) -> Response:
+    """Save the edited text as a new version; its checks run in the background, shown live."""
+    engine = engine_of(request)
     try:
-        outcome = edit_candidate(
-            engine_of(request),
-            candidate_id,
-            form.get("body") or "",
-            expected_revision=form.integer("expected_revision", "所依据的修订版"),
-            command_id=form.get("command_id") or None,
-            actor=actor(),
-        )
+        expected = form.integer("expected_revision", "所依据的修订版")
+        body = form.get("body") or ""
+        if not body.strip():
+            raise InvalidInput("修改后的正文是空的。", hint="请提供完整的章节正文。")
+        with read(request) as conn:
+            cand, _ = load(conn, candidate_id)
     except MuseError as err:
         return _refused(request, candidate_id, "修改", err)
-    findings = [f"[{f['severity']}] {f['kind']}：{f['message']}" for f in outcome.findings]
-    return _outcome(
-        request,
-        outcome.new_candidate_id or candidate_id,
-        ok=outcome.ok,
-        message=outcome.message,
-        repeated=outcome.repeated,
-        extra=findings,
+    command_id, who = form.get("command_id") or None, actor()
+
+    def job(observer) -> TaskResult:
+        outcome = edit_candidate(
+            engine,
+            candidate_id,
+            body,
+            expected_revision=expected,
+            command_id=command_id,
+            actor=who,
+        )
+        findings = [f"[{f['severity']}] {f['kind']}：{f['message']}" for f in outcome.findings]
+        repeated = ["（重复提交，未再次执行）"] if outcome.repeated else []
+        return TaskResult(
+            cand["run_id"],
+            outcome.new_candidate_id,
+            outcome.state,
+            None,
+            (outcome.message, *repeated, *findings),
+        )
+
+    task = request.app.state.tasks.start(
+        "edit",
+        cand["work_id"],
+        cand["chapter"],
+        f"修改后合并 · 第 {cand['chapter']} 章 v{cand['version']}",
+        job,
+        run_id=cand["run_id"],
     )
+    return RedirectResponse(f"/tasks/{task.id}", status_code=303)
 
 
 @router.post("/candidates/{candidate_id}/discard", response_class=HTMLResponse)

@@ -8,10 +8,13 @@ the run, when no candidate came out of it).
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from muse.core.errors import InvalidInput, MuseError
+from muse.flow import queries
 from muse.flow.production import write_chapter
 from muse.flow.states import RUN_STATE_LABELS, STEP_LABELS
 from muse.web.deps import engine_of, read, work_nav
@@ -69,14 +72,18 @@ def start_write(request: Request, work_id: int, form: Form = Depends(read_form))
 
 @router.get("/tasks/{task_id}", response_class=HTMLResponse)
 def task_page(request: Request, task_id: str) -> Response:
-    task, events = request.app.state.tasks.snapshot(task_id)
-    return page(request, "task.html", title=task.title, task=task, **_progress(task, events))
+    task, rows = _snapshot(request, task_id)
+    return page(
+        request, "task.html", title=task.title, task=task, rows=rows, landing=_landing(task)
+    )
 
 
 @router.get("/tasks/{task_id}/progress", response_class=HTMLResponse)
 def task_progress(request: Request, task_id: str) -> Response:
-    task, events = request.app.state.tasks.snapshot(task_id)
-    response = page(request, "fragments/task_progress.html", task=task, **_progress(task, events))
+    task, rows = _snapshot(request, task_id)
+    response = page(
+        request, "fragments/task_progress.html", task=task, rows=rows, landing=_landing(task)
+    )
     landing = _landing(task)
     if landing is not None:
         response.headers["HX-Redirect"] = landing
@@ -85,18 +92,25 @@ def task_progress(request: Request, task_id: str) -> Response:
     return response
 
 
-def _progress(task: Task, events: list) -> dict:
+def _snapshot(request: Request, task_id: str) -> tuple[Task, list[dict]]:
+    """The task and its steps so far: what the observer reported, else (an edit) the events the
+    service stored for the run since the task started."""
+    task, events = request.app.state.tasks.snapshot(task_id)
+    if events or task.run_id is None:
+        return task, [_row(e.node, e.status, e.attempt, e.elapsed_ms) for e in events]
+    with read(request) as conn:
+        stored = queries.show_run(conn, task.run_id)["events"]
     rows = [
-        {
-            "label": STEP_LABELS.get(e.node, RUN_STATE_LABELS.get(e.node, e.node)),
-            "node": e.node,
-            "status": e.status,
-            "attempt": e.attempt,
-            "ms": e.elapsed_ms,
-        }
-        for e in events
+        _row(e["node"], e["status"], e["attempt"], e["durationMs"])
+        for e in stored
+        if e["at"] and datetime.fromisoformat(e["at"]) >= task.since
     ]
-    return {"rows": rows, "landing": _landing(task)}
+    return task, rows
+
+
+def _row(node: str, status: str, attempt: int, ms: int) -> dict:
+    label = STEP_LABELS.get(node, RUN_STATE_LABELS.get(node, node))
+    return {"label": label, "node": node, "status": status, "attempt": attempt, "ms": ms}
 
 
 def _landing(task: Task) -> str | None:
@@ -104,6 +118,8 @@ def _landing(task: Task) -> str | None:
         return None
     if task.result.candidate_id:
         return f"/candidates/{task.result.candidate_id}"
+    if task.kind == "edit":
+        return None  # no new version (a stale revision): stay and show why
     if task.result.run_id:
         return f"/runs/{task.result.run_id}"
     return None
