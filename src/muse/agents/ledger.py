@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Connection, Engine, insert, select
 
 from muse.agents.tables import tool_reads
 from muse.core.canonical import hash_value
@@ -82,3 +82,9 @@ def call_tool_reads(engine: Engine, call_id: str) -> list[ToolRead]:
 def dependency_list(engine: Engine, run_id: str) -> list[ToolRead]:
     """The run's dependency list: its successful reads, in the order they happened."""
     return _reads(engine, tool_reads.c.run_id == run_id, tool_reads.c.status == "ok")
+
+
+def tool_reads_of_run(conn: Connection, run_id: str) -> list[ToolRead]:
+    """:func:`tool_read_log` on the caller's (read) connection, e.g. a workbench page."""
+    query = select(tool_reads).where(tool_reads.c.run_id == run_id).order_by(tool_reads.c.id)
+    return [ToolRead(**row._mapping) for row in conn.execute(query)]

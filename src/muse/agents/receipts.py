@@ -17,7 +17,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Connection, Engine, insert, select
 
 from muse.agents.policy import FrozenPolicy
 from muse.agents.providers.base import ChatReply, Price, Usage
@@ -204,3 +204,32 @@ def run_receipts(engine: Engine, run_id: str) -> list[dict[str, Any]]:
     )
     with engine.connect() as conn:
         return [dict(row._mapping) for row in conn.execute(query)]
+
+
+# The columns that hold a call's full input and output: long, shown on demand only.
+HEAVY_COLUMNS = (
+    "prompt_templates",
+    "task_input",
+    "messages",
+    "request_params",
+    "raw_outputs",
+    "output",
+)
+
+
+def receipt_summaries(conn: Connection, run_id: str) -> list[dict[str, Any]]:
+    """The receipts of a run without their heavy columns, oldest first, on the caller's (read)
+    connection (a workbench page: the prompt and raw output open on demand)."""
+    light = [c for c in model_calls.columns if c.name not in HEAVY_COLUMNS]
+    query = (
+        select(*light)
+        .where(model_calls.c.run_id == run_id)
+        .order_by(model_calls.c.started_at, model_calls.c.id)
+    )
+    return [dict(row._mapping) for row in conn.execute(query)]
+
+
+def receipt_of(conn: Connection, call_id: str) -> dict[str, Any] | None:
+    """:func:`get_receipt` on the caller's (read) connection."""
+    row = conn.execute(select(model_calls).where(model_calls.c.id == call_id)).first()
+    return dict(row._mapping) if row else None

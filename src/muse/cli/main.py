@@ -53,6 +53,7 @@ LOADERS: dict[str, Loader] = {
     "runs": _register("runs"),
     "index": _register("index"),
     "worker": _register("worker"),
+    "serve": _register("serve"),
     "models": _models,
     "config": _config,
 }
@@ -90,6 +91,9 @@ COMMANDS: dict[str, LazyCommand] = {
     **_table(
         "worker",
         ("worker", "执行排队的任务（章后抽取等）；不加 --once 时持续运行，Ctrl-C 停止。"),
+    ),
+    **_table(
+        "serve", ("serve", "启动创作台（浏览器里的工作台）：看板、候选审阅与决策、写下一章。")
     ),
     **_table("works", ("chapter", "单章操作。"), ("work", "作品设置。")),
     **_table(

@@ -24,6 +24,7 @@ from muse.flow.tables import candidates, run_evidence, runs
 def show_run_detail(conn: Connection, run_id: str) -> dict[str, Any]:
     data = queries.show_run(conn, run_id)  # raises NotFound with a hint
     row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().one()
+    data["workId"] = row["work_id"]
     data["authorizationSnapshotId"] = row["authorization_snapshot_id"]
     data["baseRevision"] = row["base_revision"]
     data["qualityPolicyVersion"] = row["quality_policy_version"]
@@ -132,8 +133,13 @@ def _candidates(conn: Connection, run_id: str) -> list[dict[str, Any]]:
 
 
 def _receipts(conn: Connection, run_id: str) -> list[dict[str, Any]]:
+    c = model_calls.c  # the receipt's own columns, not the prompt and output it stores
+    names = "id role task provider model_requested model_returned status tokens_in tokens_out"
+    names += " latency_ms input_sha256 messages_sha256 output_sha256 started_at"
     rows = conn.execute(
-        select(model_calls).where(model_calls.c.run_id == run_id).order_by(model_calls.c.started_at)
+        select(*(c[name] for name in names.split()))
+        .where(c.run_id == run_id)
+        .order_by(c.started_at)
     ).mappings()
     return [
         {

@@ -300,3 +300,25 @@ def _stale_reason(row, chapter: ChapterText | None) -> str | None:
         f"第 {row.chapter} 章已修改（修订版 {row.chapter_revision} → {chapter.revision}），"
         f"[{row.start_offset}, {row.end_offset}) 处不再是「{_short(row.quote)}」。"
     )
+
+
+def refs_into_chapter(conn: Connection, work_id: int, chapter: int) -> list[dict]:
+    """Every stored reference pointing into ``chapter``: who cites it, where, and whether it holds
+    (the chapter page of the workbench shows them)."""
+    c = source_refs.c
+    rows = conn.execute(
+        select(
+            c.owner_kind,
+            c.owner_id,
+            c.target,
+            c.start_offset,
+            c.end_offset,
+            c.chapter_revision,
+            c.quote,
+            c.stale,
+            c.stale_reason,
+        )
+        .where(c.work_id == work_id, c.chapter == chapter)
+        .order_by(c.start_offset, c.owner_kind, c.owner_id, c.position)
+    ).mappings()
+    return [dict(r) for r in rows]

@@ -1,0 +1,47 @@
+"""What every page needs: a read connection, the engine for decisions, the acting author."""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from fastapi import Request
+from sqlalchemy import Connection, Engine
+
+from muse.store.engine import reading
+from muse.works import catalog
+
+
+def engine_of(request: Request) -> Engine:
+    return request.app.state.engine
+
+
+@contextmanager
+def read(request: Request) -> Iterator[Connection]:
+    with reading(engine_of(request)) as conn:
+        yield conn
+
+
+def actor() -> str:
+    """Who decides: the operating-system user running the workbench, as the CLI records it."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "author"
+
+
+@dataclass(frozen=True)
+class WorkNav:
+    """What the page header needs about a work (``work_info`` sums the whole book: too slow for
+    every page of a 2,000-chapter work)."""
+
+    id: int
+    title: str
+    latest_chapter: int | None
+
+
+def work_nav(conn: Connection, work_id: int) -> WorkNav:
+    row = catalog.get_work_row(conn, work_id)  # raises NotFound
+    return WorkNav(row["id"], row["title"], catalog.latest_chapter_number(conn, work_id))

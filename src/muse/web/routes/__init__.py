@@ -1,0 +1,29 @@
+"""The workbench pages, one module per noun; ``MODULES`` is what ``create_app`` mounts."""
+
+from muse.web.routes import (
+    candidates,
+    cards,
+    chapters,
+    contexts,
+    decisions,
+    plan,
+    queues,
+    records,
+    runs,
+    works,
+    writing,
+)
+
+MODULES = (
+    works,
+    chapters,
+    cards,
+    candidates,
+    decisions,
+    contexts,
+    runs,
+    plan,
+    queues,
+    writing,
+    records,
+)

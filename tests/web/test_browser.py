@@ -1,0 +1,204 @@
+"""The author's journey in a real browser: Playwright driving Debian's chromium (fonts-noto-cjk).
+
+Screenshots of the main pages at 1440×900 go to ``test-artifacts/screenshots/`` (CI keeps the
+folder). The tests skip, with the reason, only when ``/usr/bin/chromium`` is missing; ``.ci/run``
+installs it. Waiting is on page events (navigation, selectors), never on a clock.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from muse.flow.edit_merge import edit_candidate
+from muse.web import WebSecurity, create_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="/usr/bin/chromium is missing (apt-get install chromium fonts-noto-cjk)",
+    ),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    def __init__(self, app, host: str = "127.0.0.1") -> None:
+        self.host, self.port = host, _free_port()
+        config = uvicorn.Config(app, host=host, port=self.port, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        started = threading.Event()
+        while not self.server.started and self.thread.is_alive():
+            started.wait(0.02)
+        assert self.server.started, "the workbench server did not start"
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join()
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def server(engine, written) -> Iterator[LiveServer]:
+    with LiveServer(create_app(engine, WebSecurity())) as live:
+        yield live
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="zh-CN")
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def test_the_author_reads_a_chapter_sees_the_finding_accepts_and_reads_the_new_chapter(
+    server, page, written
+):
+    page.goto(server.url + "/")
+    assert page.locator("h1").inner_text() == "西游记（前四回）"
+    shot(page, "01-overview")
+    page.click("text=灵根育孕源流出")
+    assert "第 1 章" in page.locator("h1").inner_text()
+    assert "美猴王领一群猿猴" in page.locator("#chapter-text").inner_text()
+    shot(page, "02-chapter")
+    page.click("header nav >> text=候选稿")
+    page.click(f"text={written.candidate_id}")
+    finding = page.locator("#candidate-body mark.finding-medium")
+    assert finding.count() == 1 and finding.inner_text() == "太虚真经"
+    assert finding.is_visible()
+    finding.scroll_into_view_if_needed()
+    shot(page, "03-candidate-finding")
+    page.goto(server.url + f"/candidates/{written.candidate_id}")
+    shot(page, "04-candidate")
+    page.click("text=写作依据（上下文）")
+    assert "预算（tokens）" in page.content()
+    shot(page, "04a-context")
+    page.goto(server.url + f"/runs/{written.run_id}")
+    page.locator("details[hx-get^='/model-calls/'] summary").first.click()
+    page.wait_for_selector(".model-call")  # the prompt and raw output, loaded on demand
+    shot(page, "04b-run")
+    page.goto(server.url + f"/candidates/{written.candidate_id}")
+    page.click("#accept-button")
+    assert "已成为正式正文" in page.locator("#outcome").inner_text()
+    page.click("#to-chapter")
+    assert "第 5 章" in page.locator("h1").inner_text()
+    assert "当前正式正文" in page.content()
+    assert "太虚真经" in page.locator("#chapter-text").inner_text()
+    shot(page, "05-new-canonical-chapter")
+
+
+def test_edit_and_merge_in_the_page(server, page, written):
+    page.goto(server.url + f"/candidates/{written.candidate_id}")
+    page.click("#edit-link")
+    editor = page.locator("#editor")
+    text = editor.input_value()
+    shot(page, "06-editor")
+    editor.fill(text.replace("石壁上隐隐现出《太虚真经》四个古字，转瞬又不见了。", ""))
+    page.click("#save-edit")
+    page.wait_for_url("**/candidates/**")  # the re-check runs live, then the page lands on v2
+    assert "v2" in page.locator("h1").inner_text()
+    assert page.locator("#candidate-body mark.finding-medium").count() == 0
+    shot(page, "07-edited-version")
+
+
+def test_revise_watches_the_run_live_and_lands_on_the_new_candidate(server, page, written):
+    page.goto(server.url + f"/candidates/{written.candidate_id}")
+    page.fill("textarea[name=words]", "改：结尾换成悬念")
+    page.click("#revise-button")
+    page.wait_for_url("**/candidates/**", timeout=120_000)
+    assert written.candidate_id not in page.url
+    assert page.locator("#item-7").inner_text() == "改：结尾换成悬念"
+    shot(page, "08-revised-candidate")
+
+
+def test_discard_in_the_page(server, page, written):
+    page.goto(server.url + f"/candidates/{written.candidate_id}")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#discard-button")
+    assert "丢弃" in page.locator("#outcome").inner_text()
+    page.click("#to-candidate")
+    assert page.locator("#candidate-state").inner_text() == "已丢弃"
+    assert page.locator("#accept-button").count() == 0
+
+
+def test_a_stale_accept_is_refused_in_the_page(server, page, engine, written):
+    page.goto(server.url + f"/candidates/{written.candidate_id}")
+    body = page.locator("#candidate-body").inner_text()
+    edit_candidate(engine, written.candidate_id, body + "\n他长叹一声。", expected_revision=0)
+    page.click("#accept-button")  # the page still offers it: it was rendered before the edit
+    assert "不能采纳" in page.locator("h1").inner_text()
+    assert "没有任何改动" in page.locator("#outcome").inner_text()
+    shot(page, "09-stale-accept-refused")
+
+
+def test_a_post_without_the_csrf_token_is_refused(server, page, written):
+    page.goto(server.url + f"/candidates/{written.candidate_id}")
+    status = page.evaluate(
+        """async (url) => (await fetch(url, {method: 'POST',
+            headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+            body: 'command_id=x'})).status""",
+        server.url + f"/candidates/{written.candidate_id}/accept",
+    )
+    assert status == 403
+    page.reload()
+    assert page.locator("#accept-button").count() == 1  # still PASSED: nothing changed
+
+
+def _outside_address() -> str | None:
+    """This machine's address on its default route (a UDP connect sends no packet)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("10.254.254.254", 9))
+            address = s.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+def test_a_non_loopback_request_is_refused(engine, written, page):
+    address = _outside_address()
+    if address is None:
+        pytest.skip("this machine has no non-loopback IPv4 address to connect from")
+    # Bound to an outside interface without a token: the Host passes, the client address does not.
+    with LiveServer(create_app(engine, WebSecurity(host=address)), host=address) as live:
+        response = page.goto(live.url + "/")
+        assert response is not None and response.status == 403
+        assert "只接受本机" in page.content()

@@ -1,0 +1,37 @@
+"""``muse serve``: loopback by default; any other host gets an access token; a short one is refused."""
+
+from __future__ import annotations
+
+import pytest
+import typer
+
+from muse.cli.serve import _security
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1"])
+def test_loopback_needs_no_token(host):
+    security = _security(host, None)
+    assert security.token is None and security.loopback_only
+
+
+def test_another_host_always_gets_a_token():
+    security = _security("0.0.0.0", None)
+    assert security.token is not None and len(security.token) >= 24
+    assert not security.loopback_only
+    assert _security("0.0.0.0", "a-long-enough-token-123").token == "a-long-enough-token-123"
+
+
+def test_a_short_token_is_refused(capsys):
+    with pytest.raises(typer.Exit) as exit_:
+        _security("0.0.0.0", "short")
+    assert exit_.value.exit_code == 1
+    assert "访问令牌太短" in capsys.readouterr().err
+
+
+def test_serve_is_a_registered_command():
+    from typer.testing import CliRunner
+
+    from muse.cli.main import app
+
+    result = CliRunner().invoke(app, ["serve", "--help"])
+    assert result.exit_code == 0 and "--token" in result.output
