@@ -12,10 +12,10 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from muse.agents import offline_writer
 from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
 from muse.flow.production import write_chapter
 from muse.knowledge.card_import import import_cards_yaml
+from muse.offline import writer as offline_writer
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.web import WebSecurity, create_app
 from muse.works.importer import import_book

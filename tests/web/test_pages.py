@@ -6,12 +6,12 @@ import re
 from dataclasses import dataclass
 
 import pytest
+from muse.flow.chapter_edit import edit_chapter
 from sqlalchemy import select, text
 
 from muse.agents.tables import model_calls, tool_reads
 from muse.flow.tables import candidates
 from muse.knowledge.cards import find_card
-from muse.works.editing import edit_chapter
 from tests.web.conftest import FLAGGED
 
 

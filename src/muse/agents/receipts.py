@@ -211,7 +211,6 @@ HEAVY_COLUMNS = (
     "prompt_templates",
     "task_input",
     "messages",
-    "request_params",
     "raw_outputs",
     "output",
 )

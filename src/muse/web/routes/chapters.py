@@ -11,7 +11,7 @@ from muse.knowledge.source_refs import refs_into_chapter
 from muse.web.deps import read, work_nav
 from muse.web.render import page
 from muse.works import catalog
-from muse.works.editing import chapter_history
+from muse.works.history import chapter_history
 
 router = APIRouter()
 

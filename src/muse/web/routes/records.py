@@ -60,6 +60,8 @@ TABLE_PAGES: dict[str, str] = {
     "run_evidence": "运行页：补证请求",
     "candidates": "候选稿 / 候选页",
     "decisions": "候选页：决定记录",
+    "model_policy_versions": "数据表（模型策略版本：muse models approve）",
+    "model_choices": "数据表（各角色选定的模型：muse models use）",
 }
 
 
