@@ -211,6 +211,7 @@ HEAVY_COLUMNS = (
     "prompt_templates",
     "task_input",
     "messages",
+    "request_params",
     "raw_outputs",
     "output",
 )

@@ -136,6 +136,7 @@ def _receipts(conn: Connection, run_id: str) -> list[dict[str, Any]]:
     c = model_calls.c  # the receipt's own columns, not the prompt and output it stores
     names = "id role task provider model_requested model_returned status tokens_in tokens_out"
     names += " latency_ms input_sha256 messages_sha256 output_sha256 started_at"
+    names += " request_params policy_version"
     rows = conn.execute(
         select(*(c[name] for name in names.split()))
         .where(c.run_id == run_id)
