@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(BIN)/python -m muse.demo
 
 # pytest-xdist workers for `make test` (`make test XDIST=` runs in one process). Each worker
-# migrates its own template once; every test gets a copy (tests/conftest.py).
+# migrates its own template once; every test gets a copy of it (tests/conftest.py).
 XDIST ?= -n 2
 
 # The whole suite on SQLite, then again on PostgreSQL when MUSE_TEST_DATABASE_URL is set.

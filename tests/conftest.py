@@ -1,29 +1,31 @@
 """Shared fixtures: a fresh, migrated database per test on the backend under test.
 
 ``MUSE_TEST_BACKEND`` is ``sqlite`` (default) or ``postgresql``; the PostgreSQL run needs
-``MUSE_TEST_DATABASE_URL``. Both backends migrate once per test process (per xdist worker) into a
-template and give every test a copy of it, so each test starts from the real migrations, not from
-``create_all``, without paying for them again:
+``MUSE_TEST_DATABASE_URL``. Both backends run the real migrations once per test process (per
+xdist worker) into a template and give every test a copy of it, so each test starts from the
+migrations, not from ``create_all``, without paying for them again:
 
 * SQLite copies the migrated template file.
-* PostgreSQL clones a migrated template *database* (``CREATE DATABASE … TEMPLATE``), which copies
-  everything the migrations made exactly as they left it — tables, seed rows, sequences at their
-  start, trigger functions and triggers — and drops the clone (``WITH (FORCE)``) afterwards. The
-  template lives on the server of ``MUSE_TEST_DATABASE_URL`` under a unique name and is dropped at
-  the end of the session; nothing ever connects to it after its migration, which is what
-  ``CREATE DATABASE … TEMPLATE`` requires.
+* PostgreSQL gives every test its own schema (dropped afterwards), created from ``pg_dump`` of a
+  schema migrated once: the dump holds everything the migrations made — tables, sequences at
+  their start, trigger functions and triggers, comments, the ``alembic_version`` row — and the
+  template's unique random name is replaced by the test's. Without ``pg_dump`` every test
+  migrates its schema. (Cloning a template *database* per test was tried: ``DROP DATABASE``
+  forces a checkpoint, which costs more than the migration on a busy server.)
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
-from sqlalchemy import Engine, make_url, text
+from sqlalchemy import Engine, text
 
 from muse import offline
 from muse.store.engine import make_engine, normalize_url
@@ -58,36 +60,72 @@ def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _pg_url(database: str) -> str:
-    base = make_url(normalize_url(os.environ["MUSE_TEST_DATABASE_URL"]))
-    return base.set(database=database).render_as_string(hide_password=False)
+def _pg_url_with_schema(schema: str) -> str:
+    base = normalize_url(os.environ["MUSE_TEST_DATABASE_URL"])
+    sep = "&" if "?" in base else "?"
+    return f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+
+
+def _libpq_url() -> str:
+    return os.environ["MUSE_TEST_DATABASE_URL"].replace("postgresql+psycopg://", "postgresql://")
 
 
 @pytest.fixture(scope="session")
 def _pg_admin() -> Iterator[Engine]:
-    """Autocommit connection to the server of the test database (CREATE/DROP DATABASE)."""
-    admin = make_engine(os.environ["MUSE_TEST_DATABASE_URL"], isolation_level="AUTOCOMMIT")
+    admin = make_engine(os.environ["MUSE_TEST_DATABASE_URL"])
     yield admin
     admin.dispose()
 
 
-def _drop_database(admin: Engine, name: str) -> None:
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
 @pytest.fixture(scope="session")
-def _pg_template(_pg_admin: Engine) -> Iterator[str]:
+def _pg_template_sql(_pg_admin: Engine) -> tuple[str, str] | None:
+    """(DDL of a migrated schema, that schema's name), or None without ``pg_dump``.
+
+    The template schema is migrated once, dumped (schema and the ``alembic_version`` row) and
+    dropped; a test's schema is that dump with the name replaced (a unique random token).
+    """
+    pg_dump = shutil.which("pg_dump")
+    if pg_dump is None:
+        return None
     name = f"muse_tpl_{uuid.uuid4().hex[:16]}"
-    with _pg_admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    with _pg_admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{name}"'))
     try:
-        migrate_engine = make_engine(_pg_url(name))
+        migrate_engine = make_engine(_pg_url_with_schema(name))
         upgrade(migrate_engine)
-        migrate_engine.dispose()  # no connection may stay open on a template
-        yield name
+        migrate_engine.dispose()
+        common = [pg_dump, f"--dbname={_libpq_url()}", "--no-owner", "--no-privileges", "-n", name]
+        ddl = subprocess.run(
+            [*common, "--schema-only"], capture_output=True, text=True, check=True
+        ).stdout
+        rows = subprocess.run(
+            [*common, "--data-only", "--inserts", "-t", f'"{name}".alembic_version'],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     finally:
-        _drop_database(_pg_admin, name)
+        with _pg_admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{name}" CASCADE'))
+    sql = "\n".join(line for line in (ddl + rows).splitlines() if not line.startswith("\\"))
+    return sql, name
+
+
+def _create_schema(admin: Engine, schema: str, template: tuple[str, str] | None) -> None:
+    if template is None:
+        with admin.begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        migrate_engine = make_engine(_pg_url_with_schema(schema))
+        upgrade(migrate_engine)
+        migrate_engine.dispose()
+        return
+    sql, name = template
+    raw = admin.raw_connection()
+    try:
+        raw.cursor().execute(sql.replace(name, schema))
+        raw.commit()
+    finally:
+        raw.close()
 
 
 @pytest.fixture
@@ -100,14 +138,13 @@ def db_url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
         yield f"sqlite:///{path}"
         return
     admin: Engine = request.getfixturevalue("_pg_admin")
-    template: str = request.getfixturevalue("_pg_template")
-    name = f"muse_t_{uuid.uuid4().hex[:16]}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    _create_schema(admin, schema, request.getfixturevalue("_pg_template_sql"))
     try:
-        yield _pg_url(name)
+        yield _pg_url_with_schema(schema)
     finally:
-        _drop_database(admin, name)
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
 
 
 @pytest.fixture
