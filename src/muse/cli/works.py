@@ -7,6 +7,7 @@ The author's own edits (``chapter edit / revert / history``) and ``rebuild`` liv
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -75,7 +76,7 @@ def import_(
         raise InvalidInput(f"未知来源「{source}」，可选：own、public-domain、licensed。")
     purposes = [Purpose(p) for p in purpose] if purpose else None
     data = read_capped(file, max_mb, what="小说文件", flag="--max-mb")
-    limits = {"renumber": renumber, "max_chapter_chars": max_chapter_chars}
+    limits: dict[str, Any] = {"renumber": renumber, "max_chapter_chars": max_chapter_chars}
     if dry_run:
         report = analyse(data, title, **limits)[1]
     else:

@@ -71,6 +71,7 @@ class OpenAICompatibleProvider:
         check_requests_allowed(self.base_url)  # refuse before anything is built or sent
         self.capabilities = capabilities
         self._api_key = api_key
+        self._owns_client = http_client is None
         self._client = openai.OpenAI(
             api_key=api_key or KEYLESS_PLACEHOLDER,
             base_url=self.base_url,
@@ -80,6 +81,12 @@ class OpenAICompatibleProvider:
 
     def secrets(self) -> tuple[str, ...]:
         return (self._api_key,) if self._api_key else ()
+
+    def abort(self) -> None:
+        """Drop the connections of a request whose deadline passed (``structured.complete_within``),
+        so an abandoned slow reply stops at once; a client the caller lent us is left alone."""
+        if self._owns_client:
+            self._client.close()
 
     def complete(self, request: ChatRequest) -> ChatReply:
         check_requests_allowed(self.base_url)  # and again: the environment may have changed
