@@ -358,3 +358,14 @@ def test_deleting_the_sentence_of_a_hard_event_blocks_and_names_it(engine, book)
     unlocated = [f for f in outcome.findings if f["kind"] == "claim_unlocated"]
     assert len(unlocated) == 1 and unlocated[0]["message"].startswith("H1")
     assert "作者删去" in unlocated[0]["message"]
+
+
+@pytest.mark.parametrize("hostile", ["\x00", "\x1b[2J", "\u202e", "\u200b"])
+def test_an_edit_with_a_hostile_character_is_refused_and_makes_no_version(engine, book, hostile):
+    summary = _write(engine, book)
+    v1 = _row(engine, candidates, summary.candidate_id)
+    body = v1["body"].replace("\n\n", "\n\n" + hostile, 1)
+    with pytest.raises(InvalidInput, match="不可见或控制字符"):
+        edit_candidate(engine, v1["id"], body, actor="lin")
+    assert _count(engine, candidates, candidates.c.run_id == summary.run_id) == 1
+    assert _row(engine, candidates, v1["id"])["state"] == "PASSED"

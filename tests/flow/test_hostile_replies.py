@@ -34,17 +34,21 @@ class Written:
     data: dict | None
 
 
-@pytest.fixture
-def stub(db_url, book, tmp_path, monkeypatch) -> Iterator[StubServer]:
+@pytest.fixture(params=["env"])
+def stub(request, db_url, book, tmp_path, monkeypatch) -> Iterator[StubServer]:
+    """The stub provider; its key in ``STUB_API_KEY`` (param "env") or in the config file."""
     server = StubServer().start()
     config = tmp_path / "config.toml"
+    key = 'api_key_env = "STUB_API_KEY"\n' if request.param == "env" else f'api_key = "{SECRET}"\n'
     config.write_text(
-        f'[providers.stub]\nbase_url = "{server.url}"\napi_key_env = "STUB_API_KEY"\n'
-        "supports_json_schema = true\n",
+        f'[providers.stub]\nbase_url = "{server.url}"\n{key}supports_json_schema = true\n',
         encoding="utf-8",
     )
     monkeypatch.setenv("MUSE_CONFIG", str(config))
-    monkeypatch.setenv("STUB_API_KEY", SECRET)
+    if request.param == "env":
+        monkeypatch.setenv("STUB_API_KEY", SECRET)
+    else:
+        monkeypatch.delenv("STUB_API_KEY", raising=False)
     monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
     monkeypatch.setenv("MUSE_ALLOW_MODEL_REQUESTS", "0")
     monkeypatch.chdir(tmp_path)
@@ -93,6 +97,7 @@ def draft(*paragraphs: str) -> dict:
     return {"paragraphs": list(paragraphs), "claims": [], "newSettingDeclarations": []}
 
 
+@pytest.mark.parametrize("stub", ["env", "config"], indirect=True)
 def test_a_key_echoed_in_an_error_body_is_stored_and_printed_nowhere(stub, engine):
     stub.status(401, {"error": {"message": f"Incorrect API key provided: {SECRET}"}})
     written = write()

@@ -213,6 +213,9 @@ def complete_within(provider: Provider, request: ChatRequest) -> ChatReply:
 
     threading.Thread(target=target, name="muse-model-call", daemon=True).start()
     if not done.wait(request.timeout_s):
+        abort = getattr(provider, "abort", None)
+        if abort is not None:
+            abort()
         raise ProviderTimeout(
             f"{provider.name} 请求超时：{request.timeout_s:.1f} 秒内没有收完回复。"
         )

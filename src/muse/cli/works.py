@@ -78,7 +78,7 @@ def import_(
         raise InvalidInput(f"未知来源「{source}」，可选：own、public-domain、licensed。")
     purposes = [Purpose(p) for p in purpose] if purpose else None
     data = read_capped(file, max_mb, what="小说文件", flag="--max-mb")
-    limits = {"renumber": renumber, "max_chapter_chars": max_chapter_chars}
+    limits: dict[str, Any] = {"renumber": renumber, "max_chapter_chars": max_chapter_chars}
     if dry_run:
         from muse.works.importer import analyse
 

@@ -48,10 +48,13 @@ def errors(findings: Iterable[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity == "error"]
 
 
-def as_warnings(findings: Iterable[Finding], why: str) -> list[Finding]:
+def as_warnings(
+    findings: Iterable[Finding], why: str, keep: frozenset[str] = frozenset()
+) -> list[Finding]:
+    """Errors turned into warnings, except those whose code is in ``keep``."""
     return [
         replace(f, severity="warning", message=f"{f.message}（{why}）")
-        if f.severity == "error"
+        if f.severity == "error" and f.code not in keep
         else f
         for f in findings
     ]

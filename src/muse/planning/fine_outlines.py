@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
-from muse.core.errors import NotFound
+from muse.core.errors import InvalidInput, NotFound
 from muse.planning.confirming import confirm_section
 from muse.planning.contracts import FineOutline
 from muse.planning.gates import generation_gate
 from muse.planning.plan_view import load_plan_view
 from muse.planning.saving import save_stage_section
-from muse.planning.sections import confirmed_section, planning_started
+from muse.planning.sections import confirmed_section
 from muse.planning.stages import FINE_OUTLINE
 from muse.planning.validation import parse_stage_payload
 
@@ -41,7 +41,13 @@ def load_confirmed(conn: Connection, work_id: int, chapter: int) -> tuple[str, F
             f"第 {chapter} 章没有已确认的细纲，不能生成正文。",
             hint="先保存并确认该章细纲（未确认的细纲不会进入生成上下文）。",
         )
-    outline = FineOutline.model_validate(section.payload)
-    if planning_started(conn, work_id):  # free mode: nothing above the fine outline to hold
-        generation_gate(load_plan_view(conn, work_id), section, outline)
+    outline = parse_fine_outline(section.payload)  # the payload gate, in every mode
+    if outline.target_chapter != chapter:
+        raise InvalidInput(
+            f"第 {chapter} 章的已确认细纲（{section.id}）写的是第 {outline.target_chapter} 章，"
+            "不能用于本章。",
+            hint="修正细纲的 target_chapter 后重新确认。",
+        )
+    # Planning mode: the whole plan must hold. Free mode: only the content gates.
+    generation_gate(load_plan_view(conn, work_id), section, outline)
     return section.id, outline

@@ -2,7 +2,9 @@
 
 Rule of stage order (spec 001 §1A "上层约束下层"; the planning mode is defined in
 ``plan_view.py``): a section of stage *k* can be confirmed only when stages 0 … k−1 are
-confirmed; in free mode a fine outline (stage 4) is exempt, and its checks are only reported.
+confirmed; in free mode a fine outline (stage 4) is exempt, and its checks are only reported —
+except the checks that protect the chapter's content (``CONTENT_GATES``), which block in every
+mode.
 :func:`generation_gate` applies the same rule when a confirmed fine outline is about to feed
 generation, so a plan whose upper stages changed under it is stopped with the reason named.
 """
@@ -26,6 +28,12 @@ CHECKS: dict[int, tuple[Callable[..., Iterable[Finding]], ...]] = {
     **checks_lower.CHECKS,
 }
 FREE_MODE = "自由模式：作品尚未开始规划（没有定盘），仅提示"
+# Checks that protect the chapter's content itself, not its fit with a plan: they block in free
+# mode too (issue 19). A fine outline whose hard constraints are incomplete would feed the writer
+# and the mechanical gate a chapter contract with a hole in it, whatever the planning mode. The
+# payload's schema and its target chapter are checked in every mode where it is loaded
+# (``fine_outlines.load_confirmed``).
+CONTENT_GATES = frozenset({"foreshadowing_missing"})
 
 
 def stage_order(view: PlanView, stage: int) -> list[Finding]:
@@ -50,7 +58,7 @@ def check_stage(
     """Every mechanical finding of ``model`` (a payload of ``stage``) against ``view``."""
     found = [f for check in CHECKS[stage] for f in check(view, model, section)]
     if stage == 4 and not view.planning:
-        found = as_warnings(found, FREE_MODE)
+        found = as_warnings(found, FREE_MODE, keep=CONTENT_GATES)
     return located(found, stage=stage, section_id=section.id if section else None)
 
 
@@ -74,7 +82,14 @@ def generation_gate(view: PlanView, section: Section, outline: FineOutline) -> N
     still agree with what is above them; the fine outline passes its own checks. Stage 2 is not
     re-checked here: cards evolve while the book is written, and that is reported, not blocked.
     """
-    if not view.planning:
+    if not view.planning:  # free mode: only the content gates (CONTENT_GATES) can block
+        blocking = errors(check_stage(view, 4, outline, section))
+        if blocking:
+            raise GateBlocked(
+                f"第 {outline.target_chapter} 章细纲（{section.id}）不能进入生成上下文：",
+                blocking,
+                hint="补全细纲后重新确认（这类问题在自由模式下同样阻断）。",
+            )
         return
     blocking = stage_order(view, 4)
     for stage in (1, 3):  # an upper plan that no longer agrees with the plan above it

@@ -74,6 +74,7 @@ class OpenAICompatibleProvider:
         self._api_key = api_key
         import openai  # the SDK costs ~0.5 s to import: only when a real provider is built
 
+        self._owns_client = http_client is None
         self._client = openai.OpenAI(
             api_key=api_key or KEYLESS_PLACEHOLDER,
             base_url=self.base_url,
@@ -83,6 +84,12 @@ class OpenAICompatibleProvider:
 
     def secrets(self) -> tuple[str, ...]:
         return (self._api_key,) if self._api_key else ()
+
+    def abort(self) -> None:
+        """Drop the connections of a request whose deadline passed (``structured.complete_within``),
+        so an abandoned slow reply stops at once; a client the caller lent us is left alone."""
+        if self._owns_client:
+            self._client.close()
 
     def complete(self, request: ChatRequest) -> ChatReply:
         check_requests_allowed(self.base_url)  # and again: the environment may have changed
