@@ -9,7 +9,7 @@ task template, the input and the schema go into the user message.
 input at a fraction of the price, but only for a prefix identical to an earlier call's. So every
 template puts its instructions and output schema first and the frozen task input last, and the
 input is sent as its *model view* (:func:`model_view`): the identity and volatile fields (run id,
-attempt, context snapshot hash and time, authorization time, candidate hash) are left out (no
+attempt, context snapshot hash and time, authorization snapshot, candidate hash) are left out (no
 model needs a run identity; the stored task input and the frozen, hashed context keep them), and
 what changes from one attempt or round to the next goes last, in spec 001 §2.3's order: item 7
 (the author's words), then the rewrite list, then the candidate under review. Two attempts or
@@ -43,7 +43,16 @@ _VERSION = re.compile(r"^\{#-?\s*prompt:\s*(?P<id>[\w/]+)\s+v(?P<version>\d+)\s*
 
 # Identity and volatile fields: kept in the stored task input and context, never sent.
 UNSENT_KEYS = frozenset(
-    {"runId", "attempt", "contextSnapshot", "generatedAt", "revalidatedAt", "candidateSha256"}
+    {
+        "runId",
+        "attempt",
+        "contextSnapshot",
+        "generatedAt",
+        "authorizationSnapshot",  # a per-run snapshot id and time: what the run was allowed
+        "revalidatedAt",
+        "exploreReceiptId",  # the explore call of this run
+        "candidateSha256",
+    }
 )
 # What changes between attempts and rounds of one chapter, sent last in this order.
 LAST_KEYS = ("authorInstruction", "revisionRequest", "candidate")
