@@ -118,12 +118,13 @@ def test_the_model_view_leaves_out_identity_and_puts_what_changes_last():
         "authorInstruction": {"round": 2, "words": "改：更紧张"},
         "retrievalPlan": {"runId": "run_1", "asOf": 12},
         "authorizationSnapshot": {"id": "auth_1", "revalidatedAt": "2026-01-01T00:00:00Z"},
+        "exploration": {"plannedReads": [], "exploreReceiptId": "call_1"},
         "fineOutline": {"title": "码头"},
     }
     assert list(model_view(task_input)) == [
         "schemaVersion",
         "retrievalPlan",
-        "authorizationSnapshot",
+        "exploration",
         "fineOutline",
         "authorInstruction",
         "revisionRequest",
