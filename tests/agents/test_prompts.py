@@ -130,9 +130,7 @@ def test_the_model_view_leaves_out_identity_and_puts_what_changes_last():
         "revisionRequest",
     ]
     view = model_view(task_input)
-    assert view["retrievalPlan"] == {"asOf": 12} and view["authorizationSnapshot"] == {
-        "id": "auth_1"
-    }
+    assert view["retrievalPlan"] == {"asOf": 12} and view["exploration"] == {"plannedReads": []}
     assert task_input["runId"] == "run_1"  # the stored input is untouched
 
 
