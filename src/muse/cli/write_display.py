@@ -168,6 +168,10 @@ def render_run(d: dict[str, Any]) -> None:
     _render_run_tail(d)
 
 
+def _cached(tokens: int | None) -> str:
+    return "" if tokens is None else f"（缓存 {tokens}）"
+
+
 def _render_run_tail(d: dict[str, Any]) -> None:
     console.print("候选：")
     for c in d["candidates"]:
@@ -176,11 +180,17 @@ def _render_run_tail(d: dict[str, Any]) -> None:
             f"{c['sha256'][:16]} · 机械门 {c['mechanical']} · 语义 {c['semantic']}",
             highlight=False,
         )
+    cache = d.get("tokenCache") or {}
+    if cache.get("share") is not None:
+        console.print(
+            f"输入缓存命中：{cache['share']:.0%}（{cache['tokensCached']}/{cache['tokensIn']} tokens）"
+        )
     console.print("模型调用回执：")
     for r in d["receipts"]:
         console.print(
             f"  {r['id']} {r['role']}/{r['task']} {r['provider']}/{r['modelRequested']}"
-            f"→{r['modelReturned']} {r['status']} {r['tokensIn']}+{r['tokensOut']} tokens "
+            f"→{r['modelReturned']} {r['status']} {r['tokensIn']}+{r['tokensOut']} tokens"
+            f"{_cached(r.get('tokensCached'))} "
             f"{r['latencyMs']} ms input {r['inputSha256'][:12]} output "
             f"{(r['outputSha256'] or '—')[:12]}",
             markup=False,

@@ -38,6 +38,10 @@ def show_run_detail(conn: Connection, run_id: str) -> dict[str, Any]:
     data["contextSnapshots"] = _snapshots(conn, run_id)
     data["candidates"] = _candidates(conn, run_id)
     data["receipts"] = _receipts(conn, run_id)
+    data["tokenCache"] = queries.token_cache(
+        sum(r["tokensIn"] or 0 for r in data["receipts"]),
+        [r["tokensCached"] for r in data["receipts"]],
+    )
     data["evidenceGaps"] = _evidence(conn, run_id)
     data["attempts"] = _attempts(data)
     return data
@@ -146,6 +150,7 @@ def _receipts(conn: Connection, run_id: str) -> list[dict[str, Any]]:
             "status": r["status"],
             "tokensIn": r["tokens_in"],
             "tokensOut": r["tokens_out"],
+            "tokensCached": r["tokens_cached"],
             "latencyMs": r["latency_ms"],
             "inputSha256": r["input_sha256"],
             "messagesSha256": r["messages_sha256"],
