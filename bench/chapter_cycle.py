@@ -31,7 +31,6 @@ from muse.store.engine import make_engine  # noqa: E402
 from muse.store.migrate import upgrade  # noqa: E402
 from muse.works.importer import import_book  # noqa: E402
 
-
 TARGET_MS = 150
 
 
