@@ -3,7 +3,9 @@
     .venv/bin/python bench/chapter_cycle.py
 
 Prints each node's wall time, the model-call latency inside it (from the receipts), and the time
-spent outside model calls. Target: under 300 ms outside model calls in all.
+spent outside model calls, and the CPU time of the write in this process. Target: under 150 ms
+outside model calls in all (issue 12; was 300 ms). The whole ``muse write`` process (start-up
+included) is measured by running it: under 1 s CPU with the offline provider.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from muse.store.engine import make_engine  # noqa: E402
 from muse.store.migrate import upgrade  # noqa: E402
 from muse.works.importer import import_book  # noqa: E402
 
+TARGET_MS = 150
+
 
 def main() -> None:
     offline.install()  # a composition root: the offline provider's generators
@@ -42,6 +46,7 @@ def main() -> None:
         confirm_section(conn, save_fine_outline(conn, work_id, outline(2001)))
     finished: list = []  # the run's nodes as a live display sees them (not the 'running' ticks)
     started = time.perf_counter()
+    cpu_started = time.process_time()
     summary = write_chapter(
         engine,
         work_id,
@@ -51,6 +56,7 @@ def main() -> None:
         observer=lambda e: finished.append(e) if e.status != "running" else None,
     )
     total_ms = (time.perf_counter() - started) * 1000
+    cpu_ms = (time.process_time() - cpu_started) * 1000
     with engine.connect() as conn:
         calls = conn.execute(
             select(model_calls.c.role, model_calls.c.task, model_calls.c.latency_ms).where(
@@ -75,10 +81,10 @@ def main() -> None:
     for c in calls:
         print(f"  model call {c.role}/{c.task:<10} {c.latency_ms or 0:>6} ms")
     outside = total_ms - model_ms
-    verdict = "ok" if outside < 300 else "SLOW"
+    verdict = "ok" if outside < TARGET_MS else "SLOW"
     print(
         f"total {total_ms:.0f} ms, model calls {model_ms} ms, outside model calls {outside:.0f} ms "
-        f"({verdict}, target < 300 ms)"
+        f"({verdict}, target < {TARGET_MS} ms); CPU of the write in this process {cpu_ms:.0f} ms"
     )
 
 

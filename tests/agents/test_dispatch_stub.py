@@ -82,7 +82,7 @@ def test_success_with_strict_json_schema_stores_a_full_receipt(call, stub, engin
     assert row["raw_outputs"][0]["body"]["choices"][0]["message"]["content"] == json.dumps(
         DRAFT, ensure_ascii=False
     )
-    assert row["prompt_templates"]["task"] == "writer/generate v1"
+    assert row["prompt_templates"]["task"] == "writer/generate v2"
     assert row["latency_ms"] >= 0 and row["error"] is None
 
 

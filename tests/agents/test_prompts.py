@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 
 import pytest
 
@@ -12,6 +14,7 @@ from muse.agents.prompts import (
     PROMPTS_DIR,
     ToolBrief,
     _environment,
+    model_view,
     render_prompt,
     template_version,
 )
@@ -27,7 +30,7 @@ TASK_INPUT = {
 
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_every_template_states_its_version(name):
-    assert template_version(name).endswith(" v1")
+    assert re.fullmatch(r"[\w/]+ v\d+", template_version(name))
 
 
 @pytest.mark.parametrize("role, task", sorted(DEFAULT_OUTPUTS))
@@ -45,7 +48,7 @@ def test_a_dispatched_task_carries_identity_contract_input_and_schema(role, task
     schema = json.dumps(output_model.model_json_schema(), ensure_ascii=False, indent=2)
     assert schema in user["content"]  # output schema
     assert "JSON" in user["content"]
-    assert prompt.templates["task"] == f"{role}/{task} v1"
+    assert prompt.templates["task"] == f"{role}/{task} v2"  # v2: the frozen input last
     assert len(prompt.templates_sha256) == 64
     assert "{{" not in system["content"] + user["content"]
 
@@ -103,3 +106,46 @@ def test_a_template_without_a_version_line_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(prompts, "PROMPTS_DIR", tmp_path)
     with pytest.raises(ConfigError):
         prompts.template_version("x.md.j2")
+
+
+def test_the_model_view_leaves_out_identity_and_puts_what_changes_last():
+    task_input = {
+        "schemaVersion": "writer-context-v1",
+        "runId": "run_1",
+        "attempt": 2,
+        "contextSnapshot": {"sha256": "ab" * 32, "generatedAt": "2026-01-01T00:00:00Z"},
+        "revisionRequest": {"items": ["改节奏"]},
+        "authorInstruction": {"round": 2, "words": "改：更紧张"},
+        "retrievalPlan": {"runId": "run_1", "asOf": 12},
+        "authorizationSnapshot": {"id": "auth_1", "revalidatedAt": "2026-01-01T00:00:00Z"},
+        "exploration": {"plannedReads": [], "exploreReceiptId": "call_1"},
+        "fineOutline": {"title": "码头"},
+    }
+    assert list(model_view(task_input)) == [
+        "schemaVersion",
+        "retrievalPlan",
+        "exploration",
+        "fineOutline",
+        "authorInstruction",
+        "revisionRequest",
+    ]
+    view = model_view(task_input)
+    assert view["retrievalPlan"] == {"asOf": 12} and view["exploration"] == {"plannedReads": []}
+    assert task_input["runId"] == "run_1"  # the stored input is untouched
+
+
+@pytest.mark.parametrize("role, task", sorted(DEFAULT_OUTPUTS))
+def test_the_frozen_input_closes_the_user_message(role, task):
+    """Instructions and schema first, the input last: two attempts share the prefix."""
+    catalog = load_roles()
+    tools = [ToolBrief("read_chapter", "读章")] if catalog.task(role, task).tools else []
+    first = {**TASK_INPUT, "runId": "run_a", "attempt": 1}
+    second = {**TASK_INPUT, "runId": "run_b", "attempt": 2, "revisionRequest": {"fix": "x"}}
+    model = DEFAULT_OUTPUTS[(role, task)]
+    user_1 = render_prompt(catalog, role, task, first, model, tools).messages[1]["content"]
+    user_2 = render_prompt(catalog, role, task, second, model, tools).messages[1]["content"]
+    assert user_1.rstrip().endswith("```") and "run_a" not in user_1
+    shared = len(os.path.commonprefix([user_1, user_2]))
+    assert (
+        user_1[:shared].rstrip().endswith(json.dumps(TASK_INPUT, ensure_ascii=False, indent=2)[:-2])
+    )

@@ -8,6 +8,7 @@ import pytest
 
 from muse.agents.dispatch import dispatch
 from muse.agents.errors import ToolsRefused
+from muse.agents.prompts import model_view
 from muse.agents.receipts import get_receipt
 from muse.agents.tools import ToolSet
 from muse.context.as_of import AsOfView
@@ -94,8 +95,10 @@ def test_generation_input_is_exactly_the_serialized_context_and_offers_no_tools(
     assert receipt["task_input"] == ctx.wire()
     assert receipt["request_params"]["toolsOffered"] == []
     user = receipt["messages"][1]["content"]
-    serialized = json.dumps(writer_input(ctx), ensure_ascii=False, indent=2)
-    assert serialized in user
+    # what the model reads: the stored input without run identity (prompts.model_view), last
+    serialized = json.dumps(model_view(writer_input(ctx)), ensure_ascii=False, indent=2)
+    assert serialized in user and user.rstrip().endswith(serialized + "\n```")
+    assert ctx.run_id not in user
     spots = [user.index(f'"{key}"') for key in ("workId", "fineOutline", "proseEvidence")]
     spots += [user.index(f'"{key}"') for key in ("outputContract", "authorInstruction")]
     assert spots == sorted(spots)

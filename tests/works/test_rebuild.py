@@ -26,7 +26,6 @@ def _derived(engine, work_id):
                 search_chunks.c.start_offset,
                 search_chunks.c.end_offset,
                 search_chunks.c.sha256,
-                search_chunks.c.text,
                 search_chunks.c.tokens,
             )
             .where(search_chunks.c.work_id == work_id)
@@ -61,7 +60,7 @@ def _tamper(engine, work_id):
         conn.execute(
             update(search_chunks)
             .where(search_chunks.c.chapter == 3)
-            .values(text="篡改的文字", tokens="篡改 文字")
+            .values(sha256="0" * 64, tokens="篡改 文字")
         )
         conn.execute(update(search_index_chapters).values(revision=99))
         # a valid reference flagged stale, and a stale one flagged valid

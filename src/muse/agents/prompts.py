@@ -5,6 +5,16 @@ frozen task input and the output schema of this call, all four, every time. The 
 contract go into the system message (stable per role, so providers can cache the prefix); the
 task template, the input and the schema go into the user message.
 
+**Stable first, for the provider's prefix cache.** DeepSeek, Qwen, Kimi and OpenAI bill cached
+input at a fraction of the price, but only for a prefix identical to an earlier call's. So every
+template puts its instructions and output schema first and the frozen task input last, and the
+input is sent as its *model view* (:func:`model_view`): the identity and volatile fields (run id,
+attempt, context snapshot hash and time, authorization snapshot, candidate hash) are left out (no
+model needs a run identity; the stored task input and the frozen, hashed context keep them), and
+what changes from one attempt or round to the next goes last, in spec 001 §2.3's order: item 7
+(the author's words), then the rewrite list, then the candidate under review. Two attempts or
+two rounds of one chapter then share everything up to what really differs.
+
 Templates are Chinese Jinja2 files, one per role and task, under ``prompts/<role>/``. Each opens
 with ``{# prompt: <id> v<N> #}``; the ids, versions and a hash of the template sources are stored
 in the call's receipt. ``StrictUndefined``: a missing variable is an error, never an empty hole.
@@ -29,6 +39,39 @@ from muse.core.errors import ConfigError
 
 PROMPTS_DIR = Path(__file__).with_name("prompts")
 _VERSION = re.compile(r"^\{#-?\s*prompt:\s*(?P<id>[\w/]+)\s+v(?P<version>\d+)\s*-?#\}")
+
+
+# Identity and volatile fields: kept in the stored task input and context, never sent.
+UNSENT_KEYS = frozenset(
+    {
+        "runId",
+        "attempt",
+        "contextSnapshot",
+        "generatedAt",
+        "authorizationSnapshot",  # a per-run snapshot id and time: what the run was allowed
+        "revalidatedAt",
+        "exploreReceiptId",  # the explore call of this run
+        "candidateSha256",
+    }
+)
+# What changes between attempts and rounds of one chapter, sent last in this order.
+LAST_KEYS = ("authorInstruction", "revisionRequest", "candidate")
+
+
+def model_view(task_input: dict[str, Any]) -> dict[str, Any]:
+    """The task input as the model reads it: unsent keys dropped at every depth, the top-level
+    keys in their order with :data:`LAST_KEYS` moved to the end."""
+    view = _without_unsent(task_input)
+    head = {k: v for k, v in view.items() if k not in LAST_KEYS}
+    return {**head, **{k: view[k] for k in LAST_KEYS if k in view}}
+
+
+def _without_unsent(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_unsent(v) for k, v in value.items() if k not in UNSENT_KEYS}
+    if isinstance(value, list):
+        return [_without_unsent(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -93,7 +136,7 @@ def render_prompt(
     variables = {
         "display_name": contract.displayName,
         "task_input": task_input,
-        "task_input_json": json.dumps(task_input, ensure_ascii=False, indent=2),
+        "task_input_json": json.dumps(model_view(task_input), ensure_ascii=False, indent=2),
         "output_schema_json": json.dumps(schema, ensure_ascii=False, indent=2),
         "output_fields": sorted(schema.get("properties", {})),
         "tools": tools,

@@ -240,6 +240,10 @@ def _section(title: str) -> None:
     console.print(f"[bold]── {title}[/]")
 
 
+def _cached(tokens: int | None) -> str:
+    return "" if tokens is None else f"（缓存 {tokens}）"
+
+
 def _render_run_tail(d: dict[str, Any]) -> None:
     _section("候选")
     for c in d["candidates"]:
@@ -248,18 +252,27 @@ def _render_run_tail(d: dict[str, Any]) -> None:
             f"{_short(c['sha256'])} · 机械门 {c['mechanical']} · 语义 {c['semantic']}",
             highlight=False,
         )
+    cache = d.get("tokenCache") or {}
+    if cache.get("share") is not None:
+        console.print(
+            f"输入缓存命中：{cache['share']:.0%}（{cache['tokensCached']}/{cache['tokensIn']} tokens）",
+            highlight=False,
+        )
     _section("模型调用回执")
     for r in d["receipts"]:
         console.print(
             f"  {r['id']} {r['role']}/{r['task']} · {r['provider']}/{r['modelRequested']}"
             f" → {r['modelReturned'] or '（无回复）'} · {r['status']} · {local_time(r['startedAt'])}",
+            markup=False,
             highlight=False,
         )
         source = _SOURCES.get((r.get("modelChoice") or {}).get("source", ""), "")
         console.print(
-            f"      输入 {r['tokensIn']} + 输出 {r['tokensOut']} tokens · {r['latencyMs']} ms"
+            f"      输入 {r['tokensIn']} + 输出 {r['tokensOut']} tokens{_cached(r.get('tokensCached'))}"
+            f" · {r['latencyMs']} ms"
             f" · 输入哈希 {_short(r['inputSha256'])} · 输出哈希 {_short(r['outputSha256'])}"
             + (f" · 模型来源：{source}" if source else ""),
+            markup=False,
             highlight=False,
         )
     if d["evidenceGaps"]:

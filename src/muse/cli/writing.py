@@ -136,16 +136,27 @@ def list_runs(work: str = WorkOption, json_out: bool = JsonOption) -> None:
 
 
 def _render_runs(rows: list[dict]) -> None:
-    table = Table("运行", "章", "状态", "模型", "原因")
+    table = Table("运行", "章", "状态", "模型", "缓存命中", "原因")
     for r in rows:
         table.add_row(
             r["id"],
             str(r["chapter"]),
             r["stateLabel"],
             f"{r['provider']}/{r['model']}",
+            cache_label(r["tokenCache"]),
             r["reason"] or "",
         )
     console.print(table)
+    for chapter, cache in queries.chapter_token_caches(rows).items():
+        if cache["share"] is not None:
+            console.print(f"第 {chapter} 章：输入缓存命中 {cache_label(cache)}", highlight=False)
+
+
+def cache_label(cache: dict) -> str:
+    """「62%（12,345/19,800）」, or 「—」 when the provider reported no cached tokens."""
+    if cache["share"] is None:
+        return "—"
+    return f"{cache['share']:.0%}（{cache['tokensCached']:,}/{cache['tokensIn']:,}）"
 
 
 @run_app.command("show")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, select
+from typing import Any
 
+from sqlalchemy import Connection, func, select
+
+from muse.agents.tables import model_calls
 from muse.core.clock import iso
 from muse.core.errors import NotFound
 from muse.flow.states import RUN_STATE_LABELS
@@ -17,7 +20,47 @@ def list_runs(conn: Connection, work_id: int, limit: int = 50) -> list[dict]:
         .order_by(runs.c.created_at.desc())
         .limit(limit)
     ).mappings()
-    return [_run(r) for r in rows]
+    listed = [_run(r) for r in rows]
+    caches = _token_caches(conn, [r["id"] for r in listed])
+    return [{**r, "tokenCache": caches.get(r["id"], token_cache(0, []))} for r in listed]
+
+
+def token_cache(tokens_in: int, cached: list[int | None]) -> dict[str, Any]:
+    """Input tokens the provider served from its prefix cache: ``share`` is None when no call
+    reported a cached count (the provider does not say, or there were no calls)."""
+    reported = [c for c in cached if c is not None]
+    total = sum(reported)
+    share = round(total / tokens_in, 3) if reported and tokens_in else None
+    return {"tokensIn": tokens_in, "tokensCached": total if reported else None, "share": share}
+
+
+def _token_caches(conn: Connection, run_ids: list[str]) -> dict[str, dict]:
+    """Per run: input tokens and the cached ones the receipts recorded (one query)."""
+    if not run_ids:
+        return {}
+    rows = conn.execute(
+        select(
+            model_calls.c.run_id,
+            func.coalesce(func.sum(model_calls.c.tokens_in), 0),
+            func.sum(model_calls.c.tokens_cached),  # NULL when no call reported one
+        )
+        .where(model_calls.c.run_id.in_(run_ids))
+        .group_by(model_calls.c.run_id)
+    ).all()
+    return {run_id: token_cache(int(t_in), [cached]) for run_id, t_in, cached in rows}
+
+
+def chapter_token_caches(runs_listed: list[dict]) -> dict[int, dict]:
+    """Per chapter, over the listed runs: the same sums as per run."""
+    by_chapter: dict[int, list[dict]] = {}
+    for r in runs_listed:
+        by_chapter.setdefault(r["chapter"], []).append(r["tokenCache"])
+    return {
+        chapter: token_cache(
+            sum(c["tokensIn"] for c in caches), [c["tokensCached"] for c in caches]
+        )
+        for chapter, caches in sorted(by_chapter.items())
+    }
 
 
 def _run(r) -> dict:

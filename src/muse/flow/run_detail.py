@@ -39,6 +39,10 @@ def show_run_detail(conn: Connection, run_id: str) -> dict[str, Any]:
     data["contextSnapshots"] = _snapshots(conn, run_id)
     data["candidates"] = _candidates(conn, run_id)
     data["receipts"] = _receipts(conn, run_id)
+    data["tokenCache"] = queries.token_cache(
+        sum(r["tokensIn"] or 0 for r in data["receipts"]),
+        [r["tokensCached"] for r in data["receipts"]],
+    )
     data["evidenceGaps"] = _evidence(conn, run_id)
     data["attempts"] = _attempts(data)
     return data
@@ -136,7 +140,7 @@ def _receipts(conn: Connection, run_id: str) -> list[dict[str, Any]]:
     c = model_calls.c  # the receipt's own columns, not the prompt and output it stores
     names = "id role task provider model_requested model_returned status tokens_in tokens_out"
     names += " latency_ms input_sha256 messages_sha256 output_sha256 started_at"
-    names += " request_params policy_version"
+    names += " tokens_cached request_params policy_version"
     rows = conn.execute(
         select(*(c[name] for name in names.split()))
         .where(c.run_id == run_id)
@@ -153,6 +157,7 @@ def _receipts(conn: Connection, run_id: str) -> list[dict[str, Any]]:
             "status": r["status"],
             "tokensIn": r["tokens_in"],
             "tokensOut": r["tokens_out"],
+            "tokensCached": r["tokens_cached"],
             "latencyMs": r["latency_ms"],
             "inputSha256": r["input_sha256"],
             "messagesSha256": r["messages_sha256"],
