@@ -37,8 +37,12 @@ CASES = (
         ("不禁", "嘴角勾起一抹弧度"),
         ("叙事视角：第三人称有限视角", "句式：短句为主", "对话：对话简短"),
     ),
-    Case("a doubtful blacklist is no list", {**STYLE, "aiBlacklist": "字段存疑：待定"}, (),
-         ("叙事视角：第三人称有限视角", "句式：短句为主", "对话：对话简短")),
+    Case(
+        "a doubtful blacklist is no list",
+        {**STYLE, "aiBlacklist": "字段存疑：待定"},
+        (),
+        ("叙事视角：第三人称有限视角", "句式：短句为主", "对话：对话简短"),
+    ),
 )
 
 
@@ -61,7 +65,9 @@ def test_item_5_carries_the_projection_and_the_candidate_is_diagnosed(checked):
     output = checked.output.model_copy(update={"candidate_body": body})
     hits = ai_flavor_findings(context, body)
     assert [(f.quote, f.line, f.severity) for f in hits] == [
-        ("不禁", 1, "low"), ("嘴角勾起一抹弧度", 2, "low"), ("不禁", 2, "low")
+        ("不禁", 1, "low"),
+        ("嘴角勾起一抹弧度", 2, "low"),
+        ("不禁", 2, "low"),
     ]
     assert all(body[f.start : f.end] == f.quote for f in hits)
     assert ai_flavor_summary(hits) == {"hits": 3, "phrases": {"不禁": 2, "嘴角勾起一抹弧度": 1}}

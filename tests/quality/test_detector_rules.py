@@ -134,22 +134,44 @@ class NameCase:
 
 YE_DEBUT = {"entities": [{"id": "E3", "name": "叶青", "debut": True}]}
 NAME_CASES = (
-    NameCase("a declared debut and every alias of its card are no leak",
-             "林远与苏晴同行。叶青追上来，青儿笑道：“等等我。”", set(), outline=YE_DEBUT),
-    NameCase("a debut card the outline names needs no flag",
-             "林远与苏晴同行。青儿追上来。", set(),
-             outline={"hard": {"chapter_end_hook": {"id": "K1", "text": "叶青拜入山门"}}}),
+    NameCase(
+        "a declared debut and every alias of its card are no leak",
+        "林远与苏晴同行。叶青追上来，青儿笑道：“等等我。”",
+        set(),
+        outline=YE_DEBUT,
+    ),
+    NameCase(
+        "a debut card the outline names needs no flag",
+        "林远与苏晴同行。青儿追上来。",
+        set(),
+        outline={"hard": {"chapter_end_hook": {"id": "K1", "text": "叶青拜入山门"}}},
+    ),
     NameCase("an undeclared debut is still a leak", "林远与苏晴同行。叶青追上来。", {"叶青"}),
-    NameCase("a later person stays a leak beside a declared debut",
-             "林远与苏晴同行。叶青说韩老魔要来了。", {"韩老魔"}, outline=YE_DEBUT),
-    NameCase("a nickname first used now, written in the outline, is no leak",
-             "林少侠与苏晴同行。", set(),
-             outline={"new_canonical_facts": [{"id": "N1", "text": "林远从此人称林少侠"}]}),
-    NameCase("a nickname first used now, not in the outline, is a leak",
-             "林少侠与苏晴同行。", {"林少侠"}, missing={"林远"}),
+    NameCase(
+        "a later person stays a leak beside a declared debut",
+        "林远与苏晴同行。叶青说韩老魔要来了。",
+        {"韩老魔"},
+        outline=YE_DEBUT,
+    ),
+    NameCase(
+        "a nickname first used now, written in the outline, is no leak",
+        "林少侠与苏晴同行。",
+        set(),
+        outline={"new_canonical_facts": [{"id": "N1", "text": "林远从此人称林少侠"}]},
+    ),
+    NameCase(
+        "a nickname first used now, not in the outline, is a leak",
+        "林少侠与苏晴同行。",
+        {"林少侠"},
+        missing={"林远"},
+    ),
     NameCase("a required person is present by any valid alias", "远哥与苏晴同行。", set()),
-    NameCase("a given name inside a longer, different name is not that person",
-             "林远山与苏晴同行。", set(), missing={"林远"}),
+    NameCase(
+        "a given name inside a longer, different name is not that person",
+        "林远山与苏晴同行。",
+        set(),
+        missing={"林远"},
+    ),
 )
 
 
@@ -172,14 +194,27 @@ class EventCase:
 
 
 EVENT_CASES = (
-    EventCase("the claimed sentence says the event", "林远与苏晴在山门前分别",
-              "林远与苏晴在山门前分别，各自上路。", "verified"),
-    EventCase("an alias of the person counts", "林远与苏晴在山门前分别",
-              "远哥与苏晴在山门前分别。", "verified"),
-    EventCase("a rewritten sentence no longer says it", "林远与苏晴在山门前分别",
-              "两个樵夫在溪边煮茶，说些闲话。", "contradicted"),
-    EventCase("too few key terms: left to the detector", "告别", "两个樵夫在溪边煮茶。",
-              "unverifiable"),
+    EventCase(
+        "the claimed sentence says the event",
+        "林远与苏晴在山门前分别",
+        "林远与苏晴在山门前分别，各自上路。",
+        "verified",
+    ),
+    EventCase(
+        "an alias of the person counts",
+        "林远与苏晴在山门前分别",
+        "远哥与苏晴在山门前分别。",
+        "verified",
+    ),
+    EventCase(
+        "a rewritten sentence no longer says it",
+        "林远与苏晴在山门前分别",
+        "两个樵夫在溪边煮茶，说些闲话。",
+        "contradicted",
+    ),
+    EventCase(
+        "too few key terms: left to the detector", "告别", "两个樵夫在溪边煮茶。", "unverifiable"
+    ),
 )
 
 
@@ -192,14 +227,22 @@ def test_hard_events(freeze, case: EventCase) -> None:
     blocked = [f for f in findings if f.kind == "hard_event_unverified"]
     assert [f.severity for f in blocked] == (["high"] if case.status == "contradicted" else [])
     undecided = detector_input(frozen.context, output).get("mechanicalUndecided", [])
-    assert [m["constraintId"] for m in undecided] == (["H1"] if case.status == "unverifiable" else [])
+    assert [m["constraintId"] for m in undecided] == (
+        ["H1"] if case.status == "unverifiable" else []
+    )
     assert detector_marks([check]) == undecided
 
 
 @pytest.mark.parametrize(
     ("found", "total", "status"),
-    [(0, 1, "unverifiable"), (0, 2, "contradicted"), (1, 2, "verified"), (1, 4, "contradicted"),
-     (2, 5, "unverifiable"), (3, 5, "verified")],
+    [
+        (0, 1, "unverifiable"),
+        (0, 2, "contradicted"),
+        (1, 2, "verified"),
+        (1, 4, "contradicted"),
+        (2, 5, "unverifiable"),
+        (3, 5, "verified"),
+    ],
 )
 def test_event_status_thresholds(found: int, total: int, status: str) -> None:
     assert _status(found, total) == status

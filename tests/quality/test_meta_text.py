@@ -34,8 +34,14 @@ def mid(line: str) -> tuple[str, ...]:
 CASES = (
     Case("real prose is no meta text", tuple(REAL), ()),
     Case("a body line that starts like a heading", ("第四回中，悟空早已名满天下。", *REAL), ()),
-    Case("a classic closing formula is the story's", (*REAL, "毕竟不知怎生结果，且听下回分解。"), ()),
-    Case("a chapter title at the start", ("第一回　灵根育孕源流出", *REAL), ("第一回　灵根育孕源流出",)),
+    Case(
+        "a classic closing formula is the story's", (*REAL, "毕竟不知怎生结果，且听下回分解。"), ()
+    ),
+    Case(
+        "a chapter title at the start",
+        ("第一回　灵根育孕源流出", *REAL),
+        ("第一回　灵根育孕源流出",),
+    ),
     Case("chatter at the start", ("好的，以下是本章正文：", *REAL), ("好的，以下是本章正文：",)),
     Case("以下是 at the start", ("以下是第五章：", *REAL), ("以下是第五章：",)),
     Case("frontmatter at the start", ("---", "title: 第一章", "---", *REAL), ("---", "---")),
@@ -45,7 +51,11 @@ CASES = (
     Case("本章完 at the end", (*REAL, "（本章完）"), ("（本章完）",)),
     Case("未完待续 at the end", (*REAL, "（未完待续）"), ("（未完待续）",)),
     Case("求月票 at the end", (*REAL, "求月票！求推荐票！"), ("求月票！求推荐票！",)),
-    Case("chatter at the end", (*REAL, "以上就是本章内容，希望你喜欢。"), ("以上就是本章内容，希望你喜欢。",)),
+    Case(
+        "chatter at the end",
+        (*REAL, "以上就是本章内容，希望你喜欢。"),
+        ("以上就是本章内容，希望你喜欢。",),
+    ),
     Case("以下是 mid-body is prose", mid("以下是他的回答，众人都听呆了。"), ()),
 )
 

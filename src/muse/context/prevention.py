@@ -28,7 +28,9 @@ def prevention_from_style(style: dict[str, Any] | None) -> Prevention | None:
     if not style:
         return None
     blacklist = style.get("aiBlacklist")
-    phrases = tuple(p.strip() for p in blacklist if p.strip()) if isinstance(blacklist, list) else ()
+    phrases = (
+        tuple(p.strip() for p in blacklist if p.strip()) if isinstance(blacklist, list) else ()
+    )
     rules = tuple(
         f"{label}：{style[key]}"
         for key, label in _RULES

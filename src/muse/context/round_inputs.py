@@ -55,7 +55,12 @@ ITEMS: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
     (2, "fine_outline", "已确认细纲", ("fineOutline", "evidenceCoverage")),
     (3, "previous_chapters", "前章正式正文基线", ("proseEvidence",)),
     (4, "style_and_patterns", "文风 + 已绑定范式", ("styleConstraints", "patternReferences")),
-    (5, "prevention", "prevent 约束投影（篇幅、申报合同、AI 味黑名单）", ("outputContract", "prevention")),
+    (
+        5,
+        "prevention",
+        "prevent 约束投影（篇幅、申报合同、AI 味黑名单）",
+        ("outputContract", "prevention"),
+    ),
     (6, "method_checks", "方法合同（只读）", ()),
     (7, "author_words", "本轮人指令", ("authorInstruction",)),
 )

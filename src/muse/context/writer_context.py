@@ -20,7 +20,6 @@ from muse.context import evidence, search_index
 from muse.context.as_of import AsOfView
 from muse.context.baseline import measure
 from muse.context.card_hits import card_index_version
-from muse.context.prevention import prevention_from_style
 from muse.context.contracts import (
     AuthorizationRef,
     ContextSnapshotRef,
@@ -33,6 +32,7 @@ from muse.context.contracts import (
 from muse.context.exploration_contracts import ExplorationManifest, ReplayedRead
 from muse.context.manifest import build_manifest
 from muse.context.plan_reads import check_replayed
+from muse.context.prevention import prevention_from_style
 from muse.context.replayed_sources import fold_replayed
 from muse.context.retrieval_plan import (
     BASELINE_CHAPTERS,

@@ -51,9 +51,9 @@ from muse.core.errors import InvalidInput
 from muse.core.text import is_han
 from muse.knowledge.card_types import card_type
 from muse.knowledge.first_appearance import TermAppearance, term_appearances
-from muse.works.catalog import iter_chapter_texts
 from muse.quality.leak import dating_owners
 from muse.quality.surnames import COMPOUND, surname_of
+from muse.works.catalog import iter_chapter_texts
 
 PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
 NOUN_TAGS = frozenset({"n", "ng", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
@@ -181,9 +181,7 @@ def _joined_surnames(tokens: Iterable[tuple[str, str]]) -> Iterator[tuple[str, s
         word, tag = tokens[i]
         nxt = tokens[i + 1][0] if i + 1 < len(tokens) else ""
         given = None
-        if word in COMPOUND:
-            given = _given_after(word, nxt)
-        elif len(word) == 3 and word[:2] in COMPOUND and len(nxt) == 1:  # 上官云 + 瑶
+        if word in COMPOUND or len(word) == 3 and word[:2] in COMPOUND and len(nxt) == 1:
             given = _given_after(word, nxt)
         if given is not None:
             yield word + given, "nr"

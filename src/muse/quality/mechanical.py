@@ -23,6 +23,7 @@ from muse.quality.repetition import repetition_findings
 
 __all__ = ["Finding", "check"]
 
+
 def check(
     context: WriterContext,
     output: WriterOutput,

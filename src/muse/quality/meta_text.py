@@ -23,7 +23,10 @@ _NUM = "0-9０-９一二三四五六七八九十百千零〇两"
 _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^#{1,6}\s*\S.*$"), "Markdown 标题"),
     (re.compile(r"^(?:-{3,}|\*{3,}|={3,})$"), "frontmatter 或分隔线"),
-    (re.compile(r"^(?:作者的话|作者有话说|作者按|作者注|题外话|[Pp]\.?[Ss]\.?)\s*[：:].*$"), "作者的话"),
+    (
+        re.compile(r"^(?:作者的话|作者有话说|作者按|作者注|题外话|[Pp]\.?[Ss]\.?)\s*[：:].*$"),
+        "作者的话",
+    ),
     (
         re.compile(
             r"^[（(【\[]?\s*(?:本章完|本章结束|全文完|未完待续|待续)\s*[）)】\]]?[。！!…]*$"
@@ -31,7 +34,9 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
         "章末套话",
     ),
     (
-        re.compile(r"^.{0,12}求(?:月票|推荐票?|收藏|订阅|打赏|票|追读|评论)[！!。，,~～\s\S]{0,40}$"),
+        re.compile(
+            r"^.{0,12}求(?:月票|推荐票?|收藏|订阅|打赏|票|追读|评论)[！!。，,~～\s\S]{0,40}$"
+        ),
         "求票",
     ),
     (re.compile(r"^[（(【\[]?\s*(?:本章)?字数[：:]\s*[0-9０-９]+.*$"), "字数说明"),
@@ -39,7 +44,12 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
 # the first line of the body only: a title line or assistant chatter
 _START: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^第[{_NUM}]+[章回节卷](?:[\s　：:].{{0,30}})?$"), "章节标题"),
-    (re.compile(r"^(?:以下是|下面是|下面为|以下为|这是|好的[，,。！!]|当然[，,。！!]|没问题[，,。！!])"), "说明文字"),
+    (
+        re.compile(
+            r"^(?:以下是|下面是|下面为|以下为|这是|好的[，,。！!]|当然[，,。！!]|没问题[，,。！!])"
+        ),
+        "说明文字",
+    ),
 )
 # the last line of the body only: assistant chatter after the story
 _END: tuple[tuple[re.Pattern[str], str], ...] = (

@@ -44,7 +44,9 @@ from muse.quality.surnames import COMPOUND, surname_of
 
 _TITLE = re.compile(r"《([^《》\n]{1,40})》")
 # words that introduce a name right before it: 「在下慕容秋」「一个名叫林远的少年」
-_NAMING_CUE = re.compile(r"(?:在下|名叫|叫做|叫作|名唤|唤作|唤做|自称|自号|人称|号称|名为|我乃|我是|我叫|姓)$")
+_NAMING_CUE = re.compile(
+    r"(?:在下|名叫|叫做|叫作|名唤|唤作|唤做|自称|自号|人称|号称|名为|我乃|我是|我叫|姓)$"
+)
 # categories by priority: a later one wins when a string is in several sets
 KNOWN, TAGGED, DECLARED, LEAK, CONTEXT = "known", "tagged", "declared", "leak", "context"
 DEBUT = "debut"  # a name of a person the outline introduces in this chapter
@@ -154,7 +156,9 @@ def debut_terms(context: WriterContext, leak: LeakLexicon | None) -> set[str]:
     which the outline names; a name first used in the target chapter that the outline writes."""
     outline = FineOutline.model_validate(context.fine_outline)
     declared = {
-        normalize_text(e.name).strip() for e in outline.hard_constraints.required_entities if e.debut
+        normalize_text(e.name).strip()
+        for e in outline.hard_constraints.required_entities
+        if e.debut
     }
     if leak is None:
         return declared
@@ -167,7 +171,9 @@ def debut_terms(context: WriterContext, leak: LeakLexicon | None) -> set[str]:
         if t.origin == "card" and t.first_chapter == target and t.card_id
     } & {t.card_id for term, t in leak.terms.items() if term in named}
     exempt = {term for term, t in leak.terms.items() if t.card_id in debut_cards}
-    exempt |= {term for term, t in leak.terms.items() if t.first_chapter == target and term in named}
+    exempt |= {
+        term for term, t in leak.terms.items() if t.first_chapter == target and term in named
+    }
     return declared | exempt
 
 
@@ -214,8 +220,8 @@ def _entity_names(
             introduced = debut_terms(context, leak)
             out |= {t for t, e in leak.terms.items() if e.card_id == card and t in introduced}
     if leak is not None and name in leak.terms and name in debut_terms(context, leak):
-        card = leak.terms[name].card_id
-        out |= {t for t, e in leak.terms.items() if card is not None and e.card_id == card}
+        debut_card = leak.terms[name].card_id
+        out |= {t for t, e in leak.terms.items() if debut_card and e.card_id == debut_card}
     return {normalize_text(n).strip() for n in out if n}
 
 
@@ -331,5 +337,7 @@ def _unknown_finding(body: str, span: _Span, count: int, lexicon: EntityLexicon)
     if span.category == "title":
         message = f"《{span.term}》不在上下文和前文中，也未申报为新设定；{where}。"
     else:
-        message = f"「{span.term}」像是新专名，前文、卡片和上下文中都没有，也未申报为新设定；{where}。"
+        message = (
+            f"「{span.term}」像是新专名，前文、卡片和上下文中都没有，也未申报为新设定；{where}。"
+        )
     return Finding("unknown_entity", "medium", message, span.start, span.end, span.term, line)
