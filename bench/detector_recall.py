@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -315,7 +314,8 @@ class Probe:
             paragraphs=tuple(paragraphs),
             claims=tuple(claims),
             new_setting_declarations=tuple(
-                NewSettingDeclaration(name=n, kind="人物", description="本章新人物") for n in declare
+                NewSettingDeclaration(name=n, kind="人物", description="本章新人物")
+                for n in declare
             ),
         )
         output, unlocated = build_output(self.frozen.context, self.frozen.snapshot_id, draft, 1)
@@ -323,8 +323,12 @@ class Probe:
         findings = mechanical.check(
             self.frozen.context, output, unlocated, leak_lexicon=leak, entity_lexicon=entities
         )
-        blocking = [f"{f.kind}:{f.quote or f.message[:30]}" for f in findings if f.severity == "high"]
-        advisory = [f"{f.kind}:{f.quote or f.message[:30]}" for f in findings if f.severity != "high"]
+        blocking = [
+            f"{f.kind}:{f.quote or f.message[:30]}" for f in findings if f.severity == "high"
+        ]
+        advisory = [
+            f"{f.kind}:{f.quote or f.message[:30]}" for f in findings if f.severity != "high"
+        ]
         return blocking, advisory
 
     def expect(self, cls: str, kinds: tuple[str, ...], paragraphs, note: str, **kw) -> None:
@@ -343,7 +347,9 @@ class Probe:
             cut.append(p)
             total += sum(is_han(c) for c in p)
         self.expect("length cut to 30%", ("length_band",), cut or paragraphs[:1], f"{number}")
-        padding = [p for n in range(number - 1, 0, -1) for p in paragraphs_of(self.book.chapters[n])]
+        padding = [
+            p for n in range(number - 1, 0, -1) for p in paragraphs_of(self.book.chapters[n])
+        ]
         padded, total = list(paragraphs), han
         for p in padding:
             if total >= 3 * han:
@@ -416,14 +422,20 @@ class Probe:
         loop = (paragraphs[:11] * 3) if len(paragraphs) >= 11 else paragraphs * 3
         self.expect("repeated paragraphs", ("repetition",), loop, f"{number}")
         sentence = max(SENTENCE.findall(paragraphs[len(paragraphs) // 2]), key=len)
-        stuck = [*paragraphs[: len(paragraphs) // 2], sentence * 40, *paragraphs[len(paragraphs) // 2 :]]
+        stuck = [
+            *paragraphs[: len(paragraphs) // 2],
+            sentence * 40,
+            *paragraphs[len(paragraphs) // 2 :],
+        ]
         self.expect("repeated sentences", ("repetition",), stuck, f"{number}")
 
     def plant_invented(self, number, paragraphs) -> None:
         text = "\n".join(self.book.chapters[n] for n in range(1, number + 1))
         fancy = next(n for n in INVENTED[number % len(INVENTED) :] + INVENTED if n not in text)
         plain = next(
-            n for n in PLAIN_INVENTED[number % len(PLAIN_INVENTED) :] + PLAIN_INVENTED if n not in text
+            n
+            for n in PLAIN_INVENTED[number % len(PLAIN_INVENTED) :] + PLAIN_INVENTED
+            if n not in text
         )
         cases = {
             "new person, introduced (advice)": (
@@ -477,11 +489,9 @@ def probe_book(path: Path, targets: int) -> Tally:
     numbers = sorted({int(5 + i * (last - 6) / max(1, targets - 1)) for i in range(targets)})
     tally = Tally()
     probe = Probe(engine, work_id, book, tally)
-    done = 0
     for number in numbers:
         while number < last and not probe.run(number):
             number += 1
-        done += 1
     print(
         f"\n== {path.stem}: {len(chapters)} chapters, {len(book.persons)} derived person cards, "
         f"{len(tally.real)} target chapters ({time.perf_counter() - started:.0f} s)"

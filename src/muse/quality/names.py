@@ -216,9 +216,12 @@ def _entity_names(
     if entities is not None and name in entities.terms:
         card = entities.terms[name].card_id
         out |= {t for t, e in entities.terms.items() if e.card_id == card}
+        if leak is not None:  # a nickname the outline introduces in this chapter counts too
+            introduced = debut_terms(context, leak)
+            out |= {t for t, e in leak.terms.items() if e.card_id == card and t in introduced}
     if leak is not None and name in leak.terms and name in debut_terms(context, leak):
-        card = leak.terms[name].card_id
-        out |= {t for t, e in leak.terms.items() if card is not None and e.card_id == card}
+        debut_card = leak.terms[name].card_id
+        out |= {t for t, e in leak.terms.items() if debut_card and e.card_id == debut_card}
     return {normalize_text(n).strip() for n in out if n}
 
 

@@ -1,0 +1,248 @@
+"""Issue 18's rules on one small book: declared debuts, aliases as whole tokens, hard events
+verified from the claimed text (with what cannot be decided left to the semantic detector).
+
+The book has chapters 1–9; the context is frozen at as_of 8 for chapter 9 (the chapter being
+written exists, as it does when a real chapter is replayed), with these cards:
+林远 (from 1; alias 远哥; alias 林少侠 only from 9), 苏晴 (from 6), 林远山 (from 2, a different
+person), 叶青 (登场 in 9; alias 青儿), 韩立 (登场 in 12, unproven; alias 韩老魔).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from muse.context.output_contracts import DraftClaim, WriterDraft
+from muse.context.writer_context import freeze_context
+from muse.context.writer_output import build_output
+from muse.flow.checking import check_lexicons
+from muse.knowledge.card_import import import_cards_yaml
+from muse.planning.fine_outlines import confirm_section, load_confirmed, save_fine_outline
+from muse.quality import mechanical
+from muse.quality.hard_events import _status, detector_marks, event_checks
+from muse.quality.semantic import detector_input
+from muse.works import authorization
+from muse.works.canonical import add_chapter
+from muse.works.catalog import create_work
+from tests.context.conftest import chapter_text, fine_outline
+
+TARGET = 9
+CARDS = """格式: muse-cards-v1
+卡片:
+  - 类型: 人物
+    名称: 林远
+    别名: [远哥, {名称: 林少侠, 起始章: 9}]
+    字段: {简介: 测试人物。, 身份: 弟子, 性格: 沉静}
+    演变历程:
+      - {章: 1, 周期: 登场, 台阶: 出山, 出处: [{章: 1, 引文: 林远在第1章里行走山间}]}
+  - 类型: 人物
+    名称: 苏晴
+    字段: {简介: 测试人物。, 身份: 弟子, 性格: 沉静}
+    演变历程:
+      - {章: 6, 周期: 登场, 台阶: 相遇, 出处: [{章: 6, 引文: 山风吹过松林}]}
+  - 类型: 人物
+    名称: 林远山
+    字段: {简介: 另一个人。, 身份: 樵夫, 性格: 沉静}
+    演变历程:
+      - {章: 2, 周期: 登场, 台阶: 砍柴, 出处: [{章: 2, 引文: 山风吹过松林}]}
+  - 类型: 人物
+    名称: 叶青
+    别名: [青儿]
+    字段: {简介: 本章新人。, 身份: 弟子, 性格: 活泼}
+    演变历程:
+      - {章: 9, 周期: 登场, 台阶: 入门, 出处: [{章: 9, 引文: 山风吹过松林}]}
+  - 类型: 人物
+    名称: 韩立
+    别名: [韩老魔]
+    字段: {简介: 后来的人。, 身份: 散修, 性格: 阴沉}
+    演变历程:
+      - {章: 12, 周期: 登场, 台阶: 拜师}
+"""
+FILLER = "山风吹过松林，溪水潺潺流淌，两人沿着石阶慢慢往上走去。" * 3
+
+
+@pytest.fixture
+def book(engine) -> int:
+    with engine.begin() as conn:
+        work_id = create_work(conn, "规则之书", default_chapter_chars=2500)
+        for n in range(1, TARGET + 1):
+            add_chapter(conn, work_id, n, f"第{n}章", chapter_text(n))
+        import_cards_yaml(conn, work_id, CARDS, confirm=True)
+    return work_id
+
+
+@dataclass
+class Frozen:
+    engine: object
+    context: object
+    snapshot_id: str
+    blocking: tuple
+
+    def check(self, *paragraphs: str, claims: dict[str, str] | None = None):
+        draft = WriterDraft(
+            paragraphs=paragraphs,
+            claims=tuple(DraftClaim(constraint_id=c, quote=q) for c, q in (claims or {}).items()),
+        )
+        output, unlocated = build_output(self.context, self.snapshot_id, draft, 1)
+        leak, entities = check_lexicons(self.engine, self.context)
+        findings = mechanical.check(
+            self.context, output, unlocated, leak_lexicon=leak, entity_lexicon=entities
+        )
+        return output, findings
+
+
+@pytest.fixture
+def freeze(engine, book):
+    def make(**changes) -> Frozen:
+        outline = fine_outline(TARGET)
+        hc = outline["hard_constraints"]
+        hc["required_entities"] += changes.pop("entities", [])
+        hc.update(changes.pop("hard", {}))
+        outline.update(changes)
+        with engine.begin() as conn:
+            confirm_section(conn, save_fine_outline(conn, book, outline))
+            section_id, fine = load_confirmed(conn, book, TARGET)
+            frozen = freeze_context(
+                conn,
+                work_id=book,
+                outline=fine,
+                outline_section_id=section_id,
+                run_id="run_00000000000000000018",
+                attempt=1,
+                as_of=TARGET - 1,
+                authorization=authorization.take_snapshot(conn, book, "production"),
+                store=False,
+            )
+        return Frozen(engine, frozen.context, frozen.snapshot_id, frozen.blocking)
+
+    return make
+
+
+def kinds(findings, kind: str) -> set[str]:
+    return {f.quote or f.message for f in findings if f.kind == kind}
+
+
+@dataclass(frozen=True)
+class NameCase:
+    rule: str
+    body: str
+    leaks: set[str]
+    missing: set[str] = field(default_factory=set)  # required entities reported missing
+    outline: dict = field(default_factory=dict)
+
+
+YE_DEBUT = {"entities": [{"id": "E3", "name": "叶青", "debut": True}]}
+NAME_CASES = (
+    NameCase(
+        "a declared debut and every alias of its card are no leak",
+        "林远与苏晴同行。叶青追上来，青儿笑道：“等等我。”",
+        set(),
+        outline=YE_DEBUT,
+    ),
+    NameCase(
+        "a debut card the outline names needs no flag",
+        "林远与苏晴同行。青儿追上来。",
+        set(),
+        outline={"hard": {"chapter_end_hook": {"id": "K1", "text": "叶青拜入山门"}}},
+    ),
+    NameCase("an undeclared debut is still a leak", "林远与苏晴同行。叶青追上来。", {"叶青"}),
+    NameCase(
+        "a later person stays a leak beside a declared debut",
+        "林远与苏晴同行。叶青说韩老魔要来了。",
+        {"韩老魔"},
+        outline=YE_DEBUT,
+    ),
+    NameCase(
+        "a nickname first used now, written in the outline, is no leak",
+        "林少侠与苏晴同行。",
+        set(),
+        outline={"new_canonical_facts": [{"id": "N1", "text": "林远从此人称林少侠"}]},
+    ),
+    NameCase(
+        "a nickname first used now, not in the outline, is a leak",
+        "林少侠与苏晴同行。",
+        {"林少侠"},
+        missing={"林远"},
+    ),
+    NameCase("a required person is present by any valid alias", "远哥与苏晴同行。", set()),
+    NameCase(
+        "a given name inside a longer, different name is not that person",
+        "林远山与苏晴同行。",
+        set(),
+        missing={"林远"},
+    ),
+)
+
+
+@pytest.mark.parametrize("case", NAME_CASES, ids=[c.rule for c in NAME_CASES])
+def test_names(freeze, case: NameCase) -> None:
+    frozen = freeze(**case.outline)
+    assert frozen.blocking == ()  # listing a debut as required does not block the context
+    _, findings = frozen.check(case.body, FILLER)
+    assert kinds(findings, "future_leak") == case.leaks
+    missing = {m.split("「")[1].split("」")[0] for m in kinds(findings, "required_entity_missing")}
+    assert missing == case.missing
+
+
+@dataclass(frozen=True)
+class EventCase:
+    rule: str
+    event: str
+    sentence: str
+    status: str
+
+
+EVENT_CASES = (
+    EventCase(
+        "the claimed sentence says the event",
+        "林远与苏晴在山门前分别",
+        "林远与苏晴在山门前分别，各自上路。",
+        "verified",
+    ),
+    EventCase(
+        "an alias of the person counts",
+        "林远与苏晴在山门前分别",
+        "远哥与苏晴在山门前分别。",
+        "verified",
+    ),
+    EventCase(
+        "a rewritten sentence no longer says it",
+        "林远与苏晴在山门前分别",
+        "两个樵夫在溪边煮茶，说些闲话。",
+        "contradicted",
+    ),
+    EventCase(
+        "too few key terms: left to the detector", "告别", "两个樵夫在溪边煮茶。", "unverifiable"
+    ),
+)
+
+
+@pytest.mark.parametrize("case", EVENT_CASES, ids=[c.rule for c in EVENT_CASES])
+def test_hard_events(freeze, case: EventCase) -> None:
+    frozen = freeze(hard={"hard_events": [{"id": "H1", "text": case.event}]})
+    output, findings = frozen.check(FILLER, case.sentence, claims={"H1": case.sentence})
+    [check] = event_checks(frozen.context, output)
+    assert check.status == case.status
+    blocked = [f for f in findings if f.kind == "hard_event_unverified"]
+    assert [f.severity for f in blocked] == (["high"] if case.status == "contradicted" else [])
+    undecided = detector_input(frozen.context, output).get("mechanicalUndecided", [])
+    assert [m["constraintId"] for m in undecided] == (
+        ["H1"] if case.status == "unverifiable" else []
+    )
+    assert detector_marks([check]) == undecided
+
+
+@pytest.mark.parametrize(
+    ("found", "total", "status"),
+    [
+        (0, 1, "unverifiable"),
+        (0, 2, "contradicted"),
+        (1, 2, "verified"),
+        (1, 4, "contradicted"),
+        (2, 5, "unverifiable"),
+        (3, 5, "verified"),
+    ],
+)
+def test_event_status_thresholds(found: int, total: int, status: str) -> None:
+    assert _status(found, total) == status
