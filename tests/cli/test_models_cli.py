@@ -99,3 +99,18 @@ def test_revise_prefers_the_works_choice_over_the_original_runs_model(muse, book
     runs = {r["id"]: r for r in muse.json("runs")}
     assert runs[outcome["newRunId"]]["model"] == "offline-2"
     assert runs[first["run_id"]]["model"] == "offline-1"
+
+
+def test_candidate_facts_propose_uses_the_extractor_choice(muse, engine, book):  # noqa: F811
+    cand = muse.json("write", str(NEXT), "-p", "offline", "-m", "offline-1")["candidate_id"]
+    refused = muse("candidate", "facts", cand, "--propose", ok=False)
+    assert refused.exit_code == 1 and "muse models use extractor" in refused.stderr
+
+    muse("models", "use", "extractor", "offline:offline-1")
+    out = muse.json("candidate", "facts", cand, "--propose")
+
+    assert out["receiptId"]
+    params = [
+        p for p in _receipt_params(engine) if p.get("modelChoice", {}).get("role") == "extractor"
+    ]
+    assert params and params[0]["modelChoice"]["source"] == "work"

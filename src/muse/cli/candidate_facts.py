@@ -10,11 +10,13 @@ from __future__ import annotations
 import typer
 from rich.markup import escape
 
+from muse.agents.model_choice import recorded_choice, resolve_model
 from muse.cli.cards import print_table
 from muse.cli.common import JsonOption, get_engine
 from muse.cli.output import console, emit, fail
-from muse.core.errors import InvalidInput, MuseError
+from muse.core.errors import MuseError
 from muse.flow.candidate_facts import CandidateFacts, list_candidate_facts, propose_candidate_facts
+from muse.flow.decisions import load as load_candidate
 from muse.knowledge.fact_types import FACT_TYPE_LABELS
 from muse.store.engine import reading
 
@@ -25,23 +27,26 @@ ITEM_LABELS = {"proposed": "已提出", "duplicate": "重复（已有）", "reje
 def candidate_facts(
     candidate_id: str = typer.Argument(..., help="候选 ID"),
     propose: bool = typer.Option(False, "--propose", help="先让抽取模型读候选正文，提出事实增量"),
-    provider: str = typer.Option(None, "--provider", "-p", help="抽取模型提供方（--propose 时）"),
-    model: str = typer.Option(
-        None, "--model", "-m", help="抽取模型 ID（--propose 时必须显式指定）"
+    provider: str = typer.Option(
+        None,
+        "--provider",
+        "-p",
+        help="抽取模型提供方（--propose 时；省略则用作品选定的 extractor 模型）",
     ),
+    model: str = typer.Option(None, "--model", "-m", help="抽取模型 ID（与 --provider 同时给出）"),
     json_out: bool = JsonOption,
 ) -> None:
     """列出针对候选提出的事实增量；--propose 先从候选正文抽取（只在采纳时经你批准才入台账）。"""
     try:
         if propose:
-            if not provider or not model:
-                raise InvalidInput(
-                    "--propose 需要同时给出 --provider 和 --model。",
-                    hint="离线演示可用 --provider offline --model offline-1。",
+            with reading(get_engine()) as conn:
+                work_id = load_candidate(conn, candidate_id)[0]["work_id"]
+            # the flags, else the work's `muse models use extractor …` choice
+            choice = resolve_model(get_engine(), work_id, "extractor", provider, model)
+            with recorded_choice(choice):
+                facts = propose_candidate_facts(
+                    get_engine(), candidate_id, provider=choice.provider, model=choice.model
                 )
-            facts = propose_candidate_facts(
-                get_engine(), candidate_id, provider=provider, model=model
-            )
         else:
             with reading(get_engine()) as conn:
                 facts = list_candidate_facts(conn, candidate_id)
