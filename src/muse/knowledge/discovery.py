@@ -353,12 +353,15 @@ class _Locator:
         self.chapters = list(chapters)
 
     def occurrence(self, number: int, text: str, start: int, word: str) -> Occurrence:
-        left = max(text.rfind(ch, 0, start) for ch in _SENTENCE_END) + 1
+        """The occurrence at ``start`` with its sentence (at most 80 characters either side)."""
+        left = max(max(text.rfind(ch, 0, start) for ch in _SENTENCE_END) + 1, start - 80)
         ends = [i for i in (text.find(ch, start) for ch in _SENTENCE_END) if i >= 0]
-        right = min(ends) + 1 if ends else len(text)
-        left = max(left, start - 80)
-        right = min(right, start + len(word) + 80)
-        return Occurrence(number, start, start + len(word), text[left:right].strip(), left)
+        right = min(min(ends) + 1 if ends else len(text), start + len(word) + 80)
+        while left < start and text[left].isspace():
+            left += 1
+        while right > start + len(word) and text[right - 1].isspace():
+            right -= 1
+        return Occurrence(number, start, start + len(word), text[left:right], left)
 
     def first(self, word: str) -> Occurrence | None:
         for number, text in self.chapters:
