@@ -99,3 +99,16 @@ def test_ngram_statistics_separate_a_word_from_a_fragment():
 def test_no_text_no_entities():
     assert discover([]) == []
     assert discover([(1, "")]) == []
+
+
+def test_the_offline_extractor_proposes_what_discovery_finds():
+    from muse.knowledge.extraction_contracts import INPUT_SCHEMA, ChapterExtraction
+    from muse.knowledge.offline_extractor import extract_chapter
+
+    _, _, text = chapters()[0]
+    known = [{"name": "张飞", "type": "character", "aliases": []}]
+    task = {"schemaVersion": INPUT_SCHEMA, "text": text, "knownCards": known}
+    output = ChapterExtraction.model_validate(extract_chapter(task, ChapterExtraction))
+    proposed = {c.name: c for c in output.cards}
+    assert proposed["刘备"].type == "character" and proposed["刘备"].evidenceQuote in text
+    assert "张飞" not in proposed  # a confirmed card is not proposed again

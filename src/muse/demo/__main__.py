@@ -21,6 +21,7 @@ from muse.flow.accept import accept_candidate
 from muse.flow.production import write_chapter
 from muse.knowledge.card_import import import_cards_yaml
 from muse.knowledge.cards import load_cards
+from muse.knowledge.discovery_drafts import discover_work
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.store.engine import make_engine
 from muse.store.migrate import load_all_tables, upgrade
@@ -66,6 +67,12 @@ def main(workspace: Path) -> int:
     console.print(
         f"② 设定：导入 {len(cards.outcomes)} 张卡片，作者确认后正式卡片 {card_count} 张；"
         f"第 5 回细纲已保存并确认（{section_id}）"
+    )
+    with engine.begin() as conn:
+        found = discover_work(conn, work_id)
+    console.print(
+        f"   拆书发现（muse cards discover，无需模型）：{found.count('new')} 张机器提议的草稿，"
+        f"{found.count('known')} 项已有正式卡片；草稿须作者确认（muse drafts）"
     )
 
     def progress(node: str, status: str) -> None:
