@@ -110,5 +110,5 @@ def test_the_offline_extractor_proposes_what_discovery_finds():
     task = {"schemaVersion": INPUT_SCHEMA, "text": text, "knownCards": known}
     output = ChapterExtraction.model_validate(extract_chapter(task, ChapterExtraction))
     proposed = {c.name: c for c in output.cards}
-    assert proposed["刘备"].type == "character" and proposed["刘备"].evidenceQuote in text
+    assert proposed["玄德"].type == "character" and proposed["玄德"].evidenceQuote in text
     assert "张飞" not in proposed  # a confirmed card is not proposed again
