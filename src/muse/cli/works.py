@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
@@ -63,6 +64,9 @@ def import_(
     renumber: bool = typer.Option(
         False, "--renumber", help="按出现顺序重新编号（每卷重新编号的书）"
     ),
+    keep_notes: bool = typer.Option(
+        False, "--keep-notes", help="保留作者的话（PS、求月票等）在正文中；默认排除"
+    ),
     json_out: bool = JsonOption,
 ) -> None:
     """导入已有小说（拆书）：识别编码与章节，一个事务写入。"""
@@ -71,19 +75,26 @@ def import_(
     purposes = [Purpose(p) for p in purpose] if purpose else None
     data = file.read_bytes()
     if dry_run:
-        report = analyse(data, title, renumber=renumber)[1]
+        report = analyse(data, title, renumber=renumber, keep_notes=keep_notes)[1]
     else:
         report = _import_with_progress(
-            data, title, SOURCE_CHOICES[source], purposes, renumber, json_out
+            data, title, SOURCE_CHOICES[source], purposes, (renumber, keep_notes), json_out
         )
     emit(report.to_dict(), json_out, lambda _: _render_import(report))
 
 
-def _import_with_progress(data, title, source_kind, purposes, renumber, quiet) -> ImportReport:
+def _import_with_progress(data, title, source_kind, purposes, flags, quiet) -> ImportReport:
     engine = get_engine()
+    renumber, keep_notes = flags
     if quiet:
         return import_book(
-            engine, data, title=title, source_kind=source_kind, purposes=purposes, renumber=renumber
+            engine,
+            data,
+            title=title,
+            source_kind=source_kind,
+            purposes=purposes,
+            renumber=renumber,
+            keep_notes=keep_notes,
         )
     with Progress(
         TextColumn("写入章节"), BarColumn(), MofNCompleteColumn(), console=console, transient=True
@@ -96,6 +107,7 @@ def _import_with_progress(data, title, source_kind, purposes, renumber, quiet) -
             source_kind=source_kind,
             purposes=purposes,
             renumber=renumber,
+            keep_notes=keep_notes,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
 
@@ -111,6 +123,10 @@ def _render_import(report: ImportReport) -> None:
     )
     for warning in report.warnings:
         console.print(f"[yellow]注意：[/]{warning}")
+    for note in report.author_notes[:20]:
+        console.print(f"  作者的话 第 {note.chapter} 章第 {note.line} 行：{escape(note.text)}")
+    if len(report.author_notes) > 20:
+        console.print(f"  ……另有 {len(report.author_notes) - 20} 处（--json 查看全部）")
     if report.duplicates:
         console.print(
             f"[red]章号重复：{'、'.join(map(str, report.duplicates))}（正式导入会被拒绝）[/]"

@@ -18,6 +18,7 @@ from muse.core.canonical import sha256_hex
 from muse.core.clock import utc_now
 from muse.core.errors import ImportFailed
 from muse.core.text import count_han
+from muse.works.author_notes import AuthorNote, split_notes
 from muse.works.book_decoding import decode_book
 from muse.works.book_parser import ParsedBook, parse_book
 from muse.works.catalog import create_work
@@ -51,6 +52,8 @@ class ImportReport:
     dry_run: bool
     work_id: int | None = None
     warnings: tuple[str, ...] = field(default=())
+    author_notes: tuple[AuthorNote, ...] = field(default=())
+    notes_kept: bool = False
 
     @property
     def han_count(self) -> int:
@@ -71,6 +74,10 @@ class ImportReport:
             "outOfOrder": list(self.out_of_order),
             "duplicates": list(self.duplicates),
             "warnings": list(self.warnings),
+            "authorNotes": [
+                {"chapter": n.chapter, "line": n.line, "text": n.text} for n in self.author_notes
+            ],
+            "authorNotesKept": self.notes_kept,
             "chapters": [
                 {
                     "number": c.number,
@@ -128,7 +135,9 @@ def _report(
     )
 
 
-def analyse(data: bytes, title: str, *, renumber: bool = False) -> tuple[ParsedBook, ImportReport]:
+def analyse(
+    data: bytes, title: str, *, renumber: bool = False, keep_notes: bool = False
+) -> tuple[ParsedBook, ImportReport]:
     """Decode and split a book file without writing anything (``--dry-run``).
 
     ``renumber`` is the author's explicit request to number chapters by position (for books that
@@ -137,6 +146,7 @@ def analyse(data: bytes, title: str, *, renumber: bool = False) -> tuple[ParsedB
     decoded = decode_book(data)
     original = parse_book(decoded.text)
     book = _renumbered(original) if renumber else original
+    book, notes = _without_notes(book, keep=keep_notes)
     if not book.chapters:
         raise ImportFailed(
             "没有识别到任何章节标题（如「第1章 标题」「第一回」）。",
@@ -144,9 +154,27 @@ def analyse(data: bytes, title: str, *, renumber: bool = False) -> tuple[ParsedB
         )
     version = "sha256:" + hashlib.sha256(data).hexdigest()[:16]
     report = _report(book, title, decoded.encoding, version, dry_run=True)
+    report = replace(report, author_notes=tuple(notes), notes_kept=keep_notes)
+    if notes:
+        action = "按 --keep-notes 保留在正文中" if keep_notes else "已排除在正式正文之外"
+        report = replace(
+            report,
+            warnings=report.warnings + (f"检测到作者的话 {len(notes)} 处，{action}。",),
+        )
     if renumber:
         report = replace(report, warnings=report.warnings + _renumber_warnings(original, book))
     return book, report
+
+
+def _without_notes(book: ParsedBook, *, keep: bool) -> tuple[ParsedBook, list[AuthorNote]]:
+    """The book with author notes out of every chapter body (unless ``keep``), and the notes."""
+    notes: list[AuthorNote] = []
+    chapters = []
+    for c in book.chapters:
+        body, found = split_notes(c.number, c.body)
+        notes += found
+        chapters.append(c if keep or not found else replace(c, body=body))
+    return replace(book, chapters=tuple(chapters)), notes
 
 
 def _renumbered(book: ParsedBook) -> ParsedBook:
@@ -194,10 +222,11 @@ def import_book(
     source_note: str | None = None,
     dry_run: bool = False,
     renumber: bool = False,
+    keep_notes: bool = False,
     progress: Progress | None = None,
 ) -> ImportReport:
     """Import a book file as a new work, in one transaction. ``dry_run`` writes nothing."""
-    book, report = analyse(data, title, renumber=renumber)
+    book, report = analyse(data, title, renumber=renumber, keep_notes=keep_notes)
     if dry_run:
         return report
     _refuse_duplicates(book)
@@ -213,8 +242,16 @@ def import_book(
             front_matter=book.front_matter,
         )
         volume_ids = _insert_volumes(conn, work_id, book)
-        _insert_chapters(conn, work_id, book, volume_ids, report.source_version, progress)
+        removed = {} if keep_notes else _notes_by_chapter(report.author_notes)
+        _insert_chapters(conn, work_id, book, volume_ids, report.source_version, progress, removed)
     return ImportReport(**{**report.__dict__, "dry_run": False, "work_id": work_id})
+
+
+def _notes_by_chapter(notes: Sequence[AuthorNote]) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for n in notes:
+        out.setdefault(n.chapter, []).append(n.text)
+    return out
 
 
 def _default_chars(report: ImportReport) -> int:
@@ -242,6 +279,7 @@ def _insert_chapters(
     volume_ids: list[int],
     version: str,
     progress: Progress | None,
+    removed_notes: dict[int, list[str]],
 ) -> None:
     now = utc_now()
     total = len(book.chapters)
@@ -279,7 +317,7 @@ def _insert_chapters(
                     "content_sha256": sha256_hex(c.body),
                     "han_count": count_han(c.body),
                     "origin": "import",
-                    "attribution": {"file": version, "line": c.line_no},
+                    "attribution": _attribution(version, c.line_no, removed_notes.get(c.number)),
                     "created_at": now,
                 }
                 for c in batch
@@ -287,3 +325,9 @@ def _insert_chapters(
         )
         if progress:
             progress(min(start + _BATCH, total), total)
+
+
+def _attribution(version: str, line: int, notes: list[str] | None) -> dict:
+    """Where the prose came from; the author notes taken out of it are kept here, not lost."""
+    base: dict = {"file": version, "line": line}
+    return {**base, "authorNotes": notes} if notes else base
