@@ -57,13 +57,23 @@ def foundation(task: dict) -> dict:
         "ending_direction": "主角兑现誓约，但失去了最初想守护的平凡生活",
         "target_readers": "喜欢成长与逆袭、重视伏笔回收的男频读者",
     }
-    return {
-        "work_core": core,
-        "length_target": {
+    return {"work_core": core, "length_target": _length_target(task.get("existingBook"))}
+
+
+def _length_target(book: dict | None) -> dict:
+    """120 chapters in 3 volumes; a continued book gets room after what it already has."""
+    if not book:
+        return {
             "target_chapters": 120,
             "chars_per_chapter": {"min": 2500, "max": 3500},
             "volume_count": 3,
-        },
+        }
+    written, median = book["latestChapter"], book["medianChapterHan"]
+    low = max(2000, min(10000, median * 8 // 10 // 100 * 100))
+    return {
+        "target_chapters": written + max(30, written // 4),
+        "chars_per_chapter": {"min": low, "max": max(low + 500, median * 12 // 10 // 100 * 100)},
+        "volume_count": max(book["volumeCount"] + 1, 3),
     }
 
 
