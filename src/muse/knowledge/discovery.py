@@ -64,6 +64,7 @@ _INTRO = re.compile("(?:" + "|".join(INTRO_MARKERS) + r")([\u4e00-\u9fff]{2,3})"
 _SENTENCE_END = "。！？!?\n"
 SAMPLES = 3
 PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
+FREQUENT, FREQUENT_COHESION = 50, 0.3  # a string seen this often needs less cohesion
 # a first character with one of these tags opens a phrase, not a name (unless it is a surname)
 FUNCTION_TAGS = frozenset({"m", "q", "p", "c", "u", "uj", "ul", "ud", "r", "d", "v", "vg", "f"})
 
@@ -248,10 +249,13 @@ def _boundary_ok(s: GramStats) -> bool:
     return s.left_entropy >= floor and s.right_entropy >= floor
 
 
-def _cohesion_floor(word: str) -> float:
-    if has_surname(word):
-        return 5.0  # a surname character is common on its own (「马」「何」), so a name of it is less cohesive
-    return 20.0 if len(word) == 2 else 50.0
+def _cohesion_floor(word: str, count: int) -> float:
+    """How much more often than chance the characters must stand together. A surname character
+    is common on its own (「马」「何」), so a name of it is less cohesive; a string the book
+    repeats very often may be made of common characters (「林」「远」) and still be a name — its
+    boundary entropy, checked after, tells a word from a fragment."""
+    base = 5.0 if has_surname(word) else 20.0 if len(word) == 2 else 50.0
+    return base * FREQUENT_COHESION if count >= FREQUENT else base
 
 
 def _introductions(texts: Sequence[str]) -> tuple[set[str], list[tuple[str, str]]]:
@@ -271,7 +275,7 @@ def _candidates(table: NGramTable, intro: set[str], courtesy) -> dict[str, _Cand
     grams = {
         w
         for w in table.frequent(_min_count(table))
-        if not _bad_shape(w) and table.cohesion(w) >= _cohesion_floor(w)
+        if not _bad_shape(w) and table.cohesion(w) >= _cohesion_floor(w, table.count(w))
     }
     grams |= {w for w in intro if table.count(w) >= 2 and 1 < len(w) <= MAX_LEN}
     stats = table.stats(grams)
