@@ -16,6 +16,7 @@ from muse.context.contracts import WriterContext
 from muse.context.tables import context_snapshots
 from muse.flow.production import write_chapter
 from muse.flow.tables import candidates
+from muse.knowledge.card_types import card_type
 from muse.knowledge.cards import load_cards, rewrite_card, spec_of
 from muse.knowledge.contracts import Cycle, PlannedStep
 from muse.knowledge.drafts import confirm_all
@@ -51,8 +52,8 @@ def _context_of(engine, candidate_id) -> WriterContext:
 
 
 def _author_closes_the_arcs(conn, work: int) -> None:
-    """Stage 2 asks every character's arc to close: the author plans each one's ending."""
-    for card in load_cards(conn, work, card_type_key="character"):
+    """Stage 2 asks every arc to close: the author plans each card's ending."""
+    for card in (c for c in load_cards(conn, work) if card_type(c.type).arc):
         ending = PlannedStep(chapter=130, cycle=Cycle.ending, step="结局", description="待定结局")
         rewrite_card(conn, card, spec_of(card).model_copy(update={"growth_arc": [ending]}))
 

@@ -43,6 +43,7 @@ from muse.knowledge.discovery_lexicon import (
     NAME_NEXT,
     NAME_PREV,
     NOUN_TAGS,
+    OPEN_NEIGHBOURS,
     ORG_SUFFIX,
     PLACE_PREV,
     PLACE_SUFFIX,
@@ -64,6 +65,8 @@ _INTRO = re.compile("(?:" + "|".join(INTRO_MARKERS) + r")([\u4e00-\u9fff]{2,3})"
 _SENTENCE_END = "。！？!?\n"
 SAMPLES = 3
 PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
+FAMILY_MARKS = frozenset("老家氏")  # after a surname: a household or an elder, not one name
+BOUNDARY_FLOOR = 1.5  # nats; 「高叫」 (nearly always 「高叫道」) stays below it
 FREQUENT, FREQUENT_COHESION = 50, 0.3  # a string seen this often needs less cohesion
 # a first character with one of these tags opens a phrase, not a name (unless it is a surname)
 FUNCTION_TAGS = frozenset({"m", "q", "p", "c", "u", "uj", "ul", "ud", "r", "d", "v", "vg", "f"})
@@ -145,11 +148,13 @@ def _morphology(word: str) -> str | None:
 
 def _bad_shape(word: str) -> bool:
     """A string no name has, by its characters alone (checked before any statistics)."""
-    if word in ROLE_NOUNS or word[-1] in BAD_END:
+    if word in ROLE_NOUNS or word[-1] in BAD_END or len(set(word)) == 1:  # 「沙沙」「纷纷」
         return True
     if word[0] in BAD_START and not has_surname(word):  # 「何进」「诸葛恪」 keep their surname
         return True
     if word[:2] in ROLE_NOUNS or word[:3] in ROLE_NOUNS:  # 「师父呵」
+        return True
+    if len(word) == 2 and word[1] in FAMILY_MARKS and has_surname(word):  # 「陈老」「陈家」
         return True
     return bool(BAD_INSIDE.intersection(word[1:-1])) or set(word) <= DIRECTIONS
 
@@ -245,8 +250,20 @@ def _min_count(table: NGramTable) -> int:
 
 
 def _boundary_ok(s: GramStats) -> bool:
-    floor = min(2.0, 0.6 * math.log(max(s.count, 2)))
-    return s.left_entropy >= floor and s.right_entropy >= floor
+    """Free on both sides: varied neighbours, a function character counting as always new."""
+    floor = min(BOUNDARY_FLOOR, 0.6 * math.log(max(s.count, 2)))
+    left = max(s.left_entropy, _open_entropy(s.left, s.count))
+    right = max(s.right_entropy, _open_entropy(s.right, s.count))
+    return left >= floor and right >= floor
+
+
+def _open_entropy(neighbours: dict[str, int], total: int) -> float:
+    if total <= 0:
+        return 0.0
+    closed = {ch: c for ch, c in neighbours.items() if ch not in OPEN_NEIGHBOURS}
+    edges = total - sum(closed.values())
+    h = -sum(c / total * math.log(c / total) for c in closed.values())
+    return h + (edges / total * math.log(total) if edges > 0 else 0.0)
 
 
 def _cohesion_floor(word: str, count: int) -> float:
@@ -298,6 +315,10 @@ def _drop_fragments(found: dict[str, _Candidate], table: NGramTable) -> dict[str
         for short in _substrings(long):
             if short in out and table.count(long) >= 0.7 * table.count(short):
                 out.pop(short)
+        head = long[:-1]
+        if len(long) >= 3 and head in found and table.count(head) >= 3 * table.count(long):
+            out.pop(long)  # 「沙僧挑」: a name and the verb after it
+            continue
         for k in range(2, len(long) - 1):
             head, rest = long[:k], long[k:]
             if head in found and rest not in TITLES and _tagger().has_word(rest):

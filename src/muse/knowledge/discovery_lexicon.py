@@ -47,14 +47,21 @@ ROLE_NOUNS = frozenset(
         " 贫僧 贫道 老孙 老夫 在下 本座 小人 奴婢 臣妾 兄台 诸位 列位 二人 三人 两人 众位 众官"
         " 皇后 太后 先锋 太保 太尉 都尉 校尉 部将 群臣 驿丞 功曹 城隍 土地 龙王 大仙 天王 员外 掌柜"
         " 小二 管家 侍卫 丫鬟 丫头 护卫 长辈 晚辈 师祖 祖师 宫女 太监 官差 捕快 县令 知府 皇上"
+        " 文武 百官 诸将 众臣 明公 足下 阁下 主上 圣上"
     )
 )
 
 # a character after a speaker: 「X道」「X笑道」「X曰」
 SPEAKER_NEXT = frozenset("道曰说笑问答叫喝骂哭叹")
 # characters around a person more than around other words: 「令关兴」「唤X」「被X」「X引兵」「X大怒」
-NAME_PREV = frozenset("令唤命请见与被遣使差教叫问谓拜随说杀斩擒助投")
-NAME_NEXT = SPEAKER_NEXT | frozenset("引领率为之也亦乃便却又即遂见听闻看急忙大")
+NAME_PREV = frozenset("令唤命请见与被遣使差教叫问谓拜随说杀斩擒助投着向对给让跟同")
+# …and the gestures of modern prose: 「X握紧」「X转身」「X皱眉」「X点头」
+NAME_NEXT = SPEAKER_NEXT | frozenset(
+    "引领率为之也亦乃便却又即遂见听闻看急忙大握转望抬低停皱深轻缓沉嘴微点摇"
+)
+# neighbours that say nothing about where a word ends (「在X」「X的」): for boundary entropy
+# each counts as a distinct neighbour, so a name always written 「在青云宗」 is not a fragment
+OPEN_NEIGHBOURS = frozenset("在到往至入出回于从向对与和跟同被把将给让的了着是也都就又")
 # a character before a place: 「到X」「往X」「在X」
 PLACE_PREV = frozenset("到往至在入出回离赴进奔投于自从居")
 # a character before a role noun but rarely before a name: 「那和尚」「这妖精」「老和尚」「小妖」
