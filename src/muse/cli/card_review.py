@@ -7,12 +7,20 @@ ledger only here, by the author's hand. Every list command takes ``--json``.
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 
 from muse.cli.cards import JsonOpt, WorkOpt, print_table, work_session
 from muse.cli.output import console, emit, fail
 from muse.core.errors import InvalidInput
 from muse.knowledge.card_types import card_type
 from muse.knowledge.conflicts import RESOLUTION_LABELS, list_conflicts, resolve_conflict
+from muse.knowledge.draft_review import (
+    confirm_groups,
+    group_drafts,
+    merge_drafts,
+    reject_groups,
+    select_groups,
+)
 from muse.knowledge.drafts import confirm_all, confirm_draft, list_drafts, reject_draft
 from muse.knowledge.fact_types import FACT_TYPE_LABELS
 from muse.knowledge.facts import (
@@ -30,15 +38,27 @@ facts_app = typer.Typer(help="事实增量（待批准）与事实台账。", in
 # --- drafts --------------------------------------------------------------------------------
 
 
+TypeOpt = typer.Option(None, "--type", "-t", help="只看某类（如 character 或 人物）")
+MinMentionsOpt = typer.Option(
+    None, "--min-mentions", min=1, help="只看拆书发现出现至少这么多次的实体"
+)
+
+
 @drafts_app.callback()
 def drafts(
     ctx: typer.Context,
     work: str | None = WorkOpt,
     show_all: bool = typer.Option(False, "--all", help="包括已处理的草稿"),
+    grouped: bool = typer.Option(False, "--group", "-g", help="按实体分组，附出现次数与原文证据"),
+    type_key: str | None = TypeOpt,
+    min_mentions: int | None = MinMentionsOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """列出待确认的草稿。"""
+    """列出待确认的草稿（--group 按实体分组，可按 --type / --min-mentions 筛选）。"""
     if ctx.invoked_subcommand is not None:
+        return
+    if grouped or type_key or min_mentions:
+        _list_groups(work, type_key, min_mentions, as_json)
         return
     with work_session(work) as (conn, work_id):
         items = list_drafts(conn, work_id, status=None if show_all else "pending")
@@ -61,20 +81,66 @@ def drafts(
     emit([d.model_dump(mode="json") for d in items], as_json, render)
 
 
+def _selected(conn, work_id: int, type_key: str | None, min_mentions: int | None):
+    return select_groups(group_drafts(conn, work_id), type_key=type_key, min_mentions=min_mentions)
+
+
+def _list_groups(work, type_key, min_mentions, as_json: bool) -> None:
+    with work_session(work) as (conn, work_id):
+        groups = _selected(conn, work_id, type_key, min_mentions)
+
+    def render(_) -> None:
+        rows = [
+            (
+                escape(g.name),
+                card_type(g.type).label,
+                g.mentions if g.mentions is not None else "—",
+                f"第{g.first_chapter}章" if g.first_chapter else "—",
+                len(g.drafts),
+                g.open_conflicts,
+                escape("、".join(g.aliases)) or "—",
+                escape(_short(g.quotes[0]["quote"])) if g.quotes else "—",
+                " ".join(d.id for d in g.drafts),
+            )
+            for g in groups
+        ]
+        title = f"草稿（按实体分组，{len(groups)} 组）"
+        print_table(title, "名称 类型 出现次数 首次出现 草稿 冲突 别名 证据 草稿ID", rows)
+
+    emit([g.to_json() for g in groups], as_json, render)
+
+
+def _short(text: str, limit: int = 30) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 @drafts_app.command("confirm")
 def drafts_confirm(
     ids: list[str] = typer.Argument(None, help="草稿 ID（可多个）"),
     confirm_every: bool = typer.Option(False, "--all", help="确认所有没有冲突的草稿"),
+    type_key: str | None = TypeOpt,
+    min_mentions: int | None = MinMentionsOpt,
     work: str | None = WorkOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """确认草稿：新卡成为正式卡，更新合并进正式卡；有冲突的先处理冲突。"""
-    if not ids and not confirm_every:
-        fail(InvalidInput("请给出草稿 ID，或用 --all 确认所有没有冲突的草稿。"))
-    with work_session(work) as (conn, work_id):
-        outcomes = (
-            confirm_all(conn, work_id) if confirm_every else [confirm_draft(conn, i) for i in ids]
+    """确认草稿：新卡成为正式卡，更新合并进正式卡；有冲突的先处理冲突。
+
+    批量：--type character --min-mentions 20 确认这类实体中出现至少 20 次的全部草稿。"""
+    selecting = bool(type_key or min_mentions)
+    if sum([bool(ids), confirm_every, selecting]) != 1:
+        fail(
+            InvalidInput(
+                "请给出草稿 ID，或用 --all 确认所有没有冲突的草稿，"
+                "或用 --type / --min-mentions 批量确认（三者择一）。"
+            )
         )
+    with work_session(work) as (conn, work_id):
+        if selecting:
+            outcomes = confirm_groups(conn, _selected(conn, work_id, type_key, min_mentions))
+        elif confirm_every:
+            outcomes = confirm_all(conn, work_id)
+        else:
+            outcomes = [confirm_draft(conn, i) for i in ids]
 
     def render(_) -> None:
         for o in outcomes:
@@ -90,16 +156,49 @@ def drafts_confirm(
 
 @drafts_app.command("reject")
 def drafts_reject(
-    draft_id: str = typer.Argument(...),
+    draft_id: str | None = typer.Argument(None),
+    type_key: str | None = TypeOpt,
+    min_mentions: int | None = MinMentionsOpt,
     note: str | None = typer.Option(None, "--note", help="理由"),
     work: str | None = WorkOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """驳回草稿；它的未决冲突一并撤销。"""
-    with work_session(work) as (conn, _):
-        outcome = reject_draft(conn, draft_id, note=note)
+    """驳回草稿（或用 --type / --min-mentions 批量驳回）；它们的未决冲突一并撤销。"""
+    selecting = bool(type_key or min_mentions)
+    if bool(draft_id) == selecting:
+        fail(InvalidInput("请给出一个草稿 ID，或用 --type / --min-mentions 批量驳回（二者择一）。"))
+    with work_session(work) as (conn, work_id):
+        if selecting:
+            outcomes = reject_groups(
+                conn, _selected(conn, work_id, type_key, min_mentions), note=note
+            )
+        else:
+            outcomes = [reject_draft(conn, draft_id or "", note=note)]
+
+    def render(_) -> None:
+        for o in outcomes:
+            console.print(f"已驳回：{escape(o.name)}")
+        if not outcomes:
+            console.print("没有符合条件的草稿。")
+
+    data = [o.model_dump(mode="json") for o in outcomes]
+    emit(data if selecting else data[0], as_json, render)
+
+
+@drafts_app.command("merge")
+def drafts_merge(
+    keep: str = typer.Argument(..., help="保留的草稿 ID"),
+    other: str = typer.Argument(..., help="并入的草稿 ID：它的名称成为保留草稿的别名"),
+    work: str | None = WorkOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """把两张草稿合并为同一实体：后者的名称与别名成为前者的别名，后者驳回（附去向）。"""
+    with work_session(work) as (conn, work_id):
+        outcome = merge_drafts(conn, work_id, keep, other)
     emit(
-        outcome.model_dump(mode="json"), as_json, lambda _: console.print(f"已驳回：{outcome.name}")
+        outcome.model_dump(mode="json"),
+        as_json,
+        lambda _: console.print(f"已合并：草稿 {other} 并入「{escape(outcome.name)}」（{keep}）"),
     )
 
 

@@ -285,6 +285,10 @@ def _render_state(card: Card, result: StateAsOf) -> None:
 def register(app: typer.Typer) -> None:
     app.add_typer(cards_app, name="cards")
     app.add_typer(card_app, name="card")
-    from muse.cli import card_review  # it builds on this module's helpers
+    from muse.cli import (
+        book_extract,  # noqa: F401  (mounts ``cards extract`` on cards_app)
+        card_review,  # it builds on this module's helpers
+        discovery,  # noqa: F401  (mounts ``cards discover`` on cards_app)
+    )
 
     card_review.register(app)

@@ -142,6 +142,8 @@ def _render_status(d: dict) -> None:
                 )
         for line in s["blockers"]:
             console.print(f"    [red]卡住：{line}[/]", highlight=False)
+        for line in s.get("needsReview", []):
+            console.print(f"    [yellow]需复核：{line}[/]", highlight=False)
     console.print(d["next"])
 
 

@@ -71,6 +71,9 @@ def import_(
     max_chapter_chars: int = typer.Option(
         MAX_CHAPTER_CHARS, "--max-chapter-chars", min=1, help="单章字符数上限"
     ),
+    keep_notes: bool = typer.Option(
+        False, "--keep-notes", help="保留作者的话（PS、求月票等）在正文中；默认排除"
+    ),
     json_out: bool = JsonOption,
 ) -> None:
     """导入已有小说（拆书）：识别编码与章节，一个事务写入。"""
@@ -78,7 +81,11 @@ def import_(
         raise InvalidInput(f"未知来源「{source}」，可选：own、public-domain、licensed。")
     purposes = [Purpose(p) for p in purpose] if purpose else None
     data = read_capped(file, max_mb, what="小说文件", flag="--max-mb")
-    limits: dict[str, Any] = {"renumber": renumber, "max_chapter_chars": max_chapter_chars}
+    limits: dict[str, Any] = {
+        "renumber": renumber,
+        "max_chapter_chars": max_chapter_chars,
+        "keep_notes": keep_notes,
+    }
     if dry_run:
         from muse.works.importer import analyse
 
@@ -161,6 +168,10 @@ def _render_import(report: ImportReport, index: dict[str, Any] | None = None) ->
     )
     for warning in report.warnings:
         console.print(f"[yellow]注意：[/]{warning}")
+    for note in report.author_notes[:20]:
+        console.print(f"  作者的话 第 {note.chapter} 章第 {note.line} 行：{escape(note.text)}")
+    if len(report.author_notes) > 20:
+        console.print(f"  ……另有 {len(report.author_notes) - 20} 处（--json 查看全部）")
     if report.duplicates:
         console.print(
             f"[red]章号重复：{'、'.join(map(str, report.duplicates))}（正式导入会被拒绝）[/]"

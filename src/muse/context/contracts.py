@@ -143,9 +143,20 @@ class AuthorizationRef(Contract):
     revalidated_at: str
 
 
+class NarrativeSource(Contract):
+    """The approved fact (fact ledger row) a narrative-state value was derived from."""
+
+    field: str = Field(description="time | place | position:<name> | situation")
+    value: str
+    chapter: int
+    ledger_id: str
+    quote: str
+
+
 class NarrativeState(Contract):
-    """Where the story stands at as_of. Fields that need a model to extract stay null until the
-    extraction issue fills them; ``provenance`` says what was actually derived and how."""
+    """Where the story stands at as_of (spec 000 §7.1), derived from the approved fact ledger
+    (context/narrative_state.py). Every value has its source in ``sources``; a value that cannot
+    be derived is null and ``unknown`` says why — never guessed."""
 
     as_of_chapter: int
     previous_chapter_tail: str
@@ -153,6 +164,8 @@ class NarrativeState(Contract):
     place: str | None = None
     character_positions: dict[str, str] = Field(default_factory=dict)
     immediate_situation: str | None = None
+    sources: tuple[NarrativeSource, ...] = ()
+    unknown: dict[str, str] = Field(default_factory=dict)
     provenance: str
 
 

@@ -24,13 +24,13 @@ from muse.context.contracts import (
     AuthorizationRef,
     ContextSnapshotRef,
     EvidenceCoverage,
-    NarrativeState,
     OutputContract,
     TokenBudget,
     WriterContext,
 )
 from muse.context.exploration_contracts import ExplorationManifest, ReplayedRead
 from muse.context.manifest import build_manifest
+from muse.context.narrative_state import derive_narrative_state
 from muse.context.plan_reads import check_replayed
 from muse.context.prevention import prevention_from_style
 from muse.context.replayed_sources import fold_replayed
@@ -185,10 +185,10 @@ def freeze_context(
         retrieval_plan=plan,
         manifest=build_manifest(plan_id(plan), pack.sources, pack.omitted, pack.hits),
         fine_outline=outline.model_dump(mode="json"),
-        narrative_state=NarrativeState(
-            as_of_chapter=as_of,
-            previous_chapter_tail=chapters[-1].text[-TAIL_CHARS:] if chapters else "",
-            provenance="仅取上一章结尾原文；时间、地点、人物位置待章后抽取建成后填入。",
+        narrative_state=derive_narrative_state(
+            view.fact_ledger(),
+            as_of,
+            chapters[-1].text[-TAIL_CHARS:] if chapters else "",
         ),
         fact_evidence=tuple(facts + prose_facts),
         prose_evidence=tuple(pack.prose),

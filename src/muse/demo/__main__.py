@@ -30,6 +30,7 @@ from muse.flow.accept import accept_candidate
 from muse.flow.production import write_chapter
 from muse.knowledge.card_import import import_cards_yaml
 from muse.knowledge.cards import load_cards
+from muse.knowledge.discovery_drafts import discover_work
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.store.engine import make_engine
 from muse.store.migrate import load_all_tables, upgrade
@@ -82,6 +83,12 @@ def main(workspace: Path) -> int:
         choice = choose_model(engine, work_id, role, f"{PROVIDER}:{MODEL}")
     console.print(
         f"   模型：本作品各角色选定 {PROVIDER}:{MODEL}（同 muse models use writer {PROVIDER}:{MODEL}）"
+    )
+    with engine.begin() as conn:
+        found = discover_work(conn, work_id)
+    console.print(
+        f"   拆书发现（muse cards discover，无需模型）：{found.count('new')} 张机器提议的草稿，"
+        f"{found.count('known')} 项已有正式卡片；草稿须作者确认（muse drafts）"
     )
 
     def progress(node: str, status: str) -> None:

@@ -13,6 +13,7 @@ verbatim sentence of the chapter:
   「X拜 Z 为师」                                 relation      Z is X's 师父
   「X是 Y。」 (sentence start, a character)      card field    身份 = Y
   「名叫 N 的」                                  new card      a character named N
+  a name model-free discovery finds (discovery.py)  new card      its type guess, first sentence
 
 It never stands in for checking logic: the extraction step verifies its quotes like any model's.
 """
@@ -26,11 +27,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from muse.agents.providers.offline import builtin_generator
+from muse.knowledge.discovery import discover
 from muse.knowledge.extraction_contracts import INPUT_SCHEMA, ChapterExtraction
 
 OFFLINE_FINDING = "【离线模式】本抽取由离线提供方按固定句式确定性生成，不代表模型抽取能力。"
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?")
 _OBJECT = r"(?P<o>[^，。！？!?、；：“”\s]{2,12})"
+DISCOVERY_MIN_MENTIONS = 3
 _NEW_NAME = re.compile(r"名叫(?P<n>[\u4e00-\u9fff]{2,3})的")
 
 
@@ -117,7 +120,20 @@ def _cards(text: str, known: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if name not in names:
                 names.add(name)
                 cards.append(_card(name, sentence, [("summary", sentence, sentence)]))
-    return cards
+    return cards + _discovered(text, names)
+
+
+def _discovered(text: str, names: set[str]) -> list[dict[str, Any]]:
+    """New entities model-free discovery finds in the chapter, quoted by their first sentence."""
+    out = []
+    for entity in discover([(1, text)]):
+        aliases = [a.name for a in entity.aliases]
+        if entity.mentions < DISCOVERY_MIN_MENTIONS or names.intersection([entity.name, *aliases]):
+            continue
+        names.add(entity.name)
+        card = _card(entity.name, entity.first.quote, [])
+        out.append({**card, "type": entity.type, "aliases": aliases})
+    return out
 
 
 def _card(name: str, quote: str, fields: list[tuple[str, str, str]]) -> dict[str, Any]:

@@ -57,13 +57,23 @@ def foundation(task: dict) -> dict:
         "ending_direction": "主角兑现誓约，但失去了最初想守护的平凡生活",
         "target_readers": "喜欢成长与逆袭、重视伏笔回收的男频读者",
     }
-    return {
-        "work_core": core,
-        "length_target": {
+    return {"work_core": core, "length_target": _length_target(task.get("existingBook"))}
+
+
+def _length_target(book: dict | None) -> dict:
+    """120 chapters in 3 volumes; a continued book gets room after what it already has."""
+    if not book:
+        return {
             "target_chapters": 120,
             "chars_per_chapter": {"min": 2500, "max": 3500},
             "volume_count": 3,
-        },
+        }
+    written, median = book["latestChapter"], book["medianChapterHan"]
+    low = max(2000, min(10000, median * 8 // 10 // 100 * 100))
+    return {
+        "target_chapters": written + max(30, written // 4),
+        "chars_per_chapter": {"min": low, "max": max(low + 500, median * 12 // 10 // 100 * 100)},
+        "volume_count": max(book["volumeCount"] + 1, 3),
     }
 
 
@@ -73,6 +83,7 @@ def outline(task: dict) -> dict | None:
         return None
     lt, v = f["length_target"], task["variant"]
     count, total = lt["volume_count"], lt["target_chapters"]
+    written = (task.get("existingBook") or {}).get("latestChapter", 0)  # a continued book
     per_chapter = (lt["chars_per_chapter"]["min"] + lt["chars_per_chapter"]["max"]) / 2
     volumes, threads, first = [], [], 1
     for n in range(1, count + 1):
@@ -90,27 +101,31 @@ def outline(task: dict) -> dict | None:
                 "sketch": _sized(f"{MARK}第{n}卷粗纲：", size, v),
             }
         )
-        if last - first >= 3:
+        start = max(first, written + 1)  # threads are planned after what is written
+        if last - start >= 3:
             threads.append(
                 {
                     "thread": f"第{n}卷伏笔",
-                    "plant_chapter": first + 1,
-                    "advance_chapters": [(first + last) // 2],
+                    "plant_chapter": start + 1,
+                    "advance_chapters": [(start + last) // 2],
                     "payoff_chapter": last - 1,
                 }
             )
         first = last + 1
+    current = next(
+        (x for x in volumes if x["first_chapter"] <= written + 1 <= x["last_chapter"]), volumes[0]
+    )
     beats = [
         {
-            "first_chapter": volumes[0]["first_chapter"],
-            "last_chapter": volumes[0]["last_chapter"],
-            "text": f"{MARK}第一卷细纲：入门、受挫、第一次逆袭。",
+            "first_chapter": max(current["first_chapter"], written + 1),
+            "last_chapter": current["last_chapter"],
+            "text": f"{MARK}第{current['number']}卷细纲：入门、受挫、第一次逆袭。",
         }
     ]
     return {
         "mainline": "小人物继承残缺传承，一路逆袭，揭开宗门覆灭真相",
         "volumes": volumes,
-        "current_volume": {"volume": 1, "beats": beats},
+        "current_volume": {"volume": current["number"], "beats": beats},
         "rejected_directions": [
             {
                 "id": "X1",

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from muse.core.length_target import LENGTH_MAX, LENGTH_MIN
 from muse.core.text import count_han
+from muse.planning import existing_book
 from muse.planning.findings import Finding, error, warning
 from muse.planning.plan_view import PlanView
 from muse.planning.sections import Section
@@ -247,8 +248,9 @@ def thread_cards_exist(view: PlanView, so: SettingSignoff, _s: Section | None) -
 
 
 CHECKS: dict[int, tuple[Callable[..., Iterable[Finding]], ...]] = {
-    0: (foundation_lengths,),
+    0: (foundation_lengths, existing_book.foundation_fits_book),
     1: (
+        existing_book.outline_fits_book,
         mainline_length,
         volume_structure,
         volumes_match_length,

@@ -15,6 +15,7 @@ from pydantic import Field
 from muse.patterns.cards import list_patterns
 from muse.patterns.contracts import Strict
 from muse.planning.contracts import FineOutline
+from muse.planning.existing_book import book_summary
 from muse.planning.plan_view import PlanView
 from muse.planning.stages import StageDef
 from muse.planning.text_measures import chapter_target
@@ -84,6 +85,9 @@ def task_input(
         "authorNote": note or "",
         "confirmed": _confirmed(view, stage.number),
     }
+    existing = book_summary(view) if stage.number in (0, 1) else None
+    if existing:
+        data["existingBook"] = existing
     if stage.number == 3:
         data["availablePatterns"] = [
             {

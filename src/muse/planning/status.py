@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlalchemy import Connection
 
 from muse.planning.batches import list_batches
+from muse.planning.checking import check_plan
 from muse.planning.findings import errors
 from muse.planning.gates import review, stage_order
 from muse.planning.plan_view import PlanView, load_plan_view
@@ -86,12 +87,28 @@ def _fine_outlines(view: PlanView, conn: Connection) -> dict:
 
 
 def plan_status(conn: Connection, work_id: int, *, stage: int | None = None) -> dict:
+    """The stages with their blockers. The gates are those of ``muse plan check`` (one
+    computation, :func:`check_plan`): show never says writing is ready while check blocks."""
     view = load_plan_view(conn, work_id)
+    report = check_plan(conn, work_id)
     stages = [
         (_fine_outlines(view, conn) if st.number == 4 else _upper_stage(view, conn, st))
         for st in STAGES
         if stage is None or st.number == stage
     ]
+    confirmed_ids = {c.section.id for c in [*view.confirmed.values(), *view.fine_outlines.values()]}
+    for entry in stages:
+        entry["checkErrors"] = [  # about the confirmed plan: drafts show their own errors
+            f.line()
+            for f in report.blocking
+            if f.stage == entry["stage"] and (f.section_id is None or f.section_id in confirmed_ids)
+        ]
+        entry["needsReview"] = [
+            f.message
+            for f in report.findings
+            if f.code == "upstream_superseded" and f.stage == entry["stage"]
+        ]
+        entry["blockers"] += entry["checkErrors"]
     first_open = next((st for st in STAGES[:4] if st.number not in view.confirmed), None)
     if not view.planning:
         advice = "自由模式：尚未开始规划（没有定盘）。细纲确认后即可写作；开始规划请起草定盘：muse plan draft 0"
@@ -99,4 +116,22 @@ def plan_status(conn: Connection, work_id: int, *, stage: int | None = None) -> 
         advice = f"下一步：完成并确认{first_open.label}"
     else:
         advice = "阶段 0–3 均已确认：起草并确认逐章细纲后即可写作"
-    return {"workId": work_id, "mode": view.mode, "stages": stages, "next": advice}
+    if report.blocking:  # never "ready" while the check blocks
+        first = report.blocking[0].message
+        blocked = f"muse plan check 有 {len(report.blocking)} 个阻断问题（如：{first}）"
+        advice = (
+            f"{blocked}，处理后才能写作"
+            if first_open is None or not view.planning
+            else f"{advice}；另外{blocked}"
+        )
+    return _status(work_id, view, stages, advice, report)
+
+
+def _status(work_id: int, view: PlanView, stages: list, advice: str, report) -> dict:
+    return {
+        "workId": work_id,
+        "mode": view.mode,
+        "stages": stages,
+        "next": advice,
+        "checkErrors": len(report.blocking),
+    }

@@ -154,3 +154,5 @@ def refresh_search_index(job: ClaimedJob, ctx: JobContext) -> Apply:
 
 register_handler(EXTRACT_JOB, extract_chapter, label="章后抽取")
 register_handler(REFRESH_JOB, refresh_search_index, label="检索索引刷新")
+
+from muse.worker import book_extraction  # noqa: E402, F401  (registers book_extract_batch)

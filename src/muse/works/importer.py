@@ -20,6 +20,7 @@ from muse.core.errors import ImportFailed
 from muse.core.limits import MAX_CHAPTER_CHARS
 from muse.core.prose_chars import removal_summary, strip_refused
 from muse.core.text import count_han
+from muse.works.author_notes import AuthorNote, split_notes
 from muse.works.book_decoding import decode_book
 from muse.works.book_parser import ParsedBook, parse_book
 from muse.works.catalog import create_work
@@ -53,6 +54,8 @@ class ImportReport:
     dry_run: bool
     work_id: int | None = None
     warnings: tuple[str, ...] = field(default=())
+    author_notes: tuple[AuthorNote, ...] = field(default=())
+    notes_kept: bool = False
 
     @property
     def han_count(self) -> int:
@@ -73,6 +76,10 @@ class ImportReport:
             "outOfOrder": list(self.out_of_order),
             "duplicates": list(self.duplicates),
             "warnings": list(self.warnings),
+            "authorNotes": [
+                {"chapter": n.chapter, "line": n.line, "text": n.text} for n in self.author_notes
+            ],
+            "authorNotesKept": self.notes_kept,
             "chapters": [
                 {
                     "number": c.number,
@@ -140,6 +147,7 @@ def analyse(
     *,
     renumber: bool = False,
     max_chapter_chars: int = MAX_CHAPTER_CHARS,
+    keep_notes: bool = False,
 ) -> tuple[ParsedBook, ImportReport]:
     """Decode and split a book file without writing anything (``--dry-run``).
 
@@ -152,6 +160,7 @@ def analyse(
     text, removed = strip_refused(decoded.text)
     original = parse_book(text)
     book = _renumbered(original) if renumber else original
+    book, notes = _without_notes(book, keep=keep_notes)
     if not book.chapters:
         raise ImportFailed(
             "没有识别到任何章节标题（如「第1章 标题」「第一回」）。",
@@ -163,6 +172,13 @@ def analyse(
     if removed:
         note = f"已去除正文不允许的不可见或控制字符：{removal_summary(removed)}。"
         report = replace(report, warnings=(*report.warnings, note))
+    report = replace(report, author_notes=tuple(notes), notes_kept=keep_notes)
+    if notes:
+        action = "按 --keep-notes 保留在正文中" if keep_notes else "已排除在正式正文之外"
+        report = replace(
+            report,
+            warnings=report.warnings + (f"检测到作者的话 {len(notes)} 处，{action}。",),
+        )
     if renumber:
         report = replace(report, warnings=report.warnings + _renumber_warnings(original, book))
     return book, report
@@ -176,6 +192,17 @@ def _refuse_absurd_chapters(book: ParsedBook, limit: int) -> None:
                 f"超过单章上限 {limit:,}：多半是章节标题没有被识别，或文件不是小说正文。",
                 hint="检查章节标题是否独占一行；确实需要时用 --max-chapter-chars 调高上限。",
             )
+
+
+def _without_notes(book: ParsedBook, *, keep: bool) -> tuple[ParsedBook, list[AuthorNote]]:
+    """The book with author notes out of every chapter body (unless ``keep``), and the notes."""
+    notes: list[AuthorNote] = []
+    chapters = []
+    for c in book.chapters:
+        body, found = split_notes(c.number, c.body)
+        notes += found
+        chapters.append(c if keep or not found else replace(c, body=body))
+    return replace(book, chapters=tuple(chapters)), notes
 
 
 def _renumbered(book: ParsedBook) -> ParsedBook:
@@ -223,11 +250,18 @@ def import_book(
     source_note: str | None = None,
     dry_run: bool = False,
     renumber: bool = False,
+    keep_notes: bool = False,
     progress: Progress | None = None,
     max_chapter_chars: int = MAX_CHAPTER_CHARS,
 ) -> ImportReport:
     """Import a book file as a new work, in one transaction. ``dry_run`` writes nothing."""
-    book, report = analyse(data, title, renumber=renumber, max_chapter_chars=max_chapter_chars)
+    book, report = analyse(
+        data,
+        title,
+        renumber=renumber,
+        max_chapter_chars=max_chapter_chars,
+        keep_notes=keep_notes,
+    )
     if dry_run:
         return report
     _refuse_duplicates(book)
@@ -244,10 +278,18 @@ def import_book(
         )
         volume_ids = _insert_volumes(conn, work_id, book)
         han_counts = [c.han_count for c in report.chapters]  # counted once, by the analysis
+        removed = {} if keep_notes else _notes_by_chapter(report.author_notes)
         _insert_chapters(
-            conn, work_id, book, volume_ids, report.source_version, han_counts, progress
+            conn, work_id, book, volume_ids, report.source_version, han_counts, progress, removed
         )
     return ImportReport(**{**report.__dict__, "dry_run": False, "work_id": work_id})
+
+
+def _notes_by_chapter(notes: Sequence[AuthorNote]) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for n in notes:
+        out.setdefault(n.chapter, []).append(n.text)
+    return out
 
 
 def _default_chars(report: ImportReport) -> int:
@@ -280,6 +322,7 @@ def _insert_chapters(
     version: str,
     han_counts: Sequence[int],
     progress: Progress | None,
+    removed_notes: dict[int, list[str]],
 ) -> None:
     now = utc_now()
     total = len(book.chapters)
@@ -318,7 +361,7 @@ def _insert_chapters(
                     "content_sha256": sha256_hex(c.body),
                     "han_count": han,
                     "origin": "import",
-                    "attribution": {"file": version, "line": c.line_no},
+                    "attribution": _attribution(version, c.line_no, removed_notes.get(c.number)),
                     "created_at": now,
                 }
                 for c, han in zip(batch, han_counts[start : start + _BATCH], strict=True)
@@ -326,3 +369,9 @@ def _insert_chapters(
         )
         if progress:
             progress(min(start + _BATCH, total), total)
+
+
+def _attribution(version: str, line: int, notes: list[str] | None) -> dict:
+    """Where the prose came from; the author notes taken out of it are kept here, not lost."""
+    base: dict = {"file": version, "line": line}
+    return {**base, "authorNotes": notes} if notes else base

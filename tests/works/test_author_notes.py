@@ -1,0 +1,63 @@
+"""Author notes in web-novel files are found at import and kept out of the canonical prose."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from muse.works.author_notes import split_notes
+from muse.works.catalog import get_chapter_text, resolve_work
+from muse.works.importer import analyse, import_book
+
+BOOK = (Path(__file__).parents[1] / "fixtures" / "books" / "webnovel_notes.txt").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "line, is_note",
+    [
+        ("（作者的话：新书上传，求收藏！）", True),
+        ("作者有话说：今天请假。", True),
+        ("PS：今天两更。", True),
+        ("ps: 感谢打赏", True),
+        ("P.S.，明天见", True),
+        ("求月票！", True),
+        ("月票加更送上", True),
+        ("林动说道：“求你了。”", False),
+        ("PSP 游戏机放在桌上。", False),
+        ("那年他为了求推荐票" + "，在山下跑了整整一个月" * 6 + "。", False),  # long prose
+    ],
+)
+def test_note_lines(line, is_note):
+    body, notes = split_notes(1, f"林动来了。\n{line}\n他走了。")
+    assert bool(notes) is is_note
+    assert (line not in body) is is_note
+
+
+def test_a_bracketed_note_runs_until_it_closes():
+    body, [note] = split_notes(2, "开头。\n（作者的话：\n感谢打赏，\n明天加更。）\n结尾。")
+    assert body == "开头。\n结尾。" and note.line == 2 and note.text.endswith("明天加更。）")
+
+
+def test_dry_run_lists_the_notes_and_writes_nothing():
+    _, report = analyse(BOOK, "青阳")
+    assert [(n.chapter, n.text[:6]) for n in report.author_notes] == [
+        (1, "（作者的话："),
+        (2, "PS：今天两"),
+        (2, "求月票！"),
+        (2, "（作者的话："),
+    ]
+    assert any("作者的话 4 处" in w for w in report.warnings)
+    assert report.to_dict()["authorNotes"][0]["chapter"] == 1
+
+
+def test_notes_stay_out_of_canonical_prose_unless_kept(engine):
+    report = import_book(engine, BOOK, title="青阳")
+    kept = import_book(engine, BOOK, title="青阳（保留）", keep_notes=True)
+    with engine.connect() as conn:
+        two = get_chapter_text(conn, report.work_id, 2).text
+        three = get_chapter_text(conn, report.work_id, 3).text
+        two_kept = get_chapter_text(conn, resolve_work(conn, kept.work_id), 2).text
+    assert "PS" not in two and "求月票" not in two and "作者的话" not in two
+    assert "握紧了手中的长剑" in two and "求推荐票" in three  # prose untouched
+    assert "PS：今天两更" in two_kept and kept.notes_kept
