@@ -12,7 +12,7 @@
 * ``candidate_judgements``: the on-demand judge of a production candidate.
 
 Revision ID: 0020
-Revises: 0017
+Revises: 0017 (depends on 0011: the flow tables)
 """
 
 from alembic import op
@@ -26,7 +26,7 @@ from muse.store.immutable import drop_immutable, make_immutable
 revision = "0020"
 down_revision = "0017"
 branch_labels = None
-depends_on = None
+depends_on = ("0011",)  # runs and candidates (flow branch) must exist first
 
 
 def upgrade() -> None:
