@@ -12,7 +12,7 @@
 * ``candidate_judgements``: the on-demand judge of a production candidate.
 
 Revision ID: 0020
-Revises: 0017 (depends on 0011: the flow tables)
+Revises: 0017, 0011 (the flow tables it references)
 """
 
 from alembic import op
@@ -24,9 +24,9 @@ from muse.evaluation import triggers
 from muse.store.immutable import drop_immutable, make_immutable
 
 revision = "0020"
-down_revision = "0017"
+down_revision = ("0017", "0011")  # also merges the flow branch: runs and candidates must exist
 branch_labels = None
-depends_on = ("0011",)  # runs and candidates (flow branch) must exist first
+depends_on = None
 
 
 def upgrade() -> None:
