@@ -40,9 +40,7 @@ def _production_only(statement: Select) -> Select:
     if not tables:
         return statement
     if runs in tables:
-        visible_runs = (
-            select(runs).where(runs.c.run_type == "production").subquery("runs")
-        )
+        visible_runs = select(runs).where(runs.c.run_type == "production").subquery("runs")
         statement = ClauseAdapter(visible_runs).traverse(statement)
     if candidates in tables:
         inner = select(runs.c.id).where(runs.c.run_type == "production")
