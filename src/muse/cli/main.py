@@ -8,6 +8,7 @@ import typer
 
 from muse.cli import candidate_facts, cards, context, index, plan, runs, works, writing
 from muse.cli import decisions as decisions_cli
+from muse.cli import evaluation as evaluation_cli
 from muse.cli import revise as revise_cli
 from muse.cli import worker as worker_cli
 from muse.cli.config import config_app
@@ -34,6 +35,7 @@ cards.register(app)
 runs.register(app)
 index.register(app)
 worker_cli.register(app)
+evaluation_cli.register(app, writing.candidate_app)
 app.add_typer(models_app, name="models")
 app.add_typer(config_app, name="config")
 
