@@ -42,7 +42,7 @@ class Router:
     judge: JudgeScript = field(default_factory=lambda: flat(3.5))
     label_arm: dict[str, str] = field(default_factory=dict)  # anonymous label → arm
     label_sample: dict[str, str] = field(default_factory=dict)  # label → sampleId
-    writer_edit: Callable[[dict], dict] | None = None
+    writer_edit: Callable[[dict, dict], dict] | None = None  # (draft, task input) → draft
     fail_judge_of: set[str] = field(default_factory=set)  # sampleIds whose judges answer 500
     calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -59,7 +59,7 @@ class Router:
             return _reply(body, data, "detector")
         data = generate_offline("writer", "generate", task_input, WriterDraft)
         if self.writer_edit is not None:
-            data = self.writer_edit(data)
+            data = self.writer_edit(data, task_input)
         return _reply(body, data, "writer")
 
     def _judge(self, body: dict, task_input: dict) -> Step:
