@@ -141,9 +141,20 @@ def run_set(
     pending = _pending(engine, set_id)
     lock = threading.Lock()
     safe = _locked(progress, lock)
+    crashed = threading.Event()
+
+    def guarded(ctx: SampleCtx) -> str | None:
+        if crashed.is_set():
+            return None  # a crash elsewhere: samples not started wait for the resumed run
+        try:
+            return run_sample(ctx)
+        except BaseException:
+            crashed.set()
+            raise
+
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="muse-eval") as pool:
         futures = [
-            pool.submit(run_sample, sample_ctx(engine, set_id, evaluation_set, r["id"], safe))
+            pool.submit(guarded, sample_ctx(engine, set_id, evaluation_set, r["id"], safe))
             for r in pending
         ]
         for future in futures:
