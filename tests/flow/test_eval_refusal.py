@@ -36,6 +36,7 @@ from .test_state_machine import (
     row,
 )
 
+
 @pytest.fixture
 def engine(engine):
     """These tests read evaluation rows back, which production reads never see (muse.flow.zone:

@@ -22,12 +22,13 @@ from muse.evaluation.contracts import DIMENSIONS
 from muse.evaluation.judging import judge_input
 from muse.evaluation.tables import candidate_judgements
 from muse.flow.tables import candidates
+from muse.store.engine import reading
 
 LABEL = "候选"
 
 
 def _load(engine: Engine, candidate_id: str) -> tuple[str, dict, str]:
-    with engine.connect() as conn:  # production view: evaluation candidates are not found
+    with reading(engine) as conn:  # production view: evaluation candidates are not found
         cand = conn.execute(
             select(
                 candidates.c.id,
@@ -111,7 +112,7 @@ def _wire(row: dict) -> dict:
 
 
 def candidate_judgements_of(engine: Engine, candidate_id: str) -> list[dict]:
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         rows = conn.execute(
             select(candidate_judgements)
             .where(candidate_judgements.c.candidate_id == candidate_id)

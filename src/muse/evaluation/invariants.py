@@ -22,6 +22,7 @@ from muse.evaluation.sample_state import zone_engine
 from muse.evaluation.tables import candidate_judgements
 from muse.flow.tables import candidates, decisions, runs
 from muse.knowledge.tables import card_drafts, fact_deltas
+from muse.store.engine import reading
 from muse.works.tables import prose_blocks
 
 INVARIANTS = {
@@ -74,7 +75,7 @@ def _cards(conn: Connection, run_ids: set[str]) -> list[Violation]:
 
 def _quality(engine: Engine, conn: Connection, run_ids: set[str], cand_ids: set[str]):
     found = []
-    with engine.connect() as production:  # production's own view, without the zone option
+    with reading(engine) as production:  # production's own view, without the zone option
         seen = set(production.execute(select(candidates.c.id, candidates.c.run_id)).all())
     found += [
         Violation("evaluation_quality_in_production", "candidates", cid, "生产读取能看到评测候选")
@@ -149,7 +150,7 @@ def _accepted(conn: Connection, cand_ids: set[str]) -> list[Violation]:
 
 def check_invariants(engine: Engine) -> list[Violation]:
     zoned = zone_engine(engine)
-    with zoned.connect() as conn:
+    with reading(zoned) as conn:
         run_ids, cand_ids = _evaluation_ids(conn)
         return (
             _cards(conn, run_ids)

@@ -31,6 +31,7 @@ from muse.evaluation.sample_state import arm_rows, eval_row, judge_sheets
 from muse.evaluation.stability import Outcome, assess
 from muse.evaluation.tables import eval_judgements
 from muse.flow.tables import candidates
+from muse.store.engine import reading
 
 RUBRIC = {
     "scale": "每个维度 1–5 分，步长 0.5：1 很差，2 较差，3 合格，4 良好，5 出色。",
@@ -64,7 +65,7 @@ def judge_input(outline: dict[str, Any], order: list[str], bodies: dict[str, str
 
 
 def _bodies(ctx: SampleCtx, labels: dict[str, str]) -> dict[str, str]:
-    with ctx.engine.connect() as conn:
+    with reading(ctx.engine) as conn:
         rows = arm_rows(conn, ctx.eval_run_id)
         out = {}
         for arm in ARMS:
@@ -93,7 +94,7 @@ def _sheet(scores: JudgeScores, order: list[str]) -> dict[str, dict[str, Any]]:
 def _receipted(ctx: SampleCtx, task_input: dict) -> tuple[str, dict] | None:
     """A successful judge call of this evaluation run with exactly this input, if any."""
     wanted = canonical_json(task_input)
-    with ctx.engine.connect() as conn:
+    with reading(ctx.engine) as conn:
         rows = conn.execute(
             select(model_calls.c.id, model_calls.c.task_input, model_calls.c.output).where(
                 model_calls.c.run_id == ctx.eval_run_id,
@@ -108,7 +109,7 @@ def _receipted(ctx: SampleCtx, task_input: dict) -> tuple[str, dict] | None:
 
 
 def run_judge(ctx: SampleCtx, judge_index: int) -> dict[str, Any]:
-    with ctx.engine.connect() as conn:
+    with reading(ctx.engine) as conn:
         stored = judge_sheets(conn, ctx.eval_run_id).get(judge_index)
         labels = eval_row(conn, ctx.eval_run_id)["labels"]
     if stored is not None:

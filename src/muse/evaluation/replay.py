@@ -43,6 +43,7 @@ from muse.flow.rewrite import writer_input
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, move_run
 from muse.flow.verdicts import commit_verdict
+from muse.store.engine import reading
 from muse.works import authorization
 from muse.works.tables import chapters
 
@@ -106,7 +107,7 @@ def _generate_arm(ctx: SampleCtx, arm: str) -> None:
 
 
 def _run_state(engine: Engine, run_id: str) -> str:
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         return conn.execute(select(runs.c.state).where(runs.c.id == run_id)).scalar_one()
 
 
@@ -226,7 +227,7 @@ def stored_output(conn: Connection, run_id: str, role: str, task: str) -> dict |
 
 
 def _writer_draft(ctx: SampleCtx, arm: str, run_id: str, frozen: FrozenContext) -> dict:
-    with ctx.engine.connect() as conn:
+    with reading(ctx.engine) as conn:
         stored = stored_output(conn, run_id, "writer", "generate")
     if stored is not None:
         ctx.emit(f"{arm}:writer", "reused")
@@ -248,7 +249,7 @@ def _writer_draft(ctx: SampleCtx, arm: str, run_id: str, frozen: FrozenContext) 
         raise SampleFailed("failed_contract", f"{arm} 臂写手输出不合合同：{err}") from None
     except AgentCallError as err:
         raise SampleFailed("failed_model", f"{arm} 臂写手调用失败：{err}") from None
-    with ctx.engine.connect() as conn:
+    with reading(ctx.engine) as conn:
         stored = stored_output(conn, run_id, "writer", "generate")
     assert stored is not None and stored["id"] == result.receipt_id
     ctx.emit(f"{arm}:writer", "ok")
@@ -256,7 +257,7 @@ def _writer_draft(ctx: SampleCtx, arm: str, run_id: str, frozen: FrozenContext) 
 
 
 def _write(ctx: SampleCtx, arm: str, run_id: str) -> None:
-    with ctx.engine.connect() as conn:
+    with reading(ctx.engine) as conn:
         frozen = load_frozen(conn, run_id)
     stored = _writer_draft(ctx, arm, run_id, frozen)
     limit = ctx.evaluation_set.maxGenerationBudget.maxOutputTokens
@@ -310,7 +311,7 @@ def _build(frozen: FrozenContext, draft_wire: dict[str, Any]):
 
 
 def detect_arms(ctx: SampleCtx) -> None:
-    with ctx.engine.connect() as conn:
+    with reading(ctx.engine) as conn:
         rows = arm_rows(conn, ctx.eval_run_id)
         leak_terms = replay_lexicon(conn, ctx.work_id, ctx.as_of)
     for arm in ARMS:
@@ -320,7 +321,7 @@ def detect_arms(ctx: SampleCtx) -> None:
 
 
 def _detect(ctx: SampleCtx, arm: str, run_id: str, candidate_id: str, leak_terms) -> None:
-    with ctx.engine.connect() as conn:
+    with reading(ctx.engine) as conn:
         frozen = load_frozen(conn, run_id)
         stored = stored_output(conn, run_id, "writer", "generate")
     assert stored is not None
@@ -385,7 +386,7 @@ def sample_ctx(
     eval_run_id: str,
     progress: Progress | None = None,
 ) -> SampleCtx:
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         row = eval_row(conn, eval_run_id)
     sample = next(s for s in evaluation_set.samples if s.sampleId == row["sample_key"])
     return SampleCtx(engine, set_id, evaluation_set, sample, eval_run_id, row["work_id"], progress)

@@ -21,6 +21,7 @@ from muse.evaluation.preregister import load_set
 from muse.evaluation.sample_state import arm_rows, judge_sheets, zone_engine
 from muse.evaluation.states import EVAL_STATE_LABELS, REPORT_STATES
 from muse.evaluation.tables import eval_runs
+from muse.store.engine import reading
 from muse.works.catalog import get_work_row
 
 SYSTEM_FAILURES = frozenset({"failed_model", "failed_freeze", "failed_authorization"})
@@ -153,7 +154,7 @@ def _usage(conn, run_ids: list[str]) -> list[dict[str, Any]]:
 
 def build_report(engine: Engine, ref: str) -> dict[str, Any]:
     engine = zone_engine(engine)
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         set_id, evaluation_set = load_set(conn, ref)
         rows = conn.execute(
             select(eval_runs).where(eval_runs.c.set_id == set_id).order_by(eval_runs.c.sample_key)

@@ -36,6 +36,7 @@ from muse.evaluation.replay import (
 from muse.evaluation.sample_state import eval_row, move_eval, zone_engine
 from muse.evaluation.states import EVAL_TERMINAL, eval_move_allowed
 from muse.evaluation.tables import eval_runs
+from muse.store.engine import reading
 from muse.works.catalog import iter_chapter_texts
 
 MAX_CONCURRENCY = 16
@@ -56,7 +57,7 @@ class Estimate:
 
 
 def _pending(engine: Engine, set_id: str) -> list[dict]:
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         rows = conn.execute(
             select(eval_runs).where(eval_runs.c.set_id == set_id).order_by(eval_runs.c.sample_key)
         ).mappings()
@@ -64,7 +65,7 @@ def _pending(engine: Engine, set_id: str) -> list[dict]:
 
 
 def _prose_tokens(engine: Engine, row: dict) -> int:
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         numbers = list(range(max(1, row["as_of"] - 3), row["as_of"] + 1))
         return sum(
             count_han(c.text) for c in iter_chapter_texts(conn, row["work_id"], numbers=numbers)
@@ -74,7 +75,7 @@ def _prose_tokens(engine: Engine, row: dict) -> int:
 def estimate(engine: Engine, ref: str) -> Estimate:
     """Calls and tokens of the samples not yet finished, and their cost per provider."""
     engine = zone_engine(engine)
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         set_id, evaluation_set = load_set(conn, ref)
     pending = _pending(engine, set_id)
     models = evaluation_set.models
@@ -136,7 +137,7 @@ def run_set(
     if not 1 <= concurrency <= MAX_CONCURRENCY:
         raise InvalidInput(f"--concurrency 必须在 1–{MAX_CONCURRENCY} 之间，收到 {concurrency}。")
     engine = zone_engine(engine)
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         set_id, evaluation_set = load_set(conn, ref)
     pending = _pending(engine, set_id)
     lock = threading.Lock()
@@ -159,7 +160,7 @@ def run_set(
         ]
         for future in futures:
             future.result()  # an unexpected error (a crash) propagates; stored work stays
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         rows = conn.execute(select(eval_runs).where(eval_runs.c.set_id == set_id)).all()
     return RunResult(set_id, {r.sample_key: r.state for r in rows})
 
@@ -176,7 +177,7 @@ def _locked(progress: Progress | None, lock: threading.Lock) -> Progress | None:
 
 
 def _state(ctx: SampleCtx) -> str:
-    with ctx.engine.connect() as conn:
+    with reading(ctx.engine) as conn:
         return eval_row(conn, ctx.eval_run_id)["state"]
 
 
@@ -200,7 +201,7 @@ def _detecting(ctx: SampleCtx, state: str) -> None:
 
 
 def _labels(ctx: SampleCtx) -> dict[str, str]:
-    with ctx.engine.connect() as conn:
+    with reading(ctx.engine) as conn:
         return eval_row(conn, ctx.eval_run_id)["labels"]
 
 
