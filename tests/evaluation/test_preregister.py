@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 from sqlalchemy import select, text
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError
 
 from muse.agents.errors import ModelNotAllowed
 from muse.core.errors import InvalidInput, NotFound
@@ -57,7 +57,7 @@ def test_a_changed_file_needs_a_new_version(engine, books):
 
 def test_the_database_refuses_to_change_a_set(engine, books):
     registered = preregister(engine, parse_set(_doc()))
-    with pytest.raises(IntegrityError, match="immutable"), engine.begin() as conn:
+    with pytest.raises(DBAPIError, match="immutable"), engine.begin() as conn:
         conn.execute(
             text("UPDATE eval_sets SET dry_run = :d WHERE id = :id"),
             {"d": True, "id": registered.set_id},

@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from muse.agents.providers import resolve_provider
+from muse.context import search_index
 from muse.core.errors import InvalidInput, MuseError, StaleTransition
 from muse.core.text import count_han
 from muse.evaluation.contracts import EvaluationSet
@@ -140,6 +141,11 @@ def run_set(
     with reading(engine) as conn:
         set_id, evaluation_set = load_set(conn, ref)
     pending = _pending(engine, set_id)
+    for work_id in sorted({r["work_id"] for r in pending}):
+        # Build each work's prose index once, before samples freeze in parallel: two first
+        # builds of one work's index at the same time would race on its row.
+        with engine.begin() as conn:
+            search_index.refresh_index(conn, work_id)
     lock = threading.Lock()
     safe = _locked(progress, lock)
     crashed = threading.Event()
