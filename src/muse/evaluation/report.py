@@ -68,7 +68,7 @@ def _sample(conn, row) -> dict[str, Any]:
 
 
 def _distribution(samples: list[dict], key: str) -> dict[str, Any]:
-    out = {}
+    out: dict[str, Any] = {}
     for d in DIMENSIONS:
         values = [_f(s["deltas"][key][d]) for s in samples if s["deltas"]]
         if not values:

@@ -38,6 +38,10 @@ def stable_pair_exists(scores: Sequence[Fraction]) -> bool:
     return any(abs(a - b) <= STABLE_GAP for i, a in enumerate(scores) for b in scores[i + 1 :])
 
 
+def _mean(scores: Sequence[Fraction]) -> Fraction:
+    return sum(scores, Fraction(0)) / len(scores)
+
+
 def median(scores: Sequence[Fraction]) -> Fraction:
     ordered = sorted(scores)
     mid = len(ordered) // 2
@@ -82,7 +86,7 @@ def assess(sheets: Sequence[Sheet]) -> Outcome:
     )
     if not unstable:
         final = {
-            label: {dim: sum(_scores(sheets[:2], label, dim)) / 2 for dim in DIMENSIONS}
+            label: {dim: _mean(_scores(sheets[:2], label, dim)) for dim in DIMENSIONS}
             for label in labels
         }
         return Outcome("stable", final, ())
@@ -95,7 +99,7 @@ def assess(sheets: Sequence[Sheet]) -> Outcome:
         label: {
             dim: median(_scores(sheets, label, dim))
             if (label, dim) in unstable
-            else sum(_scores(sheets[:2], label, dim)) / 2
+            else _mean(_scores(sheets[:2], label, dim))
             for dim in DIMENSIONS
         }
         for label in labels
