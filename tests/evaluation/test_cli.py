@@ -139,3 +139,24 @@ def test_an_evaluation_candidate_cannot_be_judged_on_demand(muse, engine, dry_se
         app, ["candidate", "judge", cand_id, "--provider", "offline", "--model", "offline-1"]
     )
     assert isinstance(result.exception, NotFound)
+
+
+def test_rebuild_checks_the_invariants(muse, engine, dry_set):  # noqa: F811
+    muse("eval", "preregister", str(dry_set))
+    muse("eval", "run", "dry-cli", "--yes")
+    muse("rebuild")  # clean: exit 0
+    with zone_engine(engine).begin() as conn:
+        cand_id = conn.execute(select(eval_arms.c.candidate_id)).scalars().first()
+        conn.execute(
+            candidate_judgements.insert().values(
+                id="cj_forged",
+                candidate_id=cand_id,
+                provider="offline",
+                model="offline-1",
+                receipt_id="call_x",
+                sheet={},
+                created_at=utc_now(),
+            )
+        )
+    result = muse("rebuild", ok=False)
+    assert result.exit_code == 1 and "cj_forged" in result.output
