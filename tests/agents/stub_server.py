@@ -12,6 +12,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -36,6 +37,8 @@ class Received:
 class StubServer:
     def __init__(self) -> None:
         self.requests: list[Received] = []
+        # Answers a request when nothing is scripted (tests of whole pipelines); None: HTTP 599.
+        self.responder: Callable[[dict[str, Any]], Step] | None = None
         self._script: deque[Step] = deque()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -133,10 +136,12 @@ class StubServer:
             self._script.append(step)
         return self
 
-    def _next(self) -> Step:
+    def _next(self, body: dict[str, Any] | None = None) -> Step:
         with self._lock:
             if self._script:
                 return self._script.popleft()
+        if self.responder is not None and body is not None:
+            return self.responder(body)
         return Step(599, b'{"error": {"message": "unscripted request"}}')
 
     # -- HTTP -------------------------------------------------------------------------------------
@@ -151,7 +156,7 @@ class StubServer:
                 stub.requests.append(
                     Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                 )
-                step = stub._next()
+                step = stub._next(body)
                 if step.delay_s:
                     time.sleep(step.delay_s)
                 try:

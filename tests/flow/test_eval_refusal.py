@@ -36,6 +36,14 @@ from .test_state_machine import (
     row,
 )
 
+
+@pytest.fixture
+def engine(engine):
+    """These tests read evaluation rows back, which production reads never see (muse.flow.zone:
+    a fifth layer, tested in test_zone.py); they look through the zone to test the other four."""
+    return engine.execution_options(muse_zone="all")
+
+
 # -- (a) derived from the run ----------------------------------------------------------------
 
 

@@ -339,7 +339,14 @@ def test_rows_are_inserted_in_an_initial_state(engine):
 # -- an evaluation candidate can never be accepted --------------------------------------------------
 
 
-def test_evaluation_candidate_cannot_be_eligible(engine):
+@pytest.fixture
+def zone_engine(engine):
+    """Evaluation rows are hidden from production reads (muse.flow.zone); these tests read them."""
+    return engine.execution_options(muse_zone="all")
+
+
+def test_evaluation_candidate_cannot_be_eligible(zone_engine):
+    engine = zone_engine
     work_id = new_work(engine)
     run_id = run_in_state(engine, work_id, "detecting", run_type="evaluation")
     with pytest.raises(IntegrityError, match="acceptance eligible"), engine.begin() as conn:
@@ -349,7 +356,8 @@ def test_evaluation_candidate_cannot_be_eligible(engine):
         insert_candidate(conn, diagnostic, work_id, eligible=True)
 
 
-def test_evaluation_candidate_cannot_be_accepted(engine):
+def test_evaluation_candidate_cannot_be_accepted(zone_engine):
+    engine = zone_engine
     work_id = new_work(engine)
     _, cand_id = candidate_in_state(engine, work_id, "PASSED", run_type="evaluation")
     assert row(engine, candidates, cand_id)["acceptance_eligible"] is False

@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass
 
 import pytest
-from muse.flow.chapter_edit import edit_chapter
 from sqlalchemy import select, text
 
 from muse.agents.tables import model_calls, tool_reads
+from muse.flow.chapter_edit import edit_chapter
 from muse.flow.tables import candidates
 from muse.knowledge.cards import find_card
 from tests.web.conftest import FLAGGED

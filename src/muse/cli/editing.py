@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
-from muse.cli.output import console, emit
+from muse.cli.output import console, emit, fail
 from muse.core.clock import utc_now
 from muse.core.errors import ConfigError, InvalidInput, RevisionConflict
 from muse.store.engine import reading
@@ -197,6 +197,17 @@ def rebuild_cmd(work: str = WorkOption, json_out: bool = JsonOption) -> None:
                 ),
             )
     emit([s.to_dict() for s in summaries], json_out, _render_rebuild)
+    _check_invariants(engine)
+
+
+def _check_invariants(engine) -> None:
+    """Spec 001 §7: a rebuild also checks the standing invariants of the evaluation boundary."""
+    from muse.evaluation.invariants import check_invariants
+
+    violations = check_invariants(engine)
+    if violations:
+        names = "；".join(f"{v.table} {v.row_id}（{v.detail}）" for v in violations)
+        fail(f"常驻不变量被违反：{names}。用 muse invariants 查看详情。")
 
 
 def _render_rebuild(rows: list[dict]) -> None:

@@ -25,10 +25,12 @@ def _register(module: str) -> Loader:
 def _writing(app: typer.Typer) -> None:
     from muse.cli import candidate_facts, writing
     from muse.cli import decisions as decisions_cli
+    from muse.cli import evaluation as evaluation_cli
 
     writing.register(app)
     decisions_cli.register(app, writing.candidate_app)
     candidate_facts.register(writing.candidate_app)
+    evaluation_cli.register(app, writing.candidate_app)
 
 
 def _models(app: typer.Typer) -> None:
@@ -83,6 +85,7 @@ COMMANDS: dict[str, LazyCommand] = {
         ("accept", "采纳候选：接受前置校验通过后，一个事务写入正式正文（及你批准的事实增量）。"),
         ("candidates", "列出候选稿。"),
         ("discard", "丢弃候选：正式正文不变，候选标记为已丢弃并留在库内可查。"),
+        ("invariants", "检查评测边界的常驻不变量；有违反时逐行列出并以退出码 1 结束。"),
     ),
     **_table(
         "revise", ("revise", "改写：以你的原话开下一轮（不入正文）；第 1–6 项与第 1 轮同序重建。")
@@ -104,7 +107,12 @@ COMMANDS: dict[str, LazyCommand] = {
             "草稿一律 Shadow，经作者确认才进入生成上下文。",
         ),
     ),
-    **_table("writing", ("run", "运行记录。"), ("candidate", "候选稿。")),
+    **_table(
+        "writing",
+        ("run", "运行记录。"),
+        ("candidate", "候选稿。"),
+        ("eval", "离线评测：预注册评测集、三臂回放、双盲评审与 Gate A/B。"),
+    ),
     **_table("context", ("context", "查看写手将得到的冻结上下文。")),
     **_table(
         "cards",

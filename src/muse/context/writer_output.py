@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from muse.context.contracts import CoverageState, WriterContext
-from muse.context.output_contracts import ClaimLedgerEntry, DraftClaim, WriterDraft, WriterOutput
+from muse.context.output_contracts import (
+    PRODUCTION_POLICY_PREFIX,
+    ClaimLedgerEntry,
+    DraftClaim,
+    WriterDraft,
+    WriterOutput,
+)
 from muse.core.canonical import sha256_hex
 from muse.core.text import normalize_text
 
@@ -62,7 +68,8 @@ def build_output(
         context_snapshot_sha256=context.context_snapshot.sha256,
         candidate_version=candidate_version,
         candidate_sha256=digest,
-        acceptance_eligible=context.mode == "production",
+        acceptance_eligible=context.mode == "production"
+        and context.quality_policy_version.startswith(PRODUCTION_POLICY_PREFIX),
         candidate_body=body,
         claim_ledger=tuple(ledger),
         evidence_requests=draft.evidence_requests,

@@ -184,3 +184,5 @@ run_evidence = Table(
     Column("created_at", UtcDateTime, nullable=False),
 )
 Index("ix_run_evidence_run", run_evidence.c.run_id, run_evidence.c.attempt)
+
+from muse.flow import zone as _zone  # noqa: E402,F401  (installs the evaluation-zone filter)

@@ -42,6 +42,7 @@ TABLE_MODULES = (
     "muse.context.tables",
     "muse.context.index_tables",
     "muse.flow.tables",
+    "muse.evaluation.tables",
 )
 
 _MIGRATIONS = Path(__file__).with_name("migrations")

@@ -1,0 +1,193 @@
+"""``muse eval report``: per sample, arm and dimension; C−A and C−B deltas; Gate A and B.
+
+Everything here is read from stored rows (the evaluation runs, their arms and judge sheets, and
+the receipts of every call); nothing is computed that is not stored. The gate facts are measured
+over the whole set and handed to the pure gate functions (``muse.evaluation.gates``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import Engine, func, select
+
+from muse.agents.tables import model_calls
+from muse.evaluation.contracts import ARMS, DIMENSIONS, SCENE_CLASSES
+from muse.evaluation.gates import GateFacts, SampleDeltas, gate_a, gate_b
+from muse.evaluation.preregister import load_set
+from muse.evaluation.sample_state import arm_rows, judge_sheets, zone_engine
+from muse.evaluation.states import EVAL_STATE_LABELS, REPORT_STATES
+from muse.evaluation.tables import eval_runs
+from muse.store.engine import reading
+from muse.works.catalog import get_work_row
+
+SYSTEM_FAILURES = frozenset({"failed_model", "failed_freeze", "failed_authorization"})
+
+
+def _f(value: str) -> Fraction:
+    return Fraction(value)
+
+
+def _delta(final: dict, left: str, right: str) -> dict[str, str]:
+    return {d: f"{float(_f(final[left][d]) - _f(final[right][d])):g}" for d in DIMENSIONS}
+
+
+def _sample(conn, row) -> dict[str, Any]:
+    arms = arm_rows(conn, row.id)
+    sheets = judge_sheets(conn, row.id)
+    work = get_work_row(conn, row.work_id)
+    out: dict[str, Any] = {
+        "sampleId": row.sample_key,
+        "work": work["title"],
+        "targetChapter": row.target_chapter,
+        "asOf": row.as_of,
+        "sceneClass": row.scene_class,
+        "state": row.state,
+        "stateLabel": EVAL_STATE_LABELS[row.state],
+        "reason": row.reason,
+        "judges": len(sheets),
+        "arms": {
+            arm: {
+                "runId": arms[arm].run_id,
+                "candidateId": arms[arm].candidate_id,
+                "check": {k: v for k, v in (arms[arm].check or {}).items() if k != "findings"}
+                or None,
+                "final": (row.final or {}).get(arm),
+            }
+            for arm in ARMS
+            if arm in arms
+        },
+        "deltas": None,
+    }
+    if row.final:
+        out["deltas"] = {"C-A": _delta(row.final, "C", "A"), "C-B": _delta(row.final, "C", "B")}
+    return out
+
+
+def _distribution(samples: list[dict], key: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for d in DIMENSIONS:
+        values = [_f(s["deltas"][key][d]) for s in samples if s["deltas"]]
+        if not values:
+            out[d] = None
+            continue
+        out[d] = {
+            "mean": f"{float(sum(values) / len(values)):.3f}",
+            "min": f"{float(min(values)):g}",
+            "max": f"{float(max(values)):g}",
+            "positive": sum(1 for v in values if v > 0),
+            "zero": sum(1 for v in values if v == 0),
+            "negative": sum(1 for v in values if v < 0),
+        }
+    return out
+
+
+def gate_facts(samples: list[dict], total: int, dry_run: bool) -> GateFacts:
+    valid = [s for s in samples if s["state"] in REPORT_STATES]
+    checks = [a["check"] for s in samples for a in s["arms"].values() if a["check"]]
+    c_checks = [
+        s["arms"]["C"]["check"] for s in samples if "C" in s["arms"] and s["arms"]["C"]["check"]
+    ]
+    hard_total = sum(c["hardTotal"] for c in c_checks)
+    hard_missing = sum(c["hardMissing"] for c in c_checks)
+    books: dict[str, int] = defaultdict(int)
+    for s in valid:
+        books[s["work"]] += 1
+    return GateFacts(
+        dry_run=dry_run,
+        valid_samples=len(valid),
+        schema_invalid=sum(1 for s in samples if s["state"] == "failed_contract"),
+        future_leaks=sum(c["futureLeaks"] for c in checks),
+        system_failures=sum(1 for s in samples if s["state"] in SYSTEM_FAILURES),
+        c_high_severity=sum(c["highSeverity"] for c in c_checks),
+        c_hard_coverage=Fraction(hard_total - hard_missing, hard_total)
+        if hard_total
+        else Fraction(1),
+        books_valid=dict(books),
+        scene_classes_valid=frozenset(s["sceneClass"] for s in valid),
+        samples_total=total,
+        unstable_samples=sum(1 for s in samples if s["state"] == "invalid_unstable"),
+        deltas=tuple(
+            SampleDeltas(
+                fidelity=_f(s["deltas"]["C-A"]["settingFidelity"]),
+                style=_f(s["deltas"]["C-A"]["styleConsistency"]),
+                tension=_f(s["deltas"]["C-A"]["narrativeTension"]),
+            )
+            for s in valid
+        ),
+    )
+
+
+def _usage(conn, run_ids: list[str]) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        select(
+            model_calls.c.provider,
+            model_calls.c.model_requested,
+            model_calls.c.role,
+            func.count(),
+            func.sum(model_calls.c.tokens_in),
+            func.sum(model_calls.c.tokens_out),
+            func.sum(model_calls.c.cost_estimate),
+            func.max(model_calls.c.cost_currency),
+        )
+        .where(model_calls.c.run_id.in_(run_ids))
+        .group_by(model_calls.c.provider, model_calls.c.model_requested, model_calls.c.role)
+        .order_by(model_calls.c.provider, model_calls.c.model_requested, model_calls.c.role)
+    ).all()
+    return [
+        {
+            "provider": p,
+            "model": m,
+            "role": role,
+            "calls": n,
+            "inputTokens": int(tin or 0),
+            "outputTokens": int(tout or 0),
+            "cost": None if cost is None else str(Decimal(str(cost)).quantize(Decimal("0.0001"))),
+            "currency": cur,
+        }
+        for p, m, role, n, tin, tout, cost, cur in rows
+    ]
+
+
+def build_report(engine: Engine, ref: str) -> dict[str, Any]:
+    engine = zone_engine(engine)
+    with reading(engine) as conn:
+        set_id, evaluation_set = load_set(conn, ref)
+        rows = conn.execute(
+            select(eval_runs).where(eval_runs.c.set_id == set_id).order_by(eval_runs.c.sample_key)
+        ).all()
+        samples = [_sample(conn, row) for row in rows]
+        run_ids = [r.id for r in rows] + [a["runId"] for s in samples for a in s["arms"].values()]
+        usage = _usage(conn, run_ids)
+    facts = gate_facts(samples, len(rows), evaluation_set.dry_run)
+    a = gate_a(facts)
+    b = gate_b(facts, a)
+    return {
+        "setId": set_id,
+        "evaluationSetVersion": evaluation_set.evaluationSetVersion,
+        "dryRun": evaluation_set.dry_run,
+        "models": evaluation_set.models.model_dump(),
+        "samples": samples,
+        "deltas": {
+            "C-A": _distribution(samples, "C-A"),
+            "C-B": _distribution(samples, "C-B"),
+        },
+        "invalid": [
+            {"sampleId": s["sampleId"], "state": s["state"], "reason": s["reason"]}
+            for s in samples
+            if s["state"] not in REPORT_STATES
+        ],
+        "gateA": {"verdict": a.verdict, "rule": a.rule, "reason": a.reason},
+        "gateB": {"verdict": b.verdict, "rule": b.rule, "reason": b.reason},
+        "usage": usage,
+        "totals": {
+            "calls": sum(u["calls"] for u in usage),
+            "inputTokens": sum(u["inputTokens"] for u in usage),
+            "outputTokens": sum(u["outputTokens"] for u in usage),
+        },
+        "sceneClasses": SCENE_CLASSES,
+        "dimensions": DIMENSIONS,
+    }
