@@ -27,13 +27,13 @@ from sqlalchemy import select  # noqa: E402
 from synthetic_book import synthetic_web_novel  # noqa: E402
 
 from context import outline  # noqa: E402
-from muse.agents import offline_writer  # noqa: E402
 from muse.agents.providers.offline import register_offline_generator  # noqa: E402
 from muse.agents.tables import model_calls  # noqa: E402
 from muse.context.search_index import rebuild_index  # noqa: E402
 from muse.flow.accept import accept_candidate  # noqa: E402
 from muse.flow.production import write_chapter  # noqa: E402
 from muse.flow.revise import revise_candidate  # noqa: E402
+from muse.offline import writer as offline_writer  # noqa: E402
 from muse.planning.fine_outlines import confirm_section, save_fine_outline  # noqa: E402
 from muse.store.engine import make_engine  # noqa: E402
 from muse.store.migrate import upgrade  # noqa: E402

@@ -22,7 +22,6 @@ from muse.knowledge.contracts import Cycle, PlannedStep
 from muse.knowledge.drafts import confirm_all
 from muse.knowledge.facts import approve_fact_delta, list_fact_deltas
 from muse.patterns.builtin import install_builtin_patterns
-from muse.planning import offline_planner
 from muse.planning.confirming import confirm_section
 from muse.planning.planner import draft_stage
 from muse.planning.saving import build_signoff, save_stage_section
@@ -72,7 +71,6 @@ def test_import_discover_extract_confirm_plan_and_write_the_next_chapter(
 ):
     monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
     get_engine.cache_clear()
-    offline_planner.register()
     work = import_book(engine, book_text().encode(), title="青云记").work_id
     assert work is not None
 

@@ -19,7 +19,6 @@ from typing import Any
 
 import yaml
 
-from muse.agents import offline_writer  # noqa: F401  (registers the offline writer)
 from muse.agents.outputs import DetectorReport
 from muse.agents.providers.offline import generate_offline
 from muse.context.output_contracts import WriterDraft

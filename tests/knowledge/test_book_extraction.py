@@ -117,7 +117,7 @@ def test_extract_stores_verified_drafts_under_one_name_and_resumes(engine, book,
     assert data["calls"] == 2 and data["batchesDone"] == 1  # the stored batch is not called again
     assert len(stub.requests) == 3 and _count(engine, model_calls) == 3  # a receipt per call
     first_input = json.loads(
-        stub.requests[0].body["messages"][-1]["content"].split("```json")[1].split("```")[0]
+        stub.requests[0].body["messages"][-1]["content"].split("```json")[-1].split("```")[0]
     )
     assert {"name": "刘备", "type": "character", "aliases": ["玄德"]} in first_input[
         "discoveredEntities"

@@ -102,9 +102,8 @@ def test_no_text_no_entities():
 
 
 def test_the_offline_extractor_proposes_what_discovery_finds():
-    from muse.knowledge.offline_extractor import extract_chapter
-
     from muse.knowledge.extraction_contracts import INPUT_SCHEMA, ChapterExtraction
+    from muse.offline.extractor import extract_chapter
 
     _, _, text = chapters()[0]
     known = [{"name": "张飞", "type": "character", "aliases": []}]

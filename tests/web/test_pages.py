@@ -221,7 +221,10 @@ def test_evaluation_runs_live_in_their_own_zone_and_their_candidates_offer_no_ac
 ):
     from tests.flow.test_state_machine import candidate_in_state
 
-    run_id, cand_id = candidate_in_state(engine, written.work_id, "PASSED", run_type="evaluation")
+    zone_engine = engine.execution_options(muse_zone="all")  # the test writes evaluation rows
+    run_id, cand_id = candidate_in_state(
+        zone_engine, written.work_id, "PASSED", run_type="evaluation"
+    )
     html = client.get(f"/works/{written.work_id}/runs").text
     production, zone = html.split('id="evaluation-zone"')
     assert written.run_id in production and run_id not in production

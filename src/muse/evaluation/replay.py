@@ -20,7 +20,6 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
-from muse.agents import offline_writer  # noqa: F401  (the offline provider's writer)
 from muse.agents.dispatch import dispatch
 from muse.agents.errors import AgentCallError, ForbiddenInput, InvalidOutput
 from muse.agents.tables import model_calls

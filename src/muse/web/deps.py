@@ -24,6 +24,21 @@ def read(request: Request) -> Iterator[Connection]:
         yield conn
 
 
+def zoned_for(conn: Connection, table: str, row_id: str) -> Connection:
+    """``conn`` for the page of one run or candidate: production reads never see the evaluation
+    zone (muse.flow.zone), so the page of an evaluation row — reached from the board's separate
+    评测区 and labelled as such — reads through the zone; every other page does not."""
+    from sqlalchemy import select
+
+    from muse.flow.tables import candidates, runs
+    from muse.flow.zone import zone
+
+    t = runs if table == "runs" else candidates
+    if conn.execute(select(t.c.id).where(t.c.id == row_id)).first() is not None:
+        return conn
+    return zone(conn)
+
+
 def actor() -> str:
     """Who decides: the operating-system user running the workbench, as the CLI records it."""
     try:

@@ -22,7 +22,7 @@ from muse.flow.candidate_facts import list_candidate_facts
 from muse.flow.candidate_view import candidate_view, version_diff
 from muse.flow.decisions import load
 from muse.flow.menu import decision_menu
-from muse.web.deps import read, work_nav
+from muse.web.deps import read, work_nav, zoned_for
 from muse.web.highlight import claim_marks, finding_marks, segments
 from muse.web.render import page
 
@@ -40,6 +40,7 @@ def candidate_list(request: Request, work_id: int) -> Response:
 @router.get("/candidates/{candidate_id}", response_class=HTMLResponse)
 def candidate_page(request: Request, candidate_id: str, against: int | None = None) -> Response:
     with read(request) as conn:
+        conn = zoned_for(conn, "candidates", candidate_id)
         view = candidate_view(conn, candidate_id)
         cand, run = load(conn, candidate_id)
         info = work_nav(conn, cand["work_id"])
@@ -78,6 +79,7 @@ def _round_items(conn, view: dict[str, Any]) -> list[dict[str, Any]] | None:
 @router.get("/candidates/{candidate_id}/edit", response_class=HTMLResponse)
 def edit_page(request: Request, candidate_id: str) -> Response:
     with read(request) as conn:
+        conn = zoned_for(conn, "candidates", candidate_id)
         view = candidate_view(conn, candidate_id)
         cand, run = load(conn, candidate_id)
         info = work_nav(conn, cand["work_id"])

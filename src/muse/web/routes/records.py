@@ -62,6 +62,11 @@ TABLE_PAGES: dict[str, str] = {
     "decisions": "候选页：决定记录",
     "model_policy_versions": "数据表（模型策略版本：muse models approve）",
     "model_choices": "数据表（各角色选定的模型：muse models use）",
+    "eval_sets": "评测区：数据表（预注册评测集）",
+    "eval_runs": "评测区：数据表（评测运行）",
+    "eval_arms": "评测区：数据表（三臂候选）",
+    "eval_judgements": "评测区：数据表（盲评打分）",
+    "candidate_judgements": "数据表（按需评审：muse candidate judge）",
 }
 
 

@@ -11,7 +11,8 @@ from muse.agents.receipts import HEAVY_COLUMNS, receipt_of, receipt_summaries
 from muse.core.errors import NotFound
 from muse.flow import queries
 from muse.flow.run_detail import show_run_detail
-from muse.web.deps import read, work_nav
+from muse.flow.zone import zone
+from muse.web.deps import read, work_nav, zoned_for
 from muse.web.render import page
 from muse.works.authorization import get_snapshot
 
@@ -23,12 +24,19 @@ def run_list(request: Request, work_id: int) -> Response:
     with read(request) as conn:
         info = work_nav(conn, work_id)
         rows = queries.list_runs(conn, work_id, limit=500)
+        # the evaluation zone, shown apart (production reads never see it: muse.flow.zone)
+        rows += [
+            r
+            for r in queries.list_runs(zone(conn), work_id, limit=500)
+            if r["runType"] != "production"
+        ]
     return page(request, "runs.html", title="运行记录", work=info, runs=rows)
 
 
 @router.get("/runs/{run_id}", response_class=HTMLResponse)
 def run_page(request: Request, run_id: str) -> Response:
     with read(request) as conn:
+        conn = zoned_for(conn, "runs", run_id)
         data = show_run_detail(conn, run_id)
         info = work_nav(conn, data["workId"])
         auth_id = data["authorizationSnapshotId"]

@@ -20,13 +20,35 @@ import sqlalchemy as sa
 import muse.store.metadata
 from sqlalchemy.dialects import postgresql
 
-from muse.evaluation import triggers
 from muse.store.immutable import drop_immutable, make_immutable
 
 revision = "0020"
 down_revision = ("0017", "0011")  # also merges the flow branch: runs and candidates must exist
 branch_labels = None
 depends_on = None
+
+# The writer-eval-v1 transition triggers as they were when this migration was written, frozen
+# (muse.evaluation.triggers may change later; an old migration must not).
+_INSTALL = {
+    "sqlite": [
+        "CREATE TRIGGER eval_runs_sm_insert BEFORE INSERT ON eval_runs FOR EACH ROW BEGIN\n  SELECT RAISE(ABORT, 'muse: eval_runs: a row must be inserted as preregistered with revision 0') WHERE NEW.state NOT IN ('preregistered') OR NEW.revision IS NOT 0;\nEND",
+        "CREATE TRIGGER eval_runs_sm_update BEFORE UPDATE ON eval_runs FOR EACH ROW BEGIN\n  SELECT RAISE(ABORT, 'muse: eval_runs: identity columns are immutable') WHERE NEW.id IS NOT OLD.id OR NEW.set_id IS NOT OLD.set_id OR NEW.sample_key IS NOT OLD.sample_key OR NEW.work_id IS NOT OLD.work_id OR NEW.target_chapter IS NOT OLD.target_chapter OR NEW.as_of IS NOT OLD.as_of OR NEW.scene_class IS NOT OLD.scene_class OR NEW.quality_policy_version IS NOT OLD.quality_policy_version OR CAST(NEW.labels AS TEXT) IS NOT CAST(OLD.labels AS TEXT);\n  SELECT RAISE(ABORT, 'muse: eval_runs: a terminal state never moves') WHERE NEW.state IS NOT OLD.state AND OLD.state IN ('adjudicated_report', 'failed_authorization', 'failed_contract', 'failed_freeze', 'failed_model', 'invalid_unstable', 'stable_report');\n  SELECT RAISE(ABORT, 'muse: eval_runs: state change not in the writer-eval-v1 table') WHERE NEW.state IS NOT OLD.state AND (OLD.state || '>' || NEW.state) NOT IN ('adjudicating>adjudicated_report', 'adjudicating>failed_contract', 'adjudicating>failed_model', 'adjudicating>invalid_unstable', 'detecting>failed_contract', 'detecting>failed_model', 'detecting>judging_pair', 'generating>detecting', 'generating>failed_authorization', 'generating>failed_contract', 'generating>failed_freeze', 'generating>failed_model', 'judging_pair>adjudicating', 'judging_pair>failed_contract', 'judging_pair>failed_model', 'judging_pair>stable_report', 'preregistered>failed_authorization', 'preregistered>failed_freeze', 'preregistered>generating');\n  SELECT RAISE(ABORT, 'muse: eval_runs: revision must increase by exactly 1 with each state change') WHERE (NEW.state IS NOT OLD.state AND NEW.revision IS NOT OLD.revision + 1) OR (NEW.state IS OLD.state AND NEW.revision IS NOT OLD.revision);\nEND",
+    ],
+    "postgresql": [
+        "CREATE OR REPLACE FUNCTION muse_eval_runs_state_machine() RETURNS trigger AS $$\nBEGIN\n  IF TG_OP = 'INSERT' THEN\n    IF NEW.state NOT IN ('preregistered') OR NEW.revision <> 0 THEN\n      RAISE EXCEPTION USING MESSAGE = 'muse: eval_runs: a row must be inserted as preregistered with revision 0', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';\n    END IF;\n    RETURN NEW;\n  END IF;\n  IF ROW(NEW.id, NEW.set_id, NEW.sample_key, NEW.work_id, NEW.target_chapter, NEW.as_of, NEW.scene_class, NEW.quality_policy_version, NEW.labels::text) IS DISTINCT FROM ROW(OLD.id, OLD.set_id, OLD.sample_key, OLD.work_id, OLD.target_chapter, OLD.as_of, OLD.scene_class, OLD.quality_policy_version, OLD.labels::text) THEN\n    RAISE EXCEPTION USING MESSAGE = 'muse: eval_runs: identity columns are immutable', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';\n  END IF;\n  IF NEW.state IS DISTINCT FROM OLD.state THEN\n    IF OLD.state IN ('adjudicated_report', 'failed_authorization', 'failed_contract', 'failed_freeze', 'failed_model', 'invalid_unstable', 'stable_report') THEN RAISE EXCEPTION USING MESSAGE = 'muse: eval_runs: a terminal state never moves', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';\n    END IF;\n    IF (OLD.state || '>' || NEW.state) NOT IN ('adjudicating>adjudicated_report', 'adjudicating>failed_contract', 'adjudicating>failed_model', 'adjudicating>invalid_unstable', 'detecting>failed_contract', 'detecting>failed_model', 'detecting>judging_pair', 'generating>detecting', 'generating>failed_authorization', 'generating>failed_contract', 'generating>failed_freeze', 'generating>failed_model', 'judging_pair>adjudicating', 'judging_pair>failed_contract', 'judging_pair>failed_model', 'judging_pair>stable_report', 'preregistered>failed_authorization', 'preregistered>failed_freeze', 'preregistered>generating') THEN\n      RAISE EXCEPTION USING MESSAGE = 'muse: eval_runs: state change not in the writer-eval-v1 table', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';\n    END IF;\n    IF NEW.revision IS DISTINCT FROM OLD.revision + 1 THEN\n      RAISE EXCEPTION USING MESSAGE = 'muse: eval_runs: revision must increase by exactly 1 with each state change', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';\n    END IF;\n  ELSIF NEW.revision IS DISTINCT FROM OLD.revision THEN\n    RAISE EXCEPTION USING MESSAGE = 'muse: eval_runs: revision must increase by exactly 1 with each state change', DETAIL = 'row ' || NEW.id, ERRCODE = 'check_violation';\n  END IF;\n  RETURN NEW;\nEND;\n$$ LANGUAGE plpgsql",
+        "CREATE TRIGGER eval_runs_state_machine BEFORE INSERT OR UPDATE ON eval_runs FOR EACH ROW EXECUTE FUNCTION muse_eval_runs_state_machine()",
+    ],
+}
+_DROP = {
+    "sqlite": [
+        "DROP TRIGGER IF EXISTS eval_runs_sm_insert",
+        "DROP TRIGGER IF EXISTS eval_runs_sm_update",
+    ],
+    "postgresql": [
+        "DROP TRIGGER IF EXISTS eval_runs_state_machine ON eval_runs",
+        "DROP FUNCTION IF EXISTS muse_eval_runs_state_machine()",
+    ],
+}
 
 
 def upgrade() -> None:
@@ -185,12 +207,12 @@ def upgrade() -> None:
         sa.UniqueConstraint("eval_run_id", "arm", name="uq_eval_arms_arm"),
     )
     make_immutable("eval_sets")
-    for statement in triggers.install_statements(op.get_bind().dialect.name):
+    for statement in _INSTALL[op.get_bind().dialect.name]:
         op.execute(statement)
 
 
 def downgrade() -> None:
-    for statement in triggers.drop_statements(op.get_bind().dialect.name):
+    for statement in _DROP[op.get_bind().dialect.name]:
         op.execute(statement)
     drop_immutable("eval_sets")
     op.drop_table("eval_arms")

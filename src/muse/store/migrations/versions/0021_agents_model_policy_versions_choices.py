@@ -144,8 +144,9 @@ _HEADING_COMMENTS = {
 
 def downgrade() -> None:
     for table in ("volumes", "chapters"):
-        with op.batch_alter_table(table) as batch:
-            batch.drop_column("heading")
+        # a native DROP COLUMN (SQLite >= 3.35): recreating ``chapters`` would trip the foreign
+        # keys that point at it
+        op.drop_column(table, "heading")
     op.drop_index("ix_model_choices_work_id_role", table_name="model_choices")
     op.drop_table("model_choices")
     drop_immutable("model_policy_versions")
