@@ -277,3 +277,24 @@ def test_an_edit_job_in_a_work_never_accepted_needs_an_explicit_model(engine, bo
     edit_chapter(engine, book, 1, text + "\n\n风起。")
     [run] = Worker(engine).run_once()
     assert run.outcome == "failed" and "还没有采纳过候选" in run.message
+
+
+def test_an_edit_job_uses_the_works_extractor_choice_and_its_receipt_says_so(engine, book):
+    from muse.agents.model_choice import choose_model
+    from muse.flow.chapter_edit import edit_chapter
+
+    choose_model(engine, book, "extractor", "offline:offline-1")  # muse models use extractor …
+    with engine.connect() as conn:
+        text = get_chapter_text(conn, book, 1).text
+    edit_chapter(engine, book, 1, text + "\n\n风起。")
+    [run] = Worker(engine).run_once()  # never accepted: without the choice this job fails
+    assert run.outcome == "done", run.message
+    with engine.connect() as conn:
+        [params] = conn.execute(
+            select(model_calls.c.request_params).where(model_calls.c.role == "extractor")
+        ).scalars()
+    assert params["modelChoice"]["source"] == "work"
+    assert (params["modelChoice"]["provider"], params["modelChoice"]["model"]) == (
+        "offline",
+        "offline-1",
+    )

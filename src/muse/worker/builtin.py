@@ -2,7 +2,8 @@
 
 ``extract_chapter`` (queued by the accept commit, flow/accept.py) runs the extractor on the
 accepted chapter. Which model: the one the author named for this worker (``muse worker -p P -m
-M``), else the provider and model the author chose for the run whose candidate was accepted —
+M``), else the work's ``muse models use extractor`` choice, else the provider and model the
+author chose for the run whose candidate was accepted —
 never one picked from the environment (spec 003: every call names both). A job for a revision
 that is no longer the chapter's current one is done-as-skipped with the reason.
 
@@ -16,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from muse.agents.model_choice import ModelChoice, recorded_choice, work_choices
 from muse.context.index_builder import REFRESH_JOB, run_refresh_job
 from muse.core.errors import NotFound
 from muse.flow.queries import show_run
@@ -41,18 +43,26 @@ from muse.worker.handlers import (
 EXTRACT_JOB = "extract_chapter"
 
 
-def _model_for(job: ClaimedJob, ctx: JobContext) -> tuple[str, str]:
+def _model_choice(job: ClaimedJob, ctx: JobContext) -> ModelChoice:
+    """The worker's flags, else the work's ``muse models use extractor`` choice, else the model
+    of the run whose candidate was accepted (or the work's last accepted run)."""
     if ctx.provider or ctx.model:
         if not (ctx.provider and ctx.model):
             raise PermanentJobError("指定抽取模型时必须同时给出 --provider 和 --model。")
-        return ctx.provider, ctx.model
+        return ModelChoice("extractor", ctx.provider, ctx.model, "flag")
+    if job.work_id is not None:
+        with reading(ctx.engine) as conn:
+            chosen = work_choices(conn, job.work_id).get("extractor")
+        if chosen is not None:
+            return chosen
     run_id = job.payload.get("runId")
     if not isinstance(run_id, str):  # an author's edit or revert: the work's last accepted run
         run_id = _last_accepted_run(ctx, job.work_id)
     if run_id is None:
         raise PermanentJobError(
             f"任务 {job.id} 没有关联的运行，作品也还没有采纳过候选，无法确定抽取用的模型。",
-            hint="用 muse worker --provider P --model M 显式指定，再 muse jobs retry 该任务。",
+            hint="用 muse models use extractor 提供方:模型ID 为作品选定抽取模型，"
+            "或 muse worker --provider P --model M 显式指定，再 muse jobs retry 该任务。",
         )
     with reading(ctx.engine) as conn:
         try:
@@ -61,7 +71,7 @@ def _model_for(job: ClaimedJob, ctx: JobContext) -> tuple[str, str]:
             raise PermanentJobError(
                 err.message, hint="用 muse worker -p P -m M 显式指定模型。"
             ) from None
-    return run["provider"], run["model"]
+    return ModelChoice("extractor", run["provider"], run["model"], "run")
 
 
 def _last_accepted_run(ctx: JobContext, work_id: int | None) -> str | None:
@@ -115,12 +125,20 @@ def extract_chapter(job: ClaimedJob, ctx: JobContext) -> Apply:
         reason = stale_reason(conn, work_id, chapter, revision)
     if reason:
         return skipped(reason, **where)
-    provider, model = _model_for(job, ctx)
+    choice = _model_choice(job, ctx)
+    provider, model = choice.provider, choice.model
     run_id = job.payload.get("runId") if isinstance(job.payload.get("runId"), str) else None
     try:
-        call = run_extractor(
-            ctx.engine, work_id, chapter, revision, provider=provider, model=model, run_id=run_id
-        )
+        with recorded_choice(choice):  # the receipt says where the model came from
+            call = run_extractor(
+                ctx.engine,
+                work_id,
+                chapter,
+                revision,
+                provider=provider,
+                model=model,
+                run_id=run_id,
+            )
     except StaleChapter as err:
         return skipped(err.message, **where)
 
