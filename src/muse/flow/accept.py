@@ -96,7 +96,7 @@ def accept_candidate(
         previous = _previous(conn, command_id, candidate_id)
         if previous:
             return previous
-        cand, run = load(conn, candidate_id)
+        cand, run = load(conn, candidate_id, lock=False)  # a precheck: waits on no decision
     _refuse_ineligible(cand, run)
     try:
         with engine.begin() as conn:

@@ -168,23 +168,25 @@ def _discard(conn: Connection, candidate_id: str, command_id: str, actor: str) -
     )
 
 
-def load(conn: Connection, candidate_id: str) -> tuple[Any, Any]:
+def load(conn: Connection, candidate_id: str, *, lock: bool = True) -> tuple[Any, Any]:
     """The candidate and its run, locked in THE lock order of every decision (accept, discard,
     edit and merge, revise) and of the production nodes (``deadlines.guard_result``): the run
     row first, then the candidate row (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite's
     ``BEGIN IMMEDIATE`` serialises writers). Two decisions on one candidate therefore queue
-    instead of deadlocking, and the second reads what the first committed."""
+    instead of deadlocking, and the second reads what the first committed. ``lock=False`` is a
+    plain read (a precheck before the decision's transaction, which must not wait on another
+    decision's locks)."""
     run_id = conn.execute(
         select(candidates.c.run_id).where(candidates.c.id == candidate_id)
     ).scalar()
     if run_id is None:
         raise NotFound(f"候选 {candidate_id} 不存在。", hint="用 muse candidates 查看候选。")
-    run = conn.execute(select(runs).where(runs.c.id == run_id).with_for_update()).mappings().one()
-    cand = (
-        conn.execute(select(candidates).where(candidates.c.id == candidate_id).with_for_update())
-        .mappings()
-        .one()
-    )
+    run_query = select(runs).where(runs.c.id == run_id)
+    cand_query = select(candidates).where(candidates.c.id == candidate_id)
+    if lock:
+        run_query, cand_query = run_query.with_for_update(), cand_query.with_for_update()
+    run = conn.execute(run_query).mappings().one()
+    cand = conn.execute(cand_query).mappings().one()
     return cand, run
 
 
