@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from muse.cli import editing
@@ -25,6 +24,8 @@ from muse.works import authorization, catalog
 from muse.works.contracts import SOURCE_KIND_LABELS, STATUS_LABELS, Purpose, SourceKind
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from muse.works.importer import ImportReport
 
 chapter_app = typer.Typer(help="单章操作。", no_args_is_help=True)
@@ -110,6 +111,8 @@ def _import_and_index(
     fail, the import stands and the first write (or ``muse index rebuild``) builds it."""
     if quiet:
         return _import_and_index_with(data, title, source_kind, purposes, limits, None)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
