@@ -1,17 +1,19 @@
 """Role contracts, model policy, prompts, providers, read-only tools, dispatch (spec 003).
 
-Every model call in Muse goes through :func:`muse.agents.dispatching.dispatch`. The public surface:
+Every model call in Muse goes through :func:`muse.agents.dispatch` (``dispatching.py``). What
+other packages use is this face (``__all__`` below); the modules behind it:
 
-    dispatch.dispatch / DispatchResult           one role call → validated output + receipt id
-    roles.yaml, contracts.load_roles             the five roles, tasks, tool and model policies
-    policy                                       model allowed? reported id equal to frozen id?
-    outputs                                      default output contracts per (role, task)
-    tools.ToolSet, asof_reader.AsOfReader        read-only tools over a frozen view
-    ledger.dependency_list / tool_read_log       the run's tool reads
-    receipts.get_receipt / run_receipts          stored receipts (model_calls)
-    providers.resolve_provider / register_provider
-    providers.offline.register_offline_generator offline output for a domain's own task
-    config / probe                               the author's config file; `muse models`
+    dispatching                  one role call → validated output + receipt id
+    roles.yaml, contracts        the five roles, tasks, tool and model policies
+    policy                       model allowed? reported id equal to frozen id?
+    outputs                      default output contracts per (role, task)
+    tools, asof_reader           read-only tools over a frozen view
+    ledger                       the run's tool reads
+    receipts                     stored receipts (model_calls)
+    providers                    resolve_provider / register_provider; providers.offline holds the
+                                 offline registry (register_offline_generator)
+    config, probe, approvals     the author's config file; ``muse models``
+    model_choice                 which model a role uses for a work
 
 Only ``providers/openai_compatible.py`` imports the ``openai`` SDK.
 """
