@@ -1,4 +1,4 @@
-"""Evaluation-zone listener benchmark: what ``flow.zone``'s ``before_execute`` hook costs a SELECT.
+"""Evaluation-zone listener benchmark: what ``flow.zones``'s ``before_execute`` hook costs a SELECT.
 
     .venv/bin/python bench/zone_hook.py [--n N]
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import Select, create_engine, func, select
 
-from muse.flow import zone
+import muse.flow.zones as zone
 from muse.flow.tables import candidates, runs
 from muse.store.migrate import load_all_tables
 from muse.works.tables import chapters, volumes, works

@@ -98,7 +98,7 @@ def test_a_read_only_command_loads_no_configuration_model_and_no_offline_provide
         "muse.agents.config",
         "muse.agents.providers.offline",
         "muse.offline",
-        "muse.flow.sweep",  # nothing to sweep: only the probe ran
+        "muse.flow.sweeping",  # nothing to sweep: only the probe ran
         "rich.markdown",
         "typer.rich_utils",
     }
@@ -112,7 +112,7 @@ def test_only_the_loaders_that_call_models_reach_the_dispatcher():
             "import sys, typer\n"
             "from muse.cli import main\n"
             f"main.LOADERS[{name!r}](typer.Typer())\n"
-            "print('muse.agents.dispatch' in sys.modules)\n"
+            "print('muse.agents.dispatching' in sys.modules)\n"
         )
         done = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=120

@@ -1,5 +1,5 @@
 """Evaluation rows are invisible to production reads by default, at one engine-level point
-(muse.flow.zone; spec 001 §7), and ``run_type`` never changes after insert."""
+(muse.flow.zones; spec 001 §7), and ``run_type`` never changes after insert."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 
 from muse.flow.queries import list_candidates, list_runs
 from muse.flow.tables import candidates, runs
-from muse.flow.zone import zone
+from muse.flow.zones import zone
 
 from .test_state_machine import candidate_in_state, new_work
 
@@ -80,7 +80,7 @@ def test_the_cached_decision_follows_the_statements_shape_not_its_values(engine,
     """The listener keeps, per compiled-cache key, whether a SELECT reads runs or candidates.
     Same shape with other values, a shape first seen inside the zone, and a shape that differs
     only in its table must each still be filtered exactly as without the cache."""
-    from muse.flow import zone as zone_module
+    from muse.flow import zones as zone_module
     from muse.works.tables import chapters
 
     work_id, (prod_run, _), (eval_run, _) = mixed
