@@ -108,3 +108,17 @@ def test_database_refuses_to_rewrite_a_stored_revision(engine, work):
         conn.execute(prose_blocks.update().values(text="偷偷改掉"))
     with engine.connect() as conn:
         assert catalog.get_chapter_text(conn, work, 1).text == "第一章的正文。\n第二行"
+
+
+def test_chapter_lengths_are_list_chapters_numbers_and_current_counts(engine, work):
+    """The plan view's light read gives exactly list_chapters' (number, han_count) pairs, the
+    current revision's count after an edit included, and nothing of another work."""
+    with engine.begin() as conn:
+        add_chapter(conn, work, 3, "第三", "第三章只有这些字")
+        add_chapter(conn, work, 2, "第二", "")
+        write_revision(conn, work, 1, "改短了", expected_revision=1, origin="edit")
+        other = catalog.create_work(conn, "另一本")
+        add_chapter(conn, other, 1, "别的", "别的书的正文很长很长")
+    with engine.connect() as conn:
+        expected = [(c.number, c.han_count) for c in catalog.list_chapters(conn, work)]
+        assert catalog.chapter_lengths(conn, work) == expected == [(1, 3), (2, 0), (3, 8)]

@@ -22,7 +22,7 @@ from muse.planning.sections import Section, list_sections, planning_started
 from muse.planning.setting_link import SettingState, setting_state
 from muse.planning.stage_contracts import Assembly, SettingSignoff, WorkFoundation, WorkOutline
 from muse.planning.stages import STAGES
-from muse.works import get_work_row, list_chapters
+from muse.works import chapter_lengths, get_work_row
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,6 @@ def load_plan_view(conn: Connection, work_id: int) -> PlanView:
         planning=planning_started(conn, work_id),
         confirmed=confirmed,
         fine_outlines=outlines,
-        chapter_lengths=[(c.number, c.han_count) for c in list_chapters(conn, work_id)],
+        chapter_lengths=chapter_lengths(conn, work_id),
         work_default_chars=get_work_row(conn, work_id)["default_chapter_chars"],
     )

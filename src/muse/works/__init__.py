@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from muse.works.book_decoding import decode_book
     from muse.works.canonical import add_chapter, write_revision
     from muse.works.catalog import (
+        chapter_lengths,
         chapter_revisions,
         get_chapter_text,
         get_revision_text,
@@ -65,6 +66,7 @@ __all__ = [
     "get_work_row",
     "import_book",
     "iter_chapter_texts",
+    "chapter_lengths",
     "latest_chapter_number",
     "list_chapters",
     "list_works",
@@ -94,6 +96,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "get_revision_text",
         "get_work_row",
         "iter_chapter_texts",
+        "chapter_lengths",
         "latest_chapter_number",
         "list_chapters",
         "list_works",

@@ -279,6 +279,18 @@ def chapter_revisions(conn: Connection, work_id: int) -> dict[int, int]:
     return {number: revision for number, revision in rows}
 
 
+def chapter_lengths(conn: Connection, work_id: int) -> list[tuple[int, int]]:
+    """(number, Han count) of every chapter in number order: what :func:`list_chapters` gives,
+    without the titles, volumes, hashes and row models the plan view never reads."""
+    query = (
+        select(chapters.c.number, prose_blocks.c.han_count)
+        .select_from(chapters.join(prose_blocks, _current_block()))
+        .where(chapters.c.work_id == work_id)
+        .order_by(chapters.c.number)
+    )
+    return [(number, han) for number, han in conn.execute(query)]
+
+
 def recent_chapter_lengths(
     conn: Connection, work_id: int, *, upto: int, min_han: int = 0, limit: int | None = None
 ) -> list[tuple[int, int]]:
