@@ -6,6 +6,7 @@ from muse.web.routes import (
     chapters,
     contexts,
     decisions,
+    imports,
     plan,
     queues,
     records,
@@ -15,6 +16,7 @@ from muse.web.routes import (
 )
 
 MODULES = (
+    imports,
     works,
     chapters,
     cards,
