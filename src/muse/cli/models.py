@@ -14,8 +14,8 @@ from rich.table import Table
 
 from muse.agents.approvals import (
     approve_model,
+    current_policies,
     merge_approvals,
-    policies_in_force,
     stored_approvals,
 )
 from muse.agents.contracts import load_roles
@@ -42,8 +42,7 @@ _KEY_SOURCE = {
 def _policies() -> list[dict[str, Any]]:
     """The versions in force per role: built-in ones merged with the author's approvals."""
     with ready_engine().connect() as conn:
-        approvals = stored_approvals(conn)
-    return policies_in_force(merge_approvals(load_roles(), approvals), approvals)
+        return current_policies(conn)
 
 
 def _render_list(data: dict[str, Any]) -> None:
