@@ -16,13 +16,14 @@ from fastapi.responses import HTMLResponse, Response
 
 from muse.context.round_inputs import round_inputs
 from muse.core.ids import new_id
+from muse.evaluation.candidate_judge import candidate_judgements_of
 from muse.flow import queries
 from muse.flow.author_edit import load_context
 from muse.flow.candidate_facts import list_candidate_facts
 from muse.flow.candidate_view import candidate_view, version_diff
 from muse.flow.decisions import load
 from muse.flow.menu import decision_menu
-from muse.web.deps import read, work_nav, zoned_for
+from muse.web.deps import engine_of, read, work_nav, zoned_for
 from muse.web.highlight import claim_marks, finding_marks, segments
 from muse.web.render import page
 
@@ -47,6 +48,7 @@ def candidate_page(request: Request, candidate_id: str, against: int | None = No
         diff = version_diff(conn, candidate_id, against) if against else view["diff"]
         rounds = _round_items(conn, view)
         facts = list_candidate_facts(conn, candidate_id).deltas
+    judgements = candidate_judgements_of(engine_of(request), candidate_id)
     marks = finding_marks(view["findings"]) + claim_marks(view["claimLedger"])
     return page(
         request,
@@ -63,6 +65,7 @@ def candidate_page(request: Request, candidate_id: str, against: int | None = No
         menu=decision_menu(cand, run),
         command_id=new_id("cmd"),
         expected_revision=run["base_revision"],
+        judgements=judgements,
     )
 
 

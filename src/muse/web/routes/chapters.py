@@ -109,8 +109,10 @@ def save_edit(
                 err.message,
                 *([err.hint] if err.hint and not stale else []),
                 *(
-                    [f"你的修改仍在下面的编辑框里（基于修订版 {expected}）；"
-                     f"当前正式正文是修订版 {current.revision}：请对照后在最新修订版上重新提交。"]
+                    [
+                        f"你的修改仍在下面的编辑框里（基于修订版 {expected}）；"
+                        f"当前正式正文是修订版 {current.revision}：请对照后在最新修订版上重新提交。"
+                    ]
                     if stale
                     else []
                 ),

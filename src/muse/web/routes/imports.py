@@ -49,7 +49,7 @@ def new_work(request: Request) -> Response:
 @router.post("/works/create", response_class=HTMLResponse)
 def create(request: Request, form: Form = Depends(read_form)) -> Response:
     try:
-        title = form.required("title", "书名")
+        title = form.get("title") or ""  # create_work refuses an empty title, as for the CLI
         source = source_kind_of(form.get("source") or "own")
         with engine_of(request).begin() as conn:
             work_id = create_work(conn, title, source_kind=source)
@@ -76,7 +76,11 @@ class _Upload:
         except (binascii.Error, ValueError):
             raise InvalidInput("上传的文件内容不完整，未导入；请重新选择文件。") from None
         refuse_oversized(
-            len(self.data), MAX_BOOK_MB, what="小说文件", name=self.filename, flag="muse import --max-mb"
+            len(self.data),
+            MAX_BOOK_MB,
+            what="小说文件",
+            name=self.filename,
+            flag="muse import --max-mb",
         )
         self.encoded = encoded
 
@@ -134,4 +138,3 @@ def _refused(request: Request, err: MuseError) -> Response:
         work_id=None,
         back="",
     )
-

@@ -13,8 +13,8 @@ from muse.agents.model_choice import recorded_choice, resolve_offered, work_choi
 from muse.core.errors import MuseError
 from muse.planning.confirming import confirm_and_record
 from muse.planning.planner import draft_stage
-from muse.planning.stages import STAGES
 from muse.planning.sections import discard_section, get_section, list_sections
+from muse.planning.stages import STAGES
 from muse.planning.status import plan_status
 from muse.web.deps import engine_of, read, work_nav
 from muse.web.forms import Form, read_form
@@ -54,7 +54,9 @@ def draft(request: Request, work_id: int, form: Form = Depends(read_form)) -> Re
         chapter = form.integer("chapter", "章号")
         variants = form.integer("variants", "变体数") or 1
         note = (form.get("note") or "").strip() or None
-        choice = resolve_offered(engine, work_id, "planner", form.get("provider"), form.get("model"))
+        choice = resolve_offered(
+            engine, work_id, "planner", form.get("provider"), form.get("model")
+        )
         with recorded_choice(choice):
             drafted = draft_stage(
                 engine,
@@ -93,7 +95,6 @@ def draft(request: Request, work_id: int, form: Form = Depends(read_form)) -> Re
         lines=lines,
         work_id=work_id,
         back="plan",
-        write_chapter=section.target_chapter if next_write and section.stage == 4 else None,
     )
 
 
