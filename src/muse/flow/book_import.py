@@ -17,9 +17,9 @@ from sqlalchemy import Engine
 
 from muse.context.search_index import rebuild_index
 from muse.core.errors import InvalidInput
+from muse.works.catalog import find_imported_work
 from muse.works.contracts import Purpose, SourceKind
 from muse.works.importer import ImportReport, import_book, source_version_of
-from muse.works.catalog import find_imported_work
 
 Progress = Callable[[int, int], None]
 

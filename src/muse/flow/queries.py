@@ -156,9 +156,7 @@ def show_candidate(conn: Connection, candidate_id: str) -> dict:
     }
 
 
-def newest_run_since(
-    conn: Connection, work_id: int, chapter: int, since: datetime
-) -> str | None:
+def newest_run_since(conn: Connection, work_id: int, chapter: int, since: datetime) -> str | None:
     """The newest production run of ``chapter`` created at or after ``since`` (a live page
     started a write at ``since``: its run, whoever's process runs it)."""
     return conn.execute(

@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import Connection
 
 from muse.core.errors import MuseError, RevisionConflict
 from muse.flow.chapter_edit import edit_chapter
@@ -146,7 +147,7 @@ def _editor(
     )
 
 
-def _diff(conn, work_id: int, number: int, a: int, b: int) -> dict:
+def _diff(conn: Connection, work_id: int, number: int, a: int, b: int) -> dict[str, Any]:
     old = catalog.get_revision_text(conn, work_id, number, a)
     new = catalog.get_revision_text(conn, work_id, number, b)
     return diff_texts(old.text, new.text).to_dict(f"修订版 {a}", f"修订版 {b}")

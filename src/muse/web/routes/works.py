@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import Connection
 
 from muse.agents.model_choice import ModelChoice, work_choices
 from muse.flow import queries
@@ -64,7 +67,7 @@ def overview(request: Request, work_id: int, imported: str | None = None) -> Res
     )
 
 
-def _queues(conn, work_id: int) -> dict[str, int]:
+def _queues(conn: Connection, work_id: int) -> dict[str, int]:
     """What waits for the author, counted from the services' own lists."""
     waiting = [c for c in queries.list_candidates(conn, work_id) if c["state"] == "PASSED"]
     jobs = list_jobs(conn, work_id=work_id, limit=1000)
@@ -77,7 +80,7 @@ def _queues(conn, work_id: int) -> dict[str, int]:
     }
 
 
-def _writer_model(choices: dict[str, ModelChoice], runs: list[dict]) -> tuple[str, str]:
+def _writer_model(choices: dict[str, ModelChoice], runs: list[dict[str, Any]]) -> tuple[str, str]:
     """The write form starts with the work's writer choice (``muse models use writer``), else the
     provider and model of the latest production run, else offline."""
     if "writer" in choices:
