@@ -1,5 +1,7 @@
 """Workbench page benchmark: p95 of the chapter, candidate, context and run pages on the
-2,000-chapter synthetic book, after one `muse write 2001` with the offline provider.
+2,000-chapter synthetic book, after one `muse write 2001` with the offline provider; also the
+overview, plan, library (patterns, style, index per chapter, caches), the live progress fragment
+of the finished write (read from the stored run) and the chapter editor.
 
     .venv/bin/python bench/web.py [ROUNDS]
 
@@ -24,6 +26,7 @@ from synthetic_book import synthetic_web_novel  # noqa: E402
 
 from context import outline  # noqa: E402  (the same fine outline as bench/context.py)
 from muse.context import search_index  # noqa: E402
+from muse.core.clock import iso, utc_now  # noqa: E402
 from muse.flow.production import write_chapter  # noqa: E402
 from muse.planning.fine_outlines import confirm_section, save_fine_outline  # noqa: E402
 from muse.store.engine import make_engine  # noqa: E402
@@ -43,6 +46,7 @@ def main(rounds: int) -> int:
     with engine.begin() as conn:
         search_index.rebuild_index(conn, work_id)
         confirm_section(conn, save_fine_outline(conn, work_id, outline(2001)))
+    since = utc_now()
     summary = write_chapter(engine, work_id, 2001, provider="offline", model="offline-1")
     if summary.candidate_id is None:
         print(f"no candidate: {summary.state} {summary.reason}")
@@ -57,6 +61,12 @@ def main(rounds: int) -> int:
         "candidate": f"/candidates/{summary.candidate_id}",
         "context": f"/contexts/{summary.context_snapshot_id}",
         "run": f"/runs/{summary.run_id}",
+        # issue 14, second round: the pages a new author now also uses
+        "overview": f"/works/{work_id}",
+        "plan": f"/works/{work_id}/plan",
+        "library": f"/works/{work_id}/library",
+        "live": f"/works/{work_id}/writing/2001/progress?since={iso(since)}",
+        "edit": f"/works/{work_id}/chapters/2000/edit",
     }
     print(
         f"{report.han_count} Han in {len(report.chapters)} chapters; run {summary.run_id} "
