@@ -20,11 +20,27 @@ from muse.cli.output import console, emit, escape, fail, print_json, print_prose
 from muse.core.limits import MAX_BOOK_MB, MAX_CHAPTER_CHARS, read_capped
 from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
-from muse.works import authorization, catalog
-from muse.works.contracts import SOURCE_KIND_LABELS, STATUS_LABELS, Purpose, SourceKind
+from muse.works import (
+    PURPOSE_LABELS,
+    SOURCE_KIND_LABELS,
+    STATUS_LABELS,
+    Purpose,
+    SourceKind,
+    get_chapter_text,
+    get_revision_text,
+    resolve_work,
+    set_source_status,
+    work_info,
+)
+from muse.works import (
+    list_chapters as chapters_of,
+)
+from muse.works import (
+    list_works as all_works,
+)
 
 if TYPE_CHECKING:
-    from muse.works.importer import ImportReport
+    from muse.works import ImportReport
 
 chapter_app = typer.Typer(help="单章操作。", no_args_is_help=True)
 work_app = typer.Typer(help="作品设置。", no_args_is_help=True)
@@ -70,7 +86,7 @@ def import_(
     json_out: bool = JsonOption,
 ) -> None:
     """导入已有小说（拆书）：识别编码与章节，一个事务写入。"""
-    from muse.flow.book_import import source_kind_of
+    from muse.flow import source_kind_of
 
     source_kind = source_kind_of(source)
     purposes = [Purpose(p) for p in purpose] if purpose else None
@@ -81,7 +97,7 @@ def import_(
         "keep_notes": keep_notes,
     }
     if dry_run:
-        from muse.works.importer import analyse
+        from muse.works import analyse
 
         report = analyse(data, title, **limits)[1]
         emit(report.to_dict(), json_out, lambda _: _render_import(report))
@@ -123,7 +139,7 @@ def _import_and_index_with(
     limits: dict[str, Any],
     bar: Progress | None,
 ) -> tuple[ImportReport, dict[str, Any]]:
-    from muse.flow.book_import import ImportLimits, import_and_index
+    from muse.flow import ImportLimits, import_and_index
 
     return import_and_index(
         get_engine(),
@@ -185,7 +201,7 @@ def export(
     work: str = WorkOption,
 ) -> None:
     """导出正式正文（Canonical）：标题与导入时一致，可再次导入；EPUB 带目录，卷为分节。"""
-    from muse.works.export import FORMATS, export_book, export_epub
+    from muse.works import FORMATS, export_book, export_epub
 
     fmt = (fmt or _format_from(output)).lower()
     if fmt not in FORMATS:
@@ -210,7 +226,7 @@ def export(
 
 
 def _format_from(output: Path | None) -> str:
-    from muse.works.export import FORMATS
+    from muse.works import FORMATS
 
     suffix = output.suffix.lower().lstrip(".") if output is not None else ""
     return suffix if suffix in FORMATS else "txt"
@@ -219,7 +235,7 @@ def _format_from(output: Path | None) -> str:
 def list_works(json_out: bool = JsonOption) -> None:
     """列出作品。"""
     with reading(get_engine()) as conn:
-        infos = catalog.list_works(conn)
+        infos = all_works(conn)
     emit([i.model_dump(mode="json") for i in infos], json_out, _render_works)
 
 
@@ -233,7 +249,7 @@ def _render_works(rows: list[dict]) -> None:
             str(r["id"]),
             r["title"],
             SOURCE_KIND_LABELS[r["source_kind"]],
-            "、".join(authorization.PURPOSE_LABELS[p] for p in r["allowed_purposes"]),
+            "、".join(PURPOSE_LABELS[p] for p in r["allowed_purposes"]),
             STATUS_LABELS[r["source_status"]],
             str(r["chapter_count"]),
             str(r["han_count"]),
@@ -244,7 +260,7 @@ def _render_works(rows: list[dict]) -> None:
 def list_chapters(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     """列出章节（章号、标题、卷、汉字数、修订版、内容哈希）。"""
     with reading(get_engine()) as conn:
-        rows = catalog.list_chapters(conn, work_id_for(work))
+        rows = chapters_of(conn, work_id_for(work))
     emit([r.model_dump(mode="json") for r in rows], json_out, _render_chapters)
 
 
@@ -273,9 +289,9 @@ def chapter_show(
     with reading(get_engine()) as conn:
         work_id = work_id_for(work)
         chapter = (
-            catalog.get_revision_text(conn, work_id, number, revision)
+            get_revision_text(conn, work_id, number, revision)
             if revision
-            else catalog.get_chapter_text(conn, work_id, number)
+            else get_chapter_text(conn, work_id, number)
         )
     emit(chapter.model_dump(mode="json"), json_out, _render_chapter, escaped=False)
 
@@ -298,9 +314,9 @@ def work_status(
     """修改作品来源状态；非 active 时所有生成都会失败关闭。"""
     engine = get_engine()
     with engine.begin() as conn:
-        work_id = catalog.resolve_work(conn, work)
-        authorization.set_source_status(conn, work_id, status)
-        info = catalog.work_info(conn, work_id)
+        work_id = resolve_work(conn, work)
+        set_source_status(conn, work_id, status)
+        info = work_info(conn, work_id)
     emit(
         info.model_dump(mode="json"),
         json_out,

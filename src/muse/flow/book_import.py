@@ -15,11 +15,16 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from muse.context.search_index import rebuild_index
+from muse.context import rebuild_index
 from muse.core.errors import InvalidInput
-from muse.works.catalog import find_imported_work
-from muse.works.contracts import Purpose, SourceKind
-from muse.works.importer import ImportReport, import_book, source_version_of
+from muse.works import (
+    ImportReport,
+    Purpose,
+    SourceKind,
+    find_imported_work,
+    import_book,
+    source_version_of,
+)
 
 Progress = Callable[[int, int], None]
 

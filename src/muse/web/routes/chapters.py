@@ -13,14 +13,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import Connection
 
 from muse.core.errors import MuseError, RevisionConflict
-from muse.flow.chapter_edit import edit_chapter
-from muse.flow.diff import diff_texts
-from muse.knowledge.source_refs import refs_into_chapter
+from muse.flow import diff_texts, edit_chapter
+from muse.knowledge import refs_into_chapter
 from muse.web.deps import actor, engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import error_status, page
-from muse.works import catalog
-from muse.works.history import chapter_history
+from muse.works import chapter_history, get_chapter_text, get_revision_text, list_chapters
 
 router = APIRouter()
 
@@ -31,7 +29,7 @@ ORIGIN_LABELS = {"import": "导入", "accept": "采纳候选", "edit": "作者�
 def chapter_list(request: Request, work_id: int) -> Response:
     with read(request) as conn:
         info = work_nav(conn, work_id)
-        chapters = catalog.list_chapters(conn, work_id)
+        chapters = list_chapters(conn, work_id)
     return page(request, "chapters.html", title="章节", work=info, chapters=chapters)
 
 
@@ -48,8 +46,8 @@ def chapter(
     with read(request) as conn:
         info = work_nav(conn, work_id)
         history = chapter_history(conn, work_id, number)
-        current = catalog.get_chapter_text(conn, work_id, number)
-        shown = catalog.get_revision_text(conn, work_id, number, rev) if rev else current
+        current = get_chapter_text(conn, work_id, number)
+        shown = get_revision_text(conn, work_id, number, rev) if rev else current
         diff = _diff(conn, work_id, number, a, b) if a and b else None
         refs = refs_into_chapter(conn, work_id, number)
     return page(
@@ -72,7 +70,7 @@ def chapter(
 def edit_page(request: Request, work_id: int, number: int) -> Response:
     with read(request) as conn:
         info = work_nav(conn, work_id)
-        current = catalog.get_chapter_text(conn, work_id, number)
+        current = get_chapter_text(conn, work_id, number)
     return _editor(request, info, current, current.text, current.revision)
 
 
@@ -97,7 +95,7 @@ def save_edit(
     except MuseError as err:
         with read(request) as conn:
             info = work_nav(conn, work_id)
-            current = catalog.get_chapter_text(conn, work_id, number)
+            current = get_chapter_text(conn, work_id, number)
         stale = isinstance(err, RevisionConflict)
         return _editor(
             request,
@@ -148,6 +146,6 @@ def _editor(
 
 
 def _diff(conn: Connection, work_id: int, number: int, a: int, b: int) -> dict[str, Any]:
-    old = catalog.get_revision_text(conn, work_id, number, a)
-    new = catalog.get_revision_text(conn, work_id, number, b)
+    old = get_revision_text(conn, work_id, number, a)
+    new = get_revision_text(conn, work_id, number, b)
     return diff_texts(old.text, new.text).to_dict(f"修订版 {a}", f"修订版 {b}")

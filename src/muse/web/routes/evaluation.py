@@ -9,7 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from muse.evaluation.report import build_report, list_sets, sample_detail
+from muse.evaluation import build_report, list_sets, sample_detail
 from muse.web.deps import engine_of
 from muse.web.render import page
 

@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from muse.core.errors import InvalidInput, MuseError
 from muse.core.limits import MAX_BOOK_MB, refuse_oversized
-from muse.flow.book_import import (
+from muse.flow import (
     SOURCE_CHOICES,
     ImportLimits,
     already_imported,
@@ -28,9 +28,7 @@ from muse.flow.book_import import (
 from muse.web.deps import engine_of
 from muse.web.forms import Form, read_big_form, read_form
 from muse.web.render import page
-from muse.works.catalog import create_work
-from muse.works.contracts import SOURCE_KIND_LABELS
-from muse.works.importer import analyse
+from muse.works import SOURCE_KIND_LABELS, analyse, create_work
 
 router = APIRouter()
 

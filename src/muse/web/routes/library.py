@@ -9,10 +9,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from muse.context.search_index import chapter_chunks, index_overview
-from muse.knowledge.card_book import cache_overview
-from muse.patterns.bindings import list_bindings, list_style_profiles
-from muse.patterns.cards import list_patterns
+from muse.context import chapter_chunks, index_overview
+from muse.knowledge import cache_overview
+from muse.patterns import list_bindings, list_patterns, list_style_profiles
 from muse.web.deps import read, work_nav
 from muse.web.render import page
 

@@ -10,9 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from muse.agents.approvals import current_policies
-from muse.agents.model_choice import choose_model, work_choices
-from muse.agents.probe import provider_statuses
+from muse.agents import choose_model, current_policies, provider_statuses, work_choices
 from muse.core.errors import MuseError
 from muse.web.deps import engine_of, read, work_nav
 from muse.web.forms import Form, read_form

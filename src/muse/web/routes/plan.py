@@ -9,13 +9,17 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from muse.agents.model_choice import recorded_choice, resolve_offered, work_choices
+from muse.agents import recorded_choice, resolve_offered, work_choices
 from muse.core.errors import MuseError
-from muse.planning.confirming import confirm_and_record
-from muse.planning.planner import draft_stage
-from muse.planning.sections import discard_section, get_section, list_sections
-from muse.planning.stages import STAGES
-from muse.planning.status import plan_status
+from muse.planning import (
+    STAGES,
+    confirm_and_record,
+    discard_section,
+    draft_stage,
+    get_section,
+    list_sections,
+    plan_status,
+)
 from muse.web.deps import engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import page

@@ -19,13 +19,19 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from muse.agents.model_choice import recorded_choice, resolve_offered
+from muse.agents import recorded_choice, resolve_offered
 from muse.core.clock import iso, utc_now
 from muse.core.errors import InvalidInput, MuseError
-from muse.flow import queries
-from muse.flow.production import write_chapter
-from muse.flow.run_steps import Observer
-from muse.flow.states import RUN_STATE_LABELS, STEP_LABELS, WORKING_NODES
+from muse.flow import (
+    RUN_STATE_LABELS,
+    STEP_LABELS,
+    WORKING_NODES,
+    Observer,
+    newest_candidate_of_run,
+    newest_run_since,
+    show_run,
+    write_chapter,
+)
 from muse.web.deps import engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import page
@@ -115,9 +121,9 @@ def _live(
     task = _task(request, task_id)
     with read(request) as conn:
         info = work_nav(conn, work_id)
-        run_id = queries.newest_run_since(conn, work_id, chapter, started)
-        run = queries.show_run(conn, run_id) if run_id else None
-        candidate = queries.newest_candidate_of_run(conn, run_id) if run_id else None
+        run_id = newest_run_since(conn, work_id, chapter, started)
+        run = show_run(conn, run_id) if run_id else None
+        candidate = newest_candidate_of_run(conn, run_id) if run_id else None
     out: dict[str, Any] = {
         "work": info,
         "chapter": chapter,
@@ -196,7 +202,7 @@ def _snapshot(request: Request, task_id: str) -> tuple[Task, list[dict[str, Any]
     if events or task.run_id is None:
         return task, [_row(e.node, e.status, e.attempt, e.elapsed_ms) for e in events]
     with read(request) as conn:
-        stored = queries.show_run(conn, task.run_id)["events"]
+        stored = show_run(conn, task.run_id)["events"]
     rows = [
         _row(e["node"], e["status"], e["attempt"], e["durationMs"])
         for e in stored
