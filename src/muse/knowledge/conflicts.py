@@ -10,15 +10,16 @@ conflict and the card. Rejecting a draft dismisses its open conflicts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Row, Select, select
 
 from muse.core.clock import iso, utc_now
 from muse.core.errors import InvalidInput, NotFound
 from muse.core.ids import new_id
 from muse.knowledge.card_types import card_type
 from muse.knowledge.cards import get_card, rewrite_card, set_status, spec_of, spec_sha256
-from muse.knowledge.contracts import CardStatus, Conflict
+from muse.knowledge.contracts import CardSpec, CardStatus, Conflict
 from muse.knowledge.merging import (
     PLAN_KEYS,
     Contradiction,
@@ -73,13 +74,13 @@ def enqueue_conflicts(
     return ids
 
 
-def _query():
+def _query() -> Select[Any]:
     return select(
         card_conflicts, cards.c.name.label("card_name"), cards.c.type.label("card_type")
     ).select_from(card_conflicts.join(cards, cards.c.id == card_conflicts.c.card_id))
 
 
-def _to_conflict(row) -> Conflict:
+def _to_conflict(row: Row[Any]) -> Conflict:
     return Conflict(
         id=row.id,
         work_id=row.work_id,
@@ -212,7 +213,7 @@ def _fold_into_draft(conn: Connection, draft_id: str, shadow_id: str) -> None:
     )
 
 
-def _written(spec, subject: str) -> dict:
+def _written(spec: CardSpec, subject: str) -> dict[str, Any]:
     kind, _, key = subject.partition(":")
     if kind == "field":
         return {"value": spec.fields[key].value}
