@@ -30,7 +30,7 @@ from sqlalchemy import Connection, select
 
 from muse.core.errors import MuseError
 from muse.knowledge.card_types import card_type
-from muse.knowledge.cards import get_card, load_cards, require_valid, rewrite_card, spec_of
+from muse.knowledge.cards import get_card, require_valid, rewrite_card, spec_of
 from muse.knowledge.cards import spec_sha256 as card_sha256
 from muse.knowledge.conflicts import draft_conflicts, enqueue_conflicts
 from muse.knowledge.contracts import (
@@ -42,7 +42,7 @@ from muse.knowledge.contracts import (
     Cycle,
     Milestone,
 )
-from muse.knowledge.drafts import find_target, submit_draft
+from muse.knowledge.drafts import submit_draft
 from muse.knowledge.extraction import propose_extracted_fact, stale_reason
 from muse.knowledge.extraction_cards import (
     UNSTATED,
@@ -106,25 +106,30 @@ def _names(spec: CardSpec) -> set[str]:
     return {spec.name, *(a.name for a in spec.aliases)}
 
 
+def _pending(conn: Connection, work_id: int, kind: str | None) -> list[tuple[str, str, set[str]]]:
+    """(draft id, shadow card id, names) of the pending drafts (of type ``kind``), oldest first:
+    one query for the names, the cards themselves are read only for a match."""
+    query = (
+        select(card_drafts.c.id, card_drafts.c.card_id, cards.c.name, cards.c.aliases)
+        .select_from(card_drafts.join(cards, cards.c.id == card_drafts.c.card_id))
+        .where(card_drafts.c.work_id == work_id, card_drafts.c.status == "pending")
+        .order_by(card_drafts.c.created_at, card_drafts.c.id)
+    )
+    if kind is not None:
+        query = query.where(cards.c.type == kind)
+    return [
+        (r.id, r.card_id, {r.name, *(a["name"] for a in r.aliases or [])})
+        for r in conn.execute(query)
+    ]
+
+
 def pending_draft_of(conn: Connection, work_id: int, spec: CardSpec) -> tuple[str, Card] | None:
     """(draft id, shadow card) of the oldest pending draft about ``spec``'s entity: same type, a
     shared name or alias (a draft holding only a milestone for a confirmed card counts too)."""
-    kind = card_type(spec.type).key
-    rows = conn.execute(
-        select(card_drafts.c.id, card_drafts.c.card_id)
-        .select_from(card_drafts.join(cards, cards.c.id == card_drafts.c.card_id))
-        .where(
-            card_drafts.c.work_id == work_id,
-            card_drafts.c.status == "pending",
-            cards.c.type == kind,
-        )
-        .order_by(card_drafts.c.created_at, card_drafts.c.id)
-    ).all()
     mine = _names(spec)
-    for row in rows:
-        shadow = get_card(conn, row.card_id)
-        if mine & {shadow.name, *(a.name for a in shadow.aliases)}:
-            return row.id, shadow
+    for draft_id, card_id, names in _pending(conn, work_id, card_type(spec.type).key):
+        if mine & names:
+            return draft_id, get_card(conn, card_id)
     return None
 
 
@@ -236,18 +241,21 @@ def fact_summary(fact: ExtractedFact) -> str:
 
 
 def _entity_spec(conn: Connection, work_id: int, subject: str) -> CardSpec | None:
-    """A spec naming the entity ``subject`` is about: its pending draft's, or its confirmed card's;
-    None when the book knows no such entity (then the fact stays a pending fact only)."""
-    probe_types = sorted({c.type for c in load_cards(conn, work_id)} | {"character"})
-    for kind in probe_types:
-        probe = CardSpec(type=kind, name=subject)
-        pending = pending_draft_of(conn, work_id, probe)
-        if pending is not None:
-            return spec_of(pending[1])
-        target = find_target(conn, work_id, probe)
-        if target is not None:
-            return spec_of(target)
-    return None
+    """A spec naming the entity ``subject`` is about: its pending draft's, else its confirmed
+    card's (by name, then by a unique alias); None when the book knows no such entity (then the
+    fact stays a pending fact only)."""
+    for _, card_id, names in _pending(conn, work_id, None):
+        if subject in names:
+            return spec_of(get_card(conn, card_id))
+    rows = conn.execute(
+        select(cards.c.id, cards.c.name, cards.c.aliases).where(
+            cards.c.work_id == work_id, cards.c.status == "confirmed"
+        )
+    ).all()
+    by_name = [r.id for r in rows if r.name == subject]
+    by_alias = [r.id for r in rows if subject in {a["name"] for a in r.aliases or []}]
+    found = by_name or (by_alias if len(by_alias) == 1 else [])
+    return spec_of(get_card(conn, found[0])) if found else None
 
 
 def _milestone_item(
