@@ -141,7 +141,11 @@ def build_spec(
     )
     if find_target(conn, work_id, spec) is None:
         debut = Milestone(
-            chapter=anchor.chapter, step="登场", cycle=Cycle.debut, description="章后抽取", refs=[anchor]
+            chapter=anchor.chapter,
+            step="登场",
+            cycle=Cycle.debut,
+            description="章后抽取",
+            refs=[anchor],
         )
         spec = spec.model_copy(update={"milestones": [debut]})
     return spec
