@@ -12,18 +12,21 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from muse.agents.dispatch import dispatch
-from muse.knowledge.book_drafts import BatchReport, StaleBatch, apply_batch
-from muse.knowledge.book_extraction import (
+from muse.agents import dispatch
+from muse.knowledge import (
     BATCH_JOB,
+    BatchReport,
+    ChapterExtraction,
+    ExtractionItem,
+    StaleBatch,
+    apply_batch,
     batch_input,
     canonical_names,
     known_entities,
     payload_chapters,
+    stale_reason,
     unify_names,
 )
-from muse.knowledge.extraction import stale_reason
-from muse.knowledge.extraction_contracts import ChapterExtraction, ExtractionItem
 from muse.store.engine import reading
 from muse.store.jobs import ClaimedJob
 from muse.worker.handlers import (
