@@ -51,6 +51,7 @@ from muse.flow.checking import check_lexicons
 from muse.knowledge.card_import import import_cards_yaml
 from muse.planning.contracts import FineOutline, RequiredEntity
 from muse.quality import mechanical
+from muse.quality.hard_events import detector_marks, event_checks
 from muse.store.engine import make_engine
 from muse.store.migrate import upgrade
 from muse.works import authorization, catalog
@@ -111,15 +112,21 @@ class Tally:
     variants: Counter = field(default_factory=Counter)
     hits: Counter = field(default_factory=Counter)
     blocked: Counter = field(default_factory=Counter)  # by any blocking finding
+    marked: Counter = field(default_factory=Counter)  # left to the semantic detector, explicitly
     misses: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     real: list[tuple[int, int, int, list[str]]] = field(default_factory=list)
 
-    def count(self, cls: str, hit: bool, note: str, blocked: bool = False) -> None:
+    def count(
+        self, cls: str, hit: bool, note: str, blocked: bool = False, marked: bool = False
+    ) -> None:
         self.variants[cls] += 1
         self.blocked[cls] += blocked
         self.hits[cls] += hit
+        self.marked[cls] += marked and not hit
         if not hit:
-            self.misses[cls].append(note)
+            self.misses[cls].append(
+                note + (" (marked for the semantic detector)" if marked else "")
+            )
 
 
 # ---------------------------------------------------------------- cards from the book
@@ -135,11 +142,7 @@ def persons_of(path: Path, chapters: dict[int, str]) -> list[Person]:
     # the minor people an author's cards would also hold, derived from the text
     taken = {t for name, aliases in cast for t in (name, *aliases)}
     mains = len(cast)
-    cast += [
-        (name, [])
-        for name in derive_names(chapters)
-        if not any(name in t or t in name for t in taken)
-    ]
+    cast += [(name, []) for name in derive_names(chapters, taken)]
     persons = []
     mains = mains or 40  # without a cast file, the 40 most used derived names are confirmed
     for index, (name, aliases) in enumerate(cast):
@@ -153,21 +156,29 @@ def persons_of(path: Path, chapters: dict[int, str]) -> list[Person]:
     return persons
 
 
-def derive_names(chapters: dict[int, str]) -> list[str]:
-    """Person-tagged words used ≥ MIN_USES times and tagged so at least half the time."""
-    jieba = rjieba.Jieba()
+def derive_names(chapters: dict[int, str], taken: set[str] = frozenset()) -> list[str]:
+    """Person-tagged words used ≥ MIN_USES times and tagged so at least half the time, that
+    are no name of the cast (``taken``) and hold none."""
     tagged: Counter = Counter()
     for text in chapters.values():
-        for word, tag in jieba.tag(text, hmm=True):
+        for word, tag in jieba().tag(text, hmm=True):
             if tag in PERSON_TAGS and 2 <= len(word) <= 3 and all(is_han(c) for c in word):
                 tagged[word] += 1
     book = "\n".join(chapters.values())
     names = [
         w
         for w, n in tagged.most_common()
-        if n >= MIN_USES and n * 2 >= book.count(w) and w[0] not in FUNCTION_START
+        if n >= MIN_USES
+        and n * 2 >= book.count(w)
+        and w[0] not in FUNCTION_START
+        and not any(w in t or t in w for t in taken)
     ]
-    return [w for w in names if not any(w != o and w in o for o in names)][:MAX_CARDS]
+    # a name inside another tagged word: the rarer of the two is the tagger's mistake (曹仁 beside
+    # 曹仁引 "曹仁 leads", a name with the verb glued on; 悟空 beside 孙悟空 is kept by the cast)
+    dropped = {
+        (o if tagged[w] >= tagged[o] else w) for w in names for o in names if w != o and w in o
+    }
+    return [w for w in names if w not in dropped][:MAX_CARDS]
 
 
 def _first_chapter(chapters: dict[int, str], term: str) -> int:
@@ -319,6 +330,7 @@ class Probe:
             ),
         )
         output, unlocated = build_output(self.frozen.context, self.frozen.snapshot_id, draft, 1)
+        self.output = output
         leak, entities = self.lexicons
         findings = mechanical.check(
             self.frozen.context, output, unlocated, leak_lexicon=leak, entity_lexicon=entities
@@ -395,27 +407,31 @@ class Probe:
             self.expect("future-only name", ("future_leak",), planted, f"{number} {term}@{chapter}")
 
     def plant_event(self, number, paragraphs) -> None:
+        """The event no longer happens: its sentence is rewritten into another deed of the same
+        person (a real sentence of a distant chapter naming them, with none of the event's
+        content words), and the claim follows the rewritten sentence."""
         for cid in ("H1", "H2", "H3"):
             quote = self.quotes[cid]
             at = next((i for i, p in enumerate(paragraphs) if quote in p), None)
-            if at is None:
+            rewritten = other_deed(self.book, number, quote)
+            if at is None or rewritten is None:
                 continue
-            terms = event_terms(quote, self.book)
-            if not terms:
-                continue
-
-            def change(s: str, terms=terms) -> str:
-                for i, t in enumerate(sorted(terms, key=len, reverse=True)):
-                    s = s.replace(t, "某某" if i % 2 else "那般")
-                return s
-
-            changed = [change(p) if i == at else p for i, p in enumerate(paragraphs)]
-            self.expect(
+            changed = [
+                p.replace(quote, rewritten) if i == at else p for i, p in enumerate(paragraphs)
+            ]
+            blocking, _ = self.check(
+                changed, edit=lambda s, q=quote, r=rewritten: r if s == q else s
+            )
+            hit = any(b.startswith("hard_event_unverified:") for b in blocking)
+            checks = [c for c in event_checks(self.frozen.context, self.output)]
+            marked = any(m["constraintId"] == cid for m in detector_marks(checks))
+            why = next((c.note() for c in checks if c.constraint_id == cid), "")
+            self.tally.count(
                 "hard event removed",
-                ("hard_event_unverified",),
-                changed,
-                f"{number} {cid}",
-                edit=change,
+                hit,
+                f"{number} {cid}: {quote} → {rewritten} [{why}]",
+                bool(blocking),
+                marked,
             )
 
     def plant_repetition(self, number, paragraphs) -> None:
@@ -454,14 +470,52 @@ class Probe:
             self.tally.count(cls, hit, f"{number} {name}")
 
 
+_JIEBA: rjieba.Jieba | None = None
+
+
+def jieba() -> rjieba.Jieba:
+    global _JIEBA
+    if _JIEBA is None:
+        _JIEBA = rjieba.Jieba()
+    return _JIEBA
+
+
 def event_terms(quote: str, book: Book) -> list[str]:
     """The probe's view of a hard event's key terms: people by any alias, and content words."""
     found = [t for p in book.persons for t in p.terms() if t in quote]
-    jieba = rjieba.Jieba()
-    for word, tag in jieba.tag(quote, hmm=False):
+    for word, tag in jieba().tag(quote, hmm=False):
         if len(word) >= 2 and all(is_han(c) for c in word) and tag[0] in "nvas":
             found.append(word)
     return list(dict.fromkeys(found))
+
+
+def other_deed(book: Book, number: int, quote: str) -> str | None:
+    """``quote``'s person doing something else: a sentence of a distant chapter that names the
+    same person (and no other carded person) and shares none of the event's content words,
+    with the person named as in ``quote``."""
+    named = sorted(
+        ((t, p) for p in book.persons for t in p.terms() if t in quote),
+        key=lambda tp: (quote.index(tp[0]), -len(tp[0])),
+    )
+    if not named:
+        return None
+    term, person = named[0]
+    others = [t for p in book.persons if p is not person for t in p.terms() if len(t) >= 2]
+    words = set(event_terms(quote, book)) - set(person.terms())
+    last = max(book.chapters)
+    for step in range(1, last):
+        text = book.chapters.get((number + last // 2 + step - 1) % last + 1, "")
+        for s in SENTENCE.findall(text):
+            s = s.strip()
+            used = [t for t in person.terms() if t in s]
+            if not 12 <= len(s) <= 80 or not used or any(o in s for o in others):
+                continue
+            theirs = set(event_terms(s, book)) - set(person.terms())
+            if theirs and not theirs & words and not any(w in s for w in words):
+                for t in sorted(used, key=len, reverse=True):
+                    s = s.replace(t, term)
+                return s
+    return None
 
 
 # ---------------------------------------------------------------- report
@@ -500,11 +554,14 @@ def probe_book(path: Path, targets: int) -> Tally:
 
 
 def print_tally(tally: Tally) -> None:
-    print(f"  {'planted defect':<34} {'recall':>7}  {'variants':>8}  any blocking")
+    print(f"  {'planted defect':<34} {'recall':>7}  {'variants':>8}  any blocking  marked")
     for cls in tally.variants:
         n, hit, any_ = tally.variants[cls], tally.hits[cls], tally.blocked[cls]
-        print(f"  {cls:<34} {100 * hit / n:6.0f}%  {hit:>3}/{n:<4}  {100 * any_ / n:5.0f}%")
-        for note in tally.misses[cls][:3]:
+        marked = f"{100 * tally.marked[cls] / n:5.0f}%" if cls == "hard event removed" else ""
+        print(
+            f"  {cls:<34} {100 * hit / n:6.0f}%  {hit:>3}/{n:<4}  {100 * any_ / n:11.0f}%  {marked}"
+        )
+        for note in tally.misses[cls][: 10 if cls == "hard event removed" else 3]:
             print(f"      missed: {note}")
     blocked = sum(1 for _, b, _, _ in tally.real if b)
     advice = [a for _, _, a, _ in tally.real]

@@ -73,6 +73,63 @@ AFTER_NAME = frozenset(
     "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有"
 )
 MAX_CHARS = 6
+# a surname with these after it addresses a person by title or kinship (司马太尉、刘郎、卞氏、
+# 宣王), or counts people (朱二人): no given name, so no new name
+TITLES = frozenset(
+    [
+        "太尉",
+        "丞相",
+        "将军",
+        "司徒",
+        "司空",
+        "太守",
+        "刺史",
+        "都督",
+        "先生",
+        "夫人",
+        "公子",
+        "小姐",
+        "老爷",
+        "大人",
+        "娘子",
+        "姑娘",
+        "太后",
+        "皇后",
+        "主公",
+        "元帅",
+        "校尉",
+        "军师",
+        "侍郎",
+        "尚书",
+        "大夫",
+        "使君",
+        "长老",
+        "道长",
+        "师父",
+        "师兄",
+        "师姐",
+        "师妹",
+        "师弟",
+        "掌门",
+        "宗主",
+        "总裁",
+        "老板",
+        "经理",
+        "医生",
+        "老师",
+        "同学",
+        "警官",
+        "队长",
+        "阿姨",
+        "叔叔",
+        "大哥",
+        "大姐",
+        "老头",
+        "老太",
+    ]
+)
+ADDRESS = frozenset("郎公氏婆翁叟伯叔兄弟妹姐娘嫂王帝侯妃爷")
+NUMERALS = frozenset("一二三四五六七八九十两百千万几众诸")  # 二人、两位: not 一凡、三丰
 
 
 @dataclass(frozen=True)
@@ -239,11 +296,14 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
 
 
 def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
-    """A surname, then a given name that is no reduplicated adjective (明 + 湛湛)."""
+    """A surname, then a given name that is no reduplicated adjective (明 + 湛湛), no title or
+    form of address (司马 + 太尉, 刘 + 郎) and no count of people (朱 + 二人)."""
     surname = surname_of(word)
     if surname is None or len(word) > 4:
         return False
     given = word[len(surname) :]
+    if given in TITLES or given in ADDRESS or given[0] in NUMERALS and given[-1] in "人位个名":
+        return False
     return not (len(given) == 2 and given[0] == given[1] and jieba.has_word(given))
 
 
