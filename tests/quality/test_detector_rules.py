@@ -230,6 +230,12 @@ EVENT_CASES = (
         claim="两人坐下来煮茶。",
     ),
     EventCase(
+        "a known person with no card in the context is a name, not the event's content",
+        "林远山砍柴",
+        "林远山在屋里煮茶。",
+        "unverifiable",
+    ),
+    EventCase(
         "the event's many words only beside the claimed sentence",
         "林远在山门前拔剑斩断石碑",
         "林远在山门前拔剑斩断石碑。两人坐下来煮茶。",
@@ -250,11 +256,12 @@ def test_hard_events(freeze, case: EventCase) -> None:
     frozen = freeze(hard={"hard_events": [{"id": "H1", "text": case.event}]})
     claim = case.claim or case.sentence
     output, findings = frozen.check(FILLER, case.sentence, claims={"H1": claim})
-    [check] = event_checks(frozen.context, output)
+    _, known = check_lexicons(frozen.engine, frozen.context)
+    [check] = event_checks(frozen.context, output, known)
     assert check.status == case.status
     blocked = [f for f in findings if f.kind == "hard_event_unverified"]
     assert [f.severity for f in blocked] == (["high"] if case.status == "contradicted" else [])
-    undecided = detector_input(frozen.context, output).get("mechanicalUndecided", [])
+    undecided = detector_input(frozen.context, output, known).get("mechanicalUndecided", [])
     assert [m["constraintId"] for m in undecided] == (
         ["H1"] if case.status == "unverifiable" else []
     )

@@ -37,6 +37,7 @@ from muse.context.output_contracts import WriterOutput
 from muse.core.segmentation import shared_jieba
 from muse.core.text import is_han
 from muse.planning.contracts import FineOutline, OutlineItem
+from muse.quality.entities import EntityLexicon
 from muse.quality.findings import Finding
 
 VERIFIED, PARTIAL = 0.5, 0.35
@@ -112,9 +113,14 @@ class EventCheck:
         }
 
 
-def event_checks(context: WriterContext, output: WriterOutput) -> list[EventCheck]:
+def event_checks(
+    context: WriterContext, output: WriterOutput, known: EntityLexicon | None = None
+) -> list[EventCheck]:
+    """The hard events and required scenes of ``context`` checked in ``output``. ``known``: the
+    work's names as of the freeze (:class:`~muse.quality.entities.EntityLexicon`), so that a
+    person the context shows no card of is still a name (who is there), not a content word."""
     outline = FineOutline.model_validate(context.fine_outline).hard_constraints
-    groups = _entity_groups(context)
+    groups = _entity_groups(context, known)
     body = output.candidate_body
     checks = []
     for event in outline.hard_events:
@@ -238,10 +244,21 @@ def _key_terms(text: str, groups: list[frozenset[str]]) -> list[tuple[str, froze
     return terms
 
 
-def _entity_groups(context: WriterContext) -> list[frozenset[str]]:
+def _entity_groups(
+    context: WriterContext, known: EntityLexicon | None = None
+) -> list[frozenset[str]]:
     groups = []
     for hit in context.manifest.card_hits:
         groups.append(frozenset({hit.name, *hit.state_as_of.get("aliases", [])}))
+    by_card: dict[str, set[str]] = {}
+    for term, card in (known.terms if known else {}).items():
+        by_card.setdefault(card.card_id, set()).add(term)
+    for names in by_card.values():  # one group per person: a card hit's group takes its names
+        at = next((i for i, g in enumerate(groups) if g & names), None)
+        if at is None:
+            groups.append(frozenset(names))
+        else:
+            groups[at] |= names
     outline = FineOutline.model_validate(context.fine_outline).hard_constraints
     for entity in outline.required_entities:
         if not any(entity.name in g for g in groups):
