@@ -154,10 +154,10 @@ def check_lexicons(
     not see later names); ``leak_terms`` is a replay harness's lexicon."""
     with reading(engine) as conn:
         appearances = term_appearances(conn, context.work_id)
-        book_text = book_text_as_of(conn, context.work_id, context.as_of)
+        book_text, book_end = book_text_as_of(conn, context.work_id, context.as_of)
     return (
         leak_lexicon_from(appearances, context.work_id, context.as_of, leak_terms),
-        entity_lexicon_from(appearances, context.work_id, context.as_of, book_text),
+        entity_lexicon_from(appearances, context.work_id, context.as_of, book_text, book_end),
     )
 
 

@@ -40,6 +40,9 @@ block.
 
 from __future__ import annotations
 
+import threading
+from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -53,7 +56,7 @@ from muse.knowledge.card_types import card_type
 from muse.knowledge.first_appearance import TermAppearance, term_appearances
 from muse.quality.leak import dating_owners
 from muse.quality.surnames import COMPOUND, surname_of
-from muse.works.catalog import iter_chapter_texts
+from muse.works.catalog import iter_chapter_texts, list_chapters
 
 if TYPE_CHECKING:
     import rjieba
@@ -156,32 +159,88 @@ class EntityLexicon:
     as_of: int
     terms: Mapping[str, KnownEntity]
     book_text: str = ""
+    book_end: int | None = None  # the book so far is ``book_text[:book_end]`` (None: all of it)
 
     def in_book(self, term: str) -> bool:
-        return term in self.book_text
+        """Whether the canonical text up to the freeze point holds ``term`` anywhere."""
+        end = len(self.book_text) if self.book_end is None else self.book_end
+        return self.book_text.find(term, 0, end) >= 0
 
 
 def build_entity_lexicon(conn: Connection, work_id: int, as_of: int) -> EntityLexicon:
-    """The known-entity lexicon of ``work_id`` at ``as_of`` (three queries)."""
-    return entity_lexicon_from(
-        term_appearances(conn, work_id), work_id, as_of, book_text_as_of(conn, work_id, as_of)
-    )
+    """The known-entity lexicon of ``work_id`` at ``as_of``."""
+    text, end = book_text_as_of(conn, work_id, as_of)
+    return entity_lexicon_from(term_appearances(conn, work_id), work_id, as_of, text, end)
 
 
-def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> str:
-    """The canonical chapters up to ``as_of``, joined (the book's own vocabulary so far)."""
-    return "\n".join(c.text for c in iter_chapter_texts(conn, work_id, upto=as_of))
+@dataclass(frozen=True)
+class _Book:
+    """A work's canonical chapters joined once: (number, content hash) of each, and where each
+    one ends in ``text``."""
+
+    chapters: tuple[tuple[int, str], ...]
+    text: str
+    ends: tuple[int, ...]
+
+
+_BOOKS: OrderedDict[int, _Book] = OrderedDict()
+_BOOKS_LIMIT = 4
+_books_lock = threading.Lock()
+
+
+def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, int]:
+    """The book's own vocabulary so far: ``(text, end)``, the canonical chapters joined, of which
+    ``text[:end]`` are those up to ``as_of``.
+
+    The joined text is built once per work and process, and kept while the chapters' content
+    hashes stay the same (one light query per call, no text read); chapters accepted since are
+    appended, a changed earlier chapter rebuilds it. A hash names its text, so a kept book is
+    never stale, whatever database the same work id comes from.
+    """
+    chapters = tuple((c.number, c.content_sha256) for c in list_chapters(conn, work_id))
+    with _books_lock:
+        book = _BOOKS.get(work_id)
+    if book is None or book.chapters != chapters[: len(book.chapters)]:
+        book = _Book((), "", ())
+    if book.chapters != chapters:
+        book = _extended(conn, work_id, book, chapters)
+        with _books_lock:
+            _BOOKS[work_id] = book
+            _BOOKS.move_to_end(work_id)
+            while len(_BOOKS) > _BOOKS_LIMIT:
+                _BOOKS.popitem(last=False)
+    at = bisect_right([n for n, _ in book.chapters], as_of)
+    return book.text, book.ends[at - 1] if at else 0
+
+
+def _extended(
+    conn: Connection, work_id: int, book: _Book, chapters: tuple[tuple[int, str], ...]
+) -> _Book:
+    new = [n for n, _ in chapters[len(book.chapters) :]]
+    texts = [c.text for c in iter_chapter_texts(conn, work_id, numbers=new)]
+    parts, ends, end = [book.text], list(book.ends), len(book.text)
+    for text in texts:
+        parts.append(text + "\n")
+        end += len(text) + 1
+        ends.append(end)
+    return _Book(chapters, "".join(parts), tuple(ends))
 
 
 def entity_lexicon_from(
-    appearances: Iterable[TermAppearance], work_id: int, as_of: int, book_text: str = ""
+    appearances: Iterable[TermAppearance],
+    work_id: int,
+    as_of: int,
+    book_text: str = "",
+    book_end: int | None = None,
 ) -> EntityLexicon:
     terms = {
         term: KnownEntity(term, a.card_id, a.card_name, a.card_type)
         for term, a in dating_owners(appearances).items()
         if a.first_chapter is not None and a.first_chapter <= as_of
     }
-    return EntityLexicon(work_id=work_id, as_of=as_of, terms=terms, book_text=book_text)
+    return EntityLexicon(
+        work_id=work_id, as_of=as_of, terms=terms, book_text=book_text, book_end=book_end
+    )
 
 
 @dataclass(frozen=True)
