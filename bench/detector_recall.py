@@ -10,12 +10,19 @@ For each book, in a fresh SQLite database:
    its own first use), with a 登场 milestone at the first chapter that names them, confirmed;
 2. for each of ``--targets`` chapters k+1 spread over the book, a fine outline true of the real
    chapter is derived from it (required people: the most-named persons of the chapter, by card
-   name; hard events, result and hook: sentences of the chapter that name a person, with the
-   claim quoting that sentence; a person whose 登场 is this chapter is declared a debut), the
+   name; hard events, result and hook: sentences of the chapter that name a person and say
+   what happens (two content words besides the people), with the claim quoting that sentence;
+   a person whose 登场 is this chapter is declared a debut), the
    context is frozen at as_of = k, and the real chapter k+1 is the candidate; an alias first used
    in k+1 is declared by a new canonical fact of the outline;
 3. the untouched candidate and one planted defect per variant go through the checking services
    of ``muse candidate edit`` (``check_lexicons`` + the mechanical gate).
+
+A removed hard event is the event no longer happening: its sentence is rewritten into another
+deed of the same person (a real sentence of a distant chapter that names them and shares none of
+the event's content words), and the claim follows the rewritten sentence. "marked" is the share
+the gate left to the semantic detector explicitly (``detector_marks``); the rest of the misses
+passed silently.
 
 It prints the blocking recall per planted class (a variant counts when a blocking finding of the
 expected kind is raised; "any blocking" counts any blocking finding), the advisory recall of
