@@ -35,6 +35,8 @@ CASES = (
     Case("卞氏生四子。", (), "surname + 氏"),
     Case("曹、朱二人引心腹军百余骑。", (), "a surname and a head count"),
     Case("林一凡推门而入。", ("林一凡",), "a numeral inside a given name is still a name"),
+    Case("贾范谏曰：“不可。”", (), "a name with a speech verb glued on is no name of its own"),
+    Case("蒋奇之兵到了。", (), "a name with a particle glued on is no name of its own"),
 )
 
 

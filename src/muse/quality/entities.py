@@ -73,7 +73,7 @@ PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
 # what follows a name in a sentence, never the end of a given name: 「慕容秋说罢」
 AFTER_NAME = frozenset(
     "说道曰云笑问答叫喊见来去了着过也又便就却都皆亦乃遂到至为者率领令闻听谓与同及其所以而于在自"
-    "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有"
+    "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有谏"
 )
 MAX_CHARS = 6
 # a surname with these after it addresses a person by title or kinship (司马太尉、刘郎、卞氏、
@@ -362,6 +362,8 @@ def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
         return False
     given = word[len(surname) :]
     if given in TITLES or given in ADDRESS or given[0] in NUMERALS and given[-1] in "人位个名":
+        return False
+    if any(c in PARTICLES for c in given):  # 蒋奇 + 之
         return False
     return not (len(given) == 2 and given[0] == given[1] and jieba.has_word(given))
 
