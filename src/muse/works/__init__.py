@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from muse.works.catalog import (
         chapter_lengths,
         chapter_revisions,
+        create_work,
+        find_imported_work,
         get_chapter_text,
         get_revision_text,
         get_work_row,
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
     )
     from muse.works.export import FORMATS, export_book, export_epub
     from muse.works.history import chapter_history
-    from muse.works.importer import ImportReport, analyse, import_book
+    from muse.works.importer import ImportReport, analyse, import_book, source_version_of
 
 __all__ = [
     "AuthorizationSnapshot",
@@ -78,6 +80,9 @@ __all__ = [
     "take_snapshot",
     "work_info",
     "write_revision",
+    "source_version_of",
+    "find_imported_work",
+    "create_work",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
@@ -104,6 +109,8 @@ _FACE: dict[str, tuple[str, ...]] = {
         "recent_chapter_lengths",
         "resolve_work",
         "work_info",
+        "find_imported_work",
+        "create_work",
     ),
     "contracts": (
         "AuthorizationSnapshot",
@@ -115,7 +122,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     ),
     "export": ("FORMATS", "export_book", "export_epub"),
     "history": ("chapter_history",),
-    "importer": ("ImportReport", "analyse", "import_book"),
+    "importer": ("ImportReport", "analyse", "import_book", "source_version_of"),
 }
 
 __getattr__, __dir__ = lazy_face(globals(), _FACE)
