@@ -9,6 +9,7 @@ from muse.core.faces import lazy_face
 if TYPE_CHECKING:
     from muse.planning.batches import resume_batch, start_outline_batch
     from muse.planning.checking import check_plan
+    from muse.planning.reviews import Review, open_reviews
     from muse.planning.confirming import confirm_and_record, confirm_section
     from muse.planning.contracts import FineOutline, OutlineItem
     from muse.planning.editing import export_text, import_file
@@ -57,11 +58,14 @@ __all__ = [
     "STAGES",
     "FINE_OUTLINE",
     "confirmed_section",
+    "Review",
+    "open_reviews",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
     "batches": ("resume_batch", "start_outline_batch"),
     "checking": ("check_plan",),
+    "reviews": ("Review", "open_reviews"),
     "confirming": ("confirm_and_record", "confirm_section"),
     "contracts": ("FineOutline", "OutlineItem"),
     "editing": ("export_text", "import_file"),
