@@ -9,7 +9,6 @@ from muse.core.faces import lazy_face
 if TYPE_CHECKING:
     from muse.planning.batches import resume_batch, start_outline_batch
     from muse.planning.checking import check_plan
-    from muse.planning.reviews import Review, open_reviews
     from muse.planning.confirming import confirm_and_record, confirm_section
     from muse.planning.contracts import FineOutline, OutlineItem
     from muse.planning.editing import export_text, import_file
@@ -17,6 +16,7 @@ if TYPE_CHECKING:
     from muse.planning.fine_outlines import load_confirmed, save_fine_outline
     from muse.planning.planner import draft_stage
     from muse.planning.planner_io import SettingProposal
+    from muse.planning.reviews import Review, open_reviews
     from muse.planning.saving import build_signoff, save_stage_section
     from muse.planning.sections import (
         confirmed_section,
