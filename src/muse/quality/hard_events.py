@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from muse.context.contracts import WriterContext
 from muse.context.output_contracts import WriterOutput
@@ -92,7 +93,7 @@ class EventCheck:
     def note(self) -> str:
         return f"关键词 {len(self.found)}/{len(self.terms)} 处可见：{'、'.join(self.terms[:8])}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "constraintId": self.constraint_id,
             "kind": self.kind,
@@ -138,7 +139,7 @@ def event_findings(checks: Iterable[EventCheck], body: str) -> list[Finding]:
     return findings
 
 
-def detector_marks(checks: Iterable[EventCheck]) -> list[dict]:
+def detector_marks(checks: Iterable[EventCheck]) -> list[dict[str, Any]]:
     """What the mechanical gate could not decide, for the semantic detector to judge."""
     return [
         {**c.to_dict(), "note": f"机械门无法确认，须由语义检测判断：{c.note()}"}
