@@ -225,7 +225,9 @@ def estimate(
     )
 
 
-def _price(provider: str, model: str, tokens_in: int, tokens_out: int):
+def _price(
+    provider: str, model: str, tokens_in: int, tokens_out: int
+) -> tuple[Decimal | None, str | None, str | None]:
     from muse.agents.providers import resolve_provider  # noqa: PLC0415
 
     try:

@@ -9,15 +9,16 @@ conflict and the card. Rejecting a draft dismisses its open conflicts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Row, Select, select
 
 from muse.core.clock import iso, utc_now
 from muse.core.errors import InvalidInput, NotFound
 from muse.core.ids import new_id
 from muse.knowledge.card_types import card_type
 from muse.knowledge.cards import get_card, rewrite_card, spec_of
-from muse.knowledge.contracts import CardStatus, Conflict
+from muse.knowledge.contracts import CardSpec, CardStatus, Conflict
 from muse.knowledge.merging import PLAN_KEYS, Contradiction, Resolution, apply_resolution
 from muse.knowledge.tables import card_conflicts, card_drafts, cards
 from muse.store.cas import compare_and_set
@@ -66,13 +67,13 @@ def enqueue_conflicts(
     return ids
 
 
-def _query():
+def _query() -> Select[*tuple[Any, ...]]:
     return select(
         card_conflicts, cards.c.name.label("card_name"), cards.c.type.label("card_type")
     ).select_from(card_conflicts.join(cards, cards.c.id == card_conflicts.c.card_id))
 
 
-def _to_conflict(row) -> Conflict:
+def _to_conflict(row: Row[*tuple[Any, ...]]) -> Conflict:
     return Conflict(
         id=row.id,
         work_id=row.work_id,
@@ -168,7 +169,7 @@ def resolve_conflict(
     return get_conflict(conn, conflict_id)
 
 
-def _written(spec, subject: str) -> dict:
+def _written(spec: CardSpec, subject: str) -> dict[str, Any]:
     kind, _, key = subject.partition(":")
     if kind == "field":
         return {"value": spec.fields[key].value}

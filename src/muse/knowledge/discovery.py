@@ -288,7 +288,9 @@ def _introductions(texts: Sequence[str]) -> tuple[set[str], list[tuple[str, str]
     return introduced, courtesy
 
 
-def _candidates(table: NGramTable, intro: set[str], courtesy) -> dict[str, _Candidate]:
+def _candidates(
+    table: NGramTable, intro: set[str], courtesy: Sequence[tuple[str, str]]
+) -> dict[str, _Candidate]:
     grams = {
         w
         for w in table.frequent(_min_count(table))
@@ -332,7 +334,9 @@ def _substrings(word: str) -> list[str]:
     return [word[i:j] for i in range(n) for j in range(i + 2, n + 1) if j - i < n]
 
 
-def _alias_edges(found: dict[str, _Candidate], courtesy) -> list[tuple[str, str, str]]:
+def _alias_edges(
+    found: dict[str, _Candidate], courtesy: Sequence[tuple[str, str]]
+) -> list[tuple[str, str, str]]:
     """(name, alias, basis) suggestions among the accepted people."""
     people = {w for w, c in found.items() if c.type == "character"}
     edges = [(full, alias, "courtesy") for full, alias in courtesy if {full, alias} <= people]
@@ -349,7 +353,9 @@ def _alias_edges(found: dict[str, _Candidate], courtesy) -> list[tuple[str, str,
     return edges
 
 
-def _groups(found: dict[str, _Candidate], edges, table: NGramTable) -> list[list[str]]:
+def _groups(
+    found: dict[str, _Candidate], edges: Sequence[tuple[str, str, str]], table: NGramTable
+) -> list[list[str]]:
     parent = {w: w for w in found}
 
     def root(w: str) -> str:
@@ -424,7 +430,13 @@ def _mentions(group: list[str], table: NGramTable) -> int:
     return max(total, max(table.count(w) for w in group))
 
 
-def _entity(group: list[str], found, edges, table, locate: _Locator) -> DiscoveredEntity | None:
+def _entity(
+    group: list[str],
+    found: dict[str, _Candidate],
+    edges: Sequence[tuple[str, str, str]],
+    table: NGramTable,
+    locate: _Locator,
+) -> DiscoveredEntity | None:
     name = group[0]
     firsts = [o for o in (locate.first(w) for w in group) if o is not None]
     lasts = [o for o in (locate.last(w) for w in group) if o is not None]

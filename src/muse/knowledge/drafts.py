@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, Row, func, select
 
 from muse.core.clock import iso, utc_now
 from muse.core.errors import InvalidInput, NotFound
@@ -133,7 +133,7 @@ def submit_draft(
     )
 
 
-def _draft_row(conn: Connection, draft_id: str):
+def _draft_row(conn: Connection, draft_id: str) -> Row[*tuple[Any, ...]]:
     row = conn.execute(select(card_drafts).where(card_drafts.c.id == draft_id)).first()
     if row is None:
         raise NotFound(f"草稿 {draft_id} 不存在。", hint="用 muse drafts 查看待确认的草稿。")
@@ -142,7 +142,9 @@ def _draft_row(conn: Connection, draft_id: str):
     return row
 
 
-def _decide(conn: Connection, row, status: str, decided_by: str, note: str | None) -> None:
+def _decide(
+    conn: Connection, row: Row[*tuple[Any, ...]], status: str, decided_by: str, note: str | None
+) -> None:
     compare_and_set(
         conn,
         card_drafts,
@@ -211,7 +213,7 @@ def confirm_draft(
     )
 
 
-def _current_target(conn: Connection, row, shadow: Card) -> Card | None:
+def _current_target(conn: Connection, row: Row[*tuple[Any, ...]], shadow: Card) -> Card | None:
     if row.target_card_id is not None:
         target = get_card(conn, row.target_card_id)
         if target.status is CardStatus.confirmed:

@@ -49,7 +49,11 @@ def _refused(kind: str, name: str, detail: str, reason: str, quote: str | None) 
 
 
 def _fields(
-    kind: CardType, chapter: int, proposal: ExtractedCard, texts: ChapterTexts, out: list
+    kind: CardType,
+    chapter: int,
+    proposal: ExtractedCard,
+    texts: ChapterTexts,
+    out: list[ExtractionItem],
 ) -> dict[str, CardField]:
     fields: dict[str, CardField] = {}
     for item in proposal.fields:
@@ -75,7 +79,9 @@ def _fields(
     return fields
 
 
-def _aliases(chapter: int, proposal: ExtractedCard, text: str, out: list) -> list[Alias]:
+def _aliases(
+    chapter: int, proposal: ExtractedCard, text: str, out: list[ExtractionItem]
+) -> list[Alias]:
     aliases = []
     for name in dict.fromkeys(a.strip() for a in proposal.aliases):
         if not name or name == proposal.name:
