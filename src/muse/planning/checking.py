@@ -9,6 +9,7 @@ between a draft and its confirmation.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -24,7 +25,7 @@ from muse.planning.stages import STAGES
 class CheckReport:
     work_id: int
     mode: str
-    checked: list[dict]  # section briefs that were checked
+    checked: list[dict[str, Any]]  # section briefs that were checked
     findings: list[Finding]
     ledger: list[ThreadStatus]
 
@@ -32,7 +33,7 @@ class CheckReport:
     def blocking(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "error"]
 
-    def wire(self) -> dict:
+    def wire(self) -> dict[str, Any]:
         return {
             "workId": self.work_id,
             "mode": self.mode,
@@ -45,7 +46,7 @@ class CheckReport:
 
 def _latest_per_key(sections: list[Section]) -> list[Section]:
     """The confirmed section and the newest shadow of each (stage, chapter)."""
-    chosen: dict[tuple, Section] = {}
+    chosen: dict[tuple[int | None, int | None, str], Section] = {}
     for s in sections:
         key = (s.stage, s.target_chapter, s.state)
         if s.state == "confirmed" or key not in chosen or s.created_at >= chosen[key].created_at:
