@@ -228,7 +228,15 @@ def check_candidate(
     return verdict
 
 
-def _judge(engine, context, output, findings, semantic: SemanticReport, timings, step) -> Verdict:
+def _judge(
+    engine: Engine,
+    context: WriterContext,
+    output: WriterOutput,
+    findings: tuple[Finding, ...],
+    semantic: SemanticReport,
+    timings: dict[str, int],
+    step: StepObserver,
+) -> Verdict:
     every = findings + semantic.findings
     if semantic.status == "forged":
         reason = "detector_forgery：检测报告未通过防造假校验，已拒收。"
@@ -245,7 +253,15 @@ def _judge(engine, context, output, findings, semantic: SemanticReport, timings,
     return _settle_gaps(engine, context, output, findings, semantic, timings, step)
 
 
-def _settle_gaps(engine, context, output, findings, semantic, timings, step) -> Verdict:
+def _settle_gaps(
+    engine: Engine,
+    context: WriterContext,
+    output: WriterOutput,
+    findings: tuple[Finding, ...],
+    semantic: SemanticReport,
+    timings: dict[str, int],
+    step: StepObserver,
+) -> Verdict:
     """needs_evidence: search the as-of view for every gap (spec 001 §6)."""
     started = time.perf_counter()
     step("evidence_search", "running", 0)
@@ -385,7 +401,9 @@ def with_attempt(
     return output.model_copy(update={"attempt": attempt}), unlocated
 
 
-def located(body: str, start: int | None, end: int | None, margin: int = 12) -> dict | None:
+def located(
+    body: str, start: int | None, end: int | None, margin: int = 12
+) -> dict[str, Any] | None:
     """Where ``[start, end)`` is in ``body``, for the author: paragraph number (from 1) and the
     quote with a little text around it."""
     if start is None or end is None or not 0 <= start <= end <= len(body):

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from muse.context.evidence_requests import fulfil_evidence_requests
-from muse.context.exploration_contracts import ExplorationManifest
-from muse.context.output_contracts import WriterDraft
-from muse.context.replay import ReplayedRead, replay, replay_bytes
+from muse.context.exploration_contracts import ExplorationManifest, ReplayedRead
+from muse.context.output_contracts import EvidenceRequest, WriterDraft
+from muse.context.replay import replay, replay_bytes
 from muse.context.writer_context import FrozenContext
 from muse.core.canonical import sha256_hex
 from muse.flow.exploration import explore
@@ -81,7 +81,7 @@ class EvidenceLedger:
     answered: list[dict[str, Any]] = field(default_factory=list)
     gaps: list[dict[str, Any]] = field(default_factory=list)
 
-    def new_requests(self, draft: WriterDraft) -> list:
+    def new_requests(self, draft: WriterDraft) -> list[EvidenceRequest]:
         fresh = [r for r in draft.evidence_requests if r.query not in self.asked]
         self.asked.update(r.query for r in fresh)
         return fresh

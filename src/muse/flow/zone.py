@@ -33,7 +33,7 @@ def zone(conn: Connection) -> Connection:
     return conn.execution_options(**{ZONE_OPTION: ALL})
 
 
-def _production_only(statement: Select) -> Select:
+def _production_only(statement: Select[*tuple[Any, ...]]) -> Select[*tuple[Any, ...]]:
     from muse.flow.tables import candidates, runs
 
     tables = {t for t in iterate(statement) if t is runs or t is candidates}
@@ -53,7 +53,7 @@ def _production_only(statement: Select) -> Select:
 
 def _before_execute(
     conn: Connection, clauseelement: Any, multiparams: Any, params: Any, execution_options: Any
-):
+) -> tuple[Any, Any, Any]:
     if (
         isinstance(clauseelement, Select)
         and execution_options.get(ZONE_OPTION) != ALL
