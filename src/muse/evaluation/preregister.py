@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
-from sqlalchemy import Connection, Engine, or_, select
+from sqlalchemy import Connection, Engine, Row, or_, select
 
 from muse.agents.contracts import load_roles
 from muse.agents.policy import check_model_allowed
@@ -170,7 +170,9 @@ def preregister(engine: Engine, evaluation_set: EvaluationSet) -> Registered:
     return _registered(row, evaluation_set, created=True)
 
 
-def _registered(row, evaluation_set: EvaluationSet, *, created: bool) -> Registered:
+def _registered(
+    row: Row[*tuple[Any, ...]], evaluation_set: EvaluationSet, *, created: bool
+) -> Registered:
     return Registered(
         row.id, row.version, row.sha256, created, len(evaluation_set.samples), row.dry_run
     )

@@ -24,10 +24,10 @@ from muse.agents.dispatch import dispatch
 from muse.agents.errors import AgentCallError, ForbiddenInput, InvalidOutput
 from muse.agents.tables import model_calls
 from muse.context.contracts import WriterContext
-from muse.context.output_contracts import WriterDraft
+from muse.context.output_contracts import WriterDraft, WriterOutput
 from muse.context.tables import context_snapshots
 from muse.context.writer_context import FrozenContext, freeze_context
-from muse.context.writer_output import build_output
+from muse.context.writer_output import UnlocatedClaim, build_output
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, ContractViolation
 from muse.core.ids import new_id
@@ -37,7 +37,7 @@ from muse.evaluation.contracts import ARM_MODES, ARMS, EVAL_POLICY_VERSION, Eval
 from muse.evaluation.lexicon import replay_lexicon
 from muse.evaluation.sample_state import arm_rows, eval_row
 from muse.evaluation.tables import eval_arms
-from muse.flow.checking import check_candidate, check_lexicons, with_attempt
+from muse.flow.checking import Verdict, check_candidate, check_lexicons, with_attempt
 from muse.flow.rewrite import writer_input
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, move_run
@@ -107,7 +107,8 @@ def _generate_arm(ctx: SampleCtx, arm: str) -> None:
 
 def _run_state(engine: Engine, run_id: str) -> str:
     with reading(engine) as conn:
-        return conn.execute(select(runs.c.state).where(runs.c.id == run_id)).scalar_one()
+        state: str = conn.execute(select(runs.c.state).where(runs.c.id == run_id)).scalar_one()
+    return state
 
 
 def _start_arm_run(ctx: SampleCtx, arm: str) -> str:
@@ -208,7 +209,7 @@ def load_frozen(conn: Connection, run_id: str) -> FrozenContext:
     return FrozenContext(row.id, WriterContext.model_validate(row.payload), ())
 
 
-def stored_output(conn: Connection, run_id: str, role: str, task: str) -> dict | None:
+def stored_output(conn: Connection, run_id: str, role: str, task: str) -> dict[str, Any] | None:
     """The validated output of the run's last successful ``role/task`` call, if receipted."""
     row = conn.execute(
         select(model_calls.c.id, model_calls.c.output, model_calls.c.tokens_out)
@@ -225,7 +226,7 @@ def stored_output(conn: Connection, run_id: str, role: str, task: str) -> dict |
     )
 
 
-def _writer_draft(ctx: SampleCtx, arm: str, run_id: str, frozen: FrozenContext) -> dict:
+def _writer_draft(ctx: SampleCtx, arm: str, run_id: str, frozen: FrozenContext) -> dict[str, Any]:
     with reading(ctx.engine) as conn:
         stored = stored_output(conn, run_id, "writer", "generate")
     if stored is not None:
@@ -298,7 +299,9 @@ def _write(ctx: SampleCtx, arm: str, run_id: str) -> None:
         )
 
 
-def _build(frozen: FrozenContext, draft_wire: dict[str, Any]):
+def _build(
+    frozen: FrozenContext, draft_wire: dict[str, Any]
+) -> tuple[WriterOutput, list[UnlocatedClaim]]:
     try:
         draft = WriterDraft.model_validate(draft_wire)
         return with_attempt(*build_output(frozen.context, frozen.snapshot_id, draft, 1), 1)
@@ -319,7 +322,9 @@ def detect_arms(ctx: SampleCtx) -> None:
             _detect(ctx, arm, row.run_id, row.candidate_id or "", leak_terms)
 
 
-def _detect(ctx: SampleCtx, arm: str, run_id: str, candidate_id: str, leak_terms) -> None:
+def _detect(
+    ctx: SampleCtx, arm: str, run_id: str, candidate_id: str, leak_terms: list[tuple[str, int]]
+) -> None:
     with reading(ctx.engine) as conn:
         frozen = load_frozen(conn, run_id)
         stored = stored_output(conn, run_id, "writer", "generate")
@@ -361,7 +366,7 @@ def _detect(ctx: SampleCtx, arm: str, run_id: str, candidate_id: str, leak_terms
         raise SampleFailed("failed_contract", f"{arm} 臂检测报告不合合同：{verdict.reason}")
 
 
-def check_summary(verdict, sample: Sample) -> dict[str, Any]:
+def check_summary(verdict: Verdict, sample: Sample) -> dict[str, Any]:
     hc = sample.outline().hard_constraints
     total = len(hc.constraint_ids()) + len(hc.required_entities)
     missing = sum(1 for f in verdict.findings if f.kind in MISSING_KINDS and f.severity == "high")

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from muse.knowledge.card_types import card_type
 from muse.knowledge.cards import get_card, load_cards
-from muse.knowledge.contracts import CardStatus
+from muse.knowledge.contracts import Card, CardStatus
 from muse.knowledge.state_as_of import BookTerms, state_as_of
 from muse.web.deps import read, work_nav
 from muse.web.render import page
@@ -34,7 +34,7 @@ def card_list(request: Request, work_id: int, type: str | None = None) -> Respon
     with read(request) as conn:
         info = work_nav(conn, work_id)
         cards = load_cards(conn, work_id, statuses=ALL_STATUSES)
-    by_type: dict[str, list] = defaultdict(list)
+    by_type: dict[str, list[Card]] = defaultdict(list)
     for card in cards:
         if type is None or card.type == type:
             by_type[card.type].append(card)

@@ -3,8 +3,11 @@ which decision or edit, the diff between any two revisions, and the source refer
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
+from sqlalchemy import Connection
 
 from muse.flow.diff import diff_texts
 from muse.knowledge.source_refs import refs_into_chapter
@@ -57,7 +60,7 @@ def chapter(
     )
 
 
-def _diff(conn, work_id: int, number: int, a: int, b: int) -> dict:
+def _diff(conn: Connection, work_id: int, number: int, a: int, b: int) -> dict[str, Any]:
     old = catalog.get_revision_text(conn, work_id, number, a)
     new = catalog.get_revision_text(conn, work_id, number, b)
     return diff_texts(old.text, new.text).to_dict(f"修订版 {a}", f"修订版 {b}")

@@ -19,7 +19,8 @@ from muse.flow.candidate_facts import propose_candidate_facts
 from muse.flow.decisions import discard_candidate, load
 from muse.flow.edit_merge import edit_candidate
 from muse.flow.revise import revise_candidate
-from muse.web.deps import actor, engine_of, read, work_nav
+from muse.flow.run_steps import Observer
+from muse.web.deps import WorkNav, actor, engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import page
 from muse.web.tasks import TaskResult, summary_result
@@ -90,7 +91,7 @@ def edit(request: Request, candidate_id: str, form: Form = Depends(read_form)) -
         return _refused(request, candidate_id, "修改", err)
     command_id, who = form.get("command_id") or None, actor()
 
-    def job(observer) -> TaskResult:
+    def job(observer: Observer) -> TaskResult:
         outcome = edit_candidate(
             engine,
             candidate_id,
@@ -149,7 +150,7 @@ def revise(request: Request, candidate_id: str, form: Form = Depends(read_form))
         return _refused(request, candidate_id, "改写", err)
     command_id, who = form.get("command_id") or None, actor()
 
-    def job(observer) -> TaskResult:
+    def job(observer: Observer) -> TaskResult:
         outcome = revise_candidate(
             engine, candidate_id, words, command_id=command_id, actor=who, observer=observer
         )
@@ -213,7 +214,7 @@ def _refused(request: Request, candidate_id: str, what: str, err: MuseError) -> 
     )
 
 
-def _work_of(request: Request, candidate_id: str):
+def _work_of(request: Request, candidate_id: str) -> WorkNav | None:
     try:
         with read(request) as conn:
             cand, _ = load(conn, candidate_id)

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, Response
 from muse.core.errors import InvalidInput, MuseError
 from muse.knowledge.card_types import card_type
 from muse.knowledge.conflicts import RESOLUTION_LABELS, list_conflicts, resolve_conflict
+from muse.knowledge.contracts import DraftOutcome
 from muse.knowledge.drafts import confirm_all, confirm_draft, list_drafts, reject_draft
 from muse.knowledge.fact_types import FACT_TYPE_LABELS
 from muse.knowledge.facts import (
@@ -104,7 +105,7 @@ def decide_drafts(request: Request, work_id: int, form: Form = Depends(read_form
     return _done(request, work_id, "drafts", lines)
 
 
-def _draft_line(outcome) -> str:
+def _draft_line(outcome: DraftOutcome) -> str:
     if outcome.status == "conflict":
         return f"未确认：{outcome.name} 出现 {len(outcome.conflicts)} 个新冲突，请先处理冲突。"
     verb = "已驳回" if outcome.status == "rejected" else "已确认"

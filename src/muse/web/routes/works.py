@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import Connection
 
 from muse.flow import queries
 from muse.knowledge.conflicts import list_conflicts
@@ -49,7 +52,7 @@ def overview(request: Request, work_id: int) -> Response:
     )
 
 
-def _queues(conn, work_id: int) -> dict[str, int]:
+def _queues(conn: Connection, work_id: int) -> dict[str, int]:
     """What waits for the author, counted from the services' own lists."""
     waiting = [c for c in queries.list_candidates(conn, work_id) if c["state"] == "PASSED"]
     jobs = list_jobs(conn, work_id=work_id, limit=1000)
@@ -62,7 +65,7 @@ def _queues(conn, work_id: int) -> dict[str, int]:
     }
 
 
-def _last_model(runs: list[dict]) -> tuple[str, str]:
+def _last_model(runs: list[dict[str, Any]]) -> tuple[str, str]:
     """The write form starts with the provider and model of the latest run (else offline)."""
     for run in runs:
         if run["runType"] == "production":

@@ -9,6 +9,7 @@ the run, when no candidate came out of it).
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -16,6 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from muse.core.errors import InvalidInput, MuseError
 from muse.flow import queries
 from muse.flow.production import write_chapter
+from muse.flow.run_steps import Observer
 from muse.flow.states import RUN_STATE_LABELS, STEP_LABELS
 from muse.web.deps import engine_of, read, work_nav
 from muse.web.forms import Form, read_form
@@ -52,7 +54,7 @@ def start_write(request: Request, work_id: int, form: Form = Depends(read_form))
             back="",
         )
 
-    def job(observer) -> TaskResult:
+    def job(observer: Observer) -> TaskResult:
         summary = write_chapter(
             engine,
             work_id,
@@ -92,7 +94,7 @@ def task_progress(request: Request, task_id: str) -> Response:
     return response
 
 
-def _snapshot(request: Request, task_id: str) -> tuple[Task, list[dict]]:
+def _snapshot(request: Request, task_id: str) -> tuple[Task, list[dict[str, Any]]]:
     """The task and its steps so far: what the observer reported, else (an edit) the events the
     service stored for the run since the task started."""
     task, events = request.app.state.tasks.snapshot(task_id)
@@ -108,7 +110,7 @@ def _snapshot(request: Request, task_id: str) -> tuple[Task, list[dict]]:
     return task, rows
 
 
-def _row(node: str, status: str, attempt: int, ms: int) -> dict:
+def _row(node: str, status: str, attempt: int, ms: int) -> dict[str, Any]:
     label = STEP_LABELS.get(node, RUN_STATE_LABELS.get(node, node))
     return {"label": label, "node": node, "status": status, "attempt": attempt, "ms": ms}
 
