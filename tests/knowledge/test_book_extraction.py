@@ -19,7 +19,6 @@ from muse.knowledge.drafts import list_drafts
 from muse.knowledge.tables import fact_deltas
 from muse.store.tables import jobs
 from muse.worker.loop import Worker
-from tests.agents.conftest import isolated_env, stub, stub_config  # noqa: F401
 from tests.knowledge.discovery_fixture import sanguo_work
 
 app = typer.Typer()
@@ -56,8 +55,11 @@ def location(subject, where, quote):
     }
 
 
+pytestmark = pytest.mark.usefixtures("isolated_env")
+
+
 @pytest.fixture
-def book(engine, db_url, monkeypatch, stub_config):  # noqa: F811
+def book(engine, db_url, monkeypatch, stub_config):
     monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
     get_engine.cache_clear()
     with engine.begin() as conn:
@@ -81,7 +83,7 @@ def _count(engine, table, *where):
         return conn.execute(select(func.count()).select_from(table).where(*where)).scalar()
 
 
-def test_dry_run_counts_calls_and_tokens_and_calls_nothing(engine, book, stub):  # noqa: F811
+def test_dry_run_counts_calls_and_tokens_and_calls_nothing(engine, book, stub):
     data = json.loads(run("--dry-run", "--json").stdout)
     assert data["calls"] == 3 and data["batchesDone"] == 0
     assert data["tokensIn"] > 3 * 2500 and data["tokensOut"] > 0
@@ -90,7 +92,7 @@ def test_dry_run_counts_calls_and_tokens_and_calls_nothing(engine, book, stub): 
     assert "3 次模型调用" in run("--dry-run").output
 
 
-def test_extract_stores_verified_drafts_under_one_name_and_resumes(engine, book, stub):  # noqa: F811
+def test_extract_stores_verified_drafts_under_one_name_and_resumes(engine, book, stub):
     stub.reply_json(
         reply(
             [card("玄德", Q1)],
@@ -141,7 +143,7 @@ def test_hints_never_name_an_entity_before_its_first_chapter(engine, book):
     assert "曹操" in {h["name"] for h in chapter2["discoveredEntities"]}
 
 
-def test_a_failed_batch_fails_the_command_with_a_way_forward(engine, book, stub):  # noqa: F811
+def test_a_failed_batch_fails_the_command_with_a_way_forward(engine, book, stub):
     stub.status(400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
     stub.status(400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
     stub.status(400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
