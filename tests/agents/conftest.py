@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from muse.agents.dispatch import dispatch
+from muse.agents.dispatching import dispatch
 from muse.agents.outputs import WriterDraft
 from tests.agents.payloads import FAST, WRITER_INPUT
 

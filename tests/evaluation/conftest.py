@@ -12,22 +12,13 @@ from pathlib import Path
 import pytest
 
 from muse.agents.providers.presets import PRESETS
-from muse.works.canonical import add_chapter
-from muse.works.catalog import create_work
-from tests.evaluation.harness import BOOKS, SECRET, Router, book_text, start_router
+from tests.evaluation.harness import SECRET, Router, make_books, start_router
 from tests.support.stub_server import StubServer
 
 
 @pytest.fixture
 def books(engine) -> dict[str, int]:
-    ids = {}
-    with engine.begin() as conn:
-        for title in BOOKS:
-            work_id = create_work(conn, title, default_chapter_chars=2500)
-            for n in range(1, 9):
-                add_chapter(conn, work_id, n, f"第{n}章", book_text(n))
-            ids[title] = work_id
-    return ids
+    return make_books(engine)
 
 
 @pytest.fixture

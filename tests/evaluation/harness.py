@@ -17,15 +17,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 
 from muse.agents.outputs import DetectorReport
 from muse.agents.providers.offline import generate_offline
 from muse.context.output_contracts import WriterDraft
 from muse.evaluation.contracts import DIMENSIONS
-from muse.evaluation.preregister import parse_set, preregister
+from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.sample_state import zone_engine
 from muse.evaluation.tables import eval_runs
+from muse.works.canonical import add_chapter
+from muse.works.catalog import create_work
 from tests.support.fakes import chat_reply, offline_reply, prompt_text, task_input_of
 from tests.support.marked_book import chapter_text
 from tests.support.stub_server import Step, StubServer
@@ -43,6 +45,18 @@ def book_text(n: int) -> str:
     """Chapter ``n`` of both marked books; chapters 6 onward carry the oracle canary."""
     text = chapter_text(n)
     return text + (f"\n{CANARY}第{n}章的底牌。" if n >= 6 else "")
+
+
+def make_books(engine: Engine) -> dict[str, int]:
+    """The two marked books (title → work id), chapters 1–8 each."""
+    ids = {}
+    with engine.begin() as conn:
+        for title in BOOKS:
+            work_id = create_work(conn, title, default_chapter_chars=2500)
+            for n in range(1, 9):
+                add_chapter(conn, work_id, n, f"第{n}章", book_text(n))
+            ids[title] = work_id
+    return ids
 
 
 def flat(score: float) -> JudgeScript:

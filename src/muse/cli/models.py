@@ -12,15 +12,20 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from muse.agents.approvals import (
+from muse.agents import (
+    SOURCE_LABELS,
+    CheckResult,
+    ProviderStatus,
     approve_model,
+    check_model,
+    choose_model,
+    current_policies,
+    load_roles,
     merge_approvals,
-    policies_in_force,
+    provider_statuses,
     stored_approvals,
+    work_choices,
 )
-from muse.agents.contracts import load_roles
-from muse.agents.model_choice import SOURCE_LABELS, choose_model, work_choices
-from muse.agents.probe import CheckResult, ProviderStatus, check_model, provider_statuses
 from muse.cli.common import JsonOption, WorkOption, get_engine, ready_engine, work_id_for
 from muse.cli.output import console, emit, fail, local_time
 from muse.core.errors import MuseError
@@ -42,8 +47,7 @@ _KEY_SOURCE = {
 def _policies() -> list[dict[str, Any]]:
     """The versions in force per role: built-in ones merged with the author's approvals."""
     with ready_engine().connect() as conn:
-        approvals = stored_approvals(conn)
-    return policies_in_force(merge_approvals(load_roles(), approvals), approvals)
+        return current_policies(conn)
 
 
 def _render_list(data: dict[str, Any]) -> None:

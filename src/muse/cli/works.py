@@ -12,30 +12,40 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from muse.cli import editing
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
 from muse.cli.output import console, emit, fail, print_json, print_prose
-from muse.core.errors import InvalidInput
 from muse.core.limits import MAX_BOOK_MB, MAX_CHAPTER_CHARS, read_capped
 from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
-from muse.works import authorization, catalog
-from muse.works.contracts import SOURCE_KIND_LABELS, STATUS_LABELS, Purpose, SourceKind
+from muse.works import (
+    PURPOSE_LABELS,
+    SOURCE_KIND_LABELS,
+    STATUS_LABELS,
+    Purpose,
+    SourceKind,
+    get_chapter_text,
+    get_revision_text,
+    resolve_work,
+    set_source_status,
+    work_info,
+)
+from muse.works import (
+    list_chapters as chapters_of,
+)
+from muse.works import (
+    list_works as all_works,
+)
 
 if TYPE_CHECKING:
-    from muse.works.importer import ImportReport
+    from rich.progress import Progress
+
+    from muse.works import ImportReport
 
 chapter_app = typer.Typer(help="单章操作。", no_args_is_help=True)
 work_app = typer.Typer(help="作品设置。", no_args_is_help=True)
-
-SOURCE_CHOICES = {
-    "own": SourceKind.own,
-    "public-domain": SourceKind.public_domain,
-    "licensed": SourceKind.licensed,
-}
 
 
 def init(json_out: bool = JsonOption) -> None:
@@ -78,8 +88,9 @@ def import_(
     json_out: bool = JsonOption,
 ) -> None:
     """导入已有小说（拆书）：识别编码与章节，一个事务写入。"""
-    if source not in SOURCE_CHOICES:
-        raise InvalidInput(f"未知来源「{source}」，可选：own、public-domain、licensed。")
+    from muse.flow import source_kind_of
+
+    source_kind = source_kind_of(source)
     purposes = [Purpose(p) for p in purpose] if purpose else None
     data = read_capped(file, max_mb, what="小说文件", flag="--max-mb")
     limits: dict[str, Any] = {
@@ -88,14 +99,12 @@ def import_(
         "keep_notes": keep_notes,
     }
     if dry_run:
-        from muse.works.importer import analyse
+        from muse.works import analyse
 
         report = analyse(data, title, **limits)[1]
         emit(report.to_dict(), json_out, lambda _: _render_import(report))
         return
-    report, index = _import_and_index(
-        data, title, SOURCE_CHOICES[source], purposes, limits, json_out
-    )
+    report, index = _import_and_index(data, title, source_kind, purposes, limits, json_out)
     emit(
         {**report.to_dict(), "searchIndex": index},
         json_out,
@@ -111,11 +120,11 @@ def _import_and_index(
     limits: dict[str, Any],
     quiet: bool,
 ) -> tuple[ImportReport, dict[str, Any]]:
-    """Import, then build the search index in the same command, so the first ``muse write``
-    does not pay for it (issue 12). The index is derived data in its own transaction: should it
-    fail, the import stands and the first write (or ``muse index rebuild``) builds it."""
+    """Import, then build the search index in the same command (:mod:`muse.flow.book_import`)."""
     if quiet:
         return _import_and_index_with(data, title, source_kind, purposes, limits, None)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -134,31 +143,18 @@ def _import_and_index_with(
     limits: dict[str, Any],
     bar: Progress | None,
 ) -> tuple[ImportReport, dict[str, Any]]:
-    from muse.context.search_index import rebuild_index
-    from muse.works.importer import import_book
+    from muse.flow import ImportLimits, import_and_index
 
-    engine = get_engine()
-    report = import_book(
-        engine,
+    return import_and_index(
+        get_engine(),
         data,
         title=title,
         source_kind=source_kind,
         purposes=purposes,
-        progress=_bar_task(bar, "写入章节"),
-        **limits,
+        limits=ImportLimits(**limits),
+        import_progress=_bar_task(bar, "写入章节"),
+        index_progress=_bar_task(bar, "建立检索索引"),
     )
-    assert report.work_id is not None
-    try:
-        with engine.begin() as conn:
-            index = rebuild_index(conn, report.work_id, progress=_bar_task(bar, "建立检索索引"))
-    except Exception as err:  # the import is committed; the index is derived and can wait
-        return report, {"error": str(err)}
-    return report, {
-        "indexVersion": index.index_version,
-        "chapters": index.chapters,
-        "chunks": index.chunks,
-        "seconds": index.seconds,
-    }
 
 
 def _bar_task(bar: Progress | None, label: str) -> Callable[[int, int], None] | None:
@@ -209,7 +205,7 @@ def export(
     work: str = WorkOption,
 ) -> None:
     """导出正式正文（Canonical）：标题与导入时一致，可再次导入；EPUB 带目录，卷为分节。"""
-    from muse.works.export import FORMATS, export_book, export_epub
+    from muse.works import FORMATS, export_book, export_epub
 
     fmt = (fmt or _format_from(output)).lower()
     if fmt not in FORMATS:
@@ -234,7 +230,7 @@ def export(
 
 
 def _format_from(output: Path | None) -> str:
-    from muse.works.export import FORMATS
+    from muse.works import FORMATS
 
     suffix = output.suffix.lower().lstrip(".") if output is not None else ""
     return suffix if suffix in FORMATS else "txt"
@@ -243,7 +239,7 @@ def _format_from(output: Path | None) -> str:
 def list_works(json_out: bool = JsonOption) -> None:
     """列出作品。"""
     with reading(get_engine()) as conn:
-        infos = catalog.list_works(conn)
+        infos = all_works(conn)
     emit([i.model_dump(mode="json") for i in infos], json_out, _render_works)
 
 
@@ -257,7 +253,7 @@ def _render_works(rows: list[dict[str, Any]]) -> None:
             str(r["id"]),
             r["title"],
             SOURCE_KIND_LABELS[r["source_kind"]],
-            "、".join(authorization.PURPOSE_LABELS[p] for p in r["allowed_purposes"]),
+            "、".join(PURPOSE_LABELS[p] for p in r["allowed_purposes"]),
             STATUS_LABELS[r["source_status"]],
             str(r["chapter_count"]),
             str(r["han_count"]),
@@ -268,7 +264,7 @@ def _render_works(rows: list[dict[str, Any]]) -> None:
 def list_chapters(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     """列出章节（章号、标题、卷、汉字数、修订版、内容哈希）。"""
     with reading(get_engine()) as conn:
-        rows = catalog.list_chapters(conn, work_id_for(work))
+        rows = chapters_of(conn, work_id_for(work))
     emit([r.model_dump(mode="json") for r in rows], json_out, _render_chapters)
 
 
@@ -297,9 +293,9 @@ def chapter_show(
     with reading(get_engine()) as conn:
         work_id = work_id_for(work)
         chapter = (
-            catalog.get_revision_text(conn, work_id, number, revision)
+            get_revision_text(conn, work_id, number, revision)
             if revision
-            else catalog.get_chapter_text(conn, work_id, number)
+            else get_chapter_text(conn, work_id, number)
         )
     emit(chapter.model_dump(mode="json"), json_out, _render_chapter, escaped=False)
 
@@ -322,9 +318,9 @@ def work_status(
     """修改作品来源状态；非 active 时所有生成都会失败关闭。"""
     engine = get_engine()
     with engine.begin() as conn:
-        work_id = catalog.resolve_work(conn, work)
-        authorization.set_source_status(conn, work_id, status)
-        info = catalog.work_info(conn, work_id)
+        work_id = resolve_work(conn, work)
+        set_source_status(conn, work_id, status)
+        info = work_info(conn, work_id)
     emit(
         info.model_dump(mode="json"),
         json_out,

@@ -14,8 +14,8 @@ from typing import Any
 from muse.context.as_of import AsOfView
 from muse.context.contracts import CardHit
 from muse.core.canonical import hash_value
-from muse.knowledge.contracts import CardState, SourceRef
-from muse.planning.contracts import FineOutline
+from muse.knowledge import CardState, SourceRef
+from muse.planning import FineOutline
 
 
 @dataclass(frozen=True)

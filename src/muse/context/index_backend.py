@@ -32,7 +32,7 @@ from typing import Any
 from sqlalchemy import Connection, TextClause, select, text
 
 from muse.context.index_tables import search_chunks
-from muse.works.catalog import prose_slices
+from muse.works import prose_slices
 
 CHAPTER_BITS = 20
 SEQ_BITS = 20

@@ -44,10 +44,12 @@ from muse.context.index_builder import (
     RebuildReport,
     built_tokenizer,
     built_version,
+    chapter_chunks,
     chunk_total,
     dictionary_terms,
     enqueue_refresh,
     index_chapter,
+    index_overview,
     index_status,
     index_version,
     rebuild_index,
@@ -67,9 +69,11 @@ __all__ = [
     "QueryResult",
     "RebuildReport",
     "built_version",
+    "chapter_chunks",
     "dictionary_terms",
     "enqueue_refresh",
     "index_chapter",
+    "index_overview",
     "index_status",
     "index_version",
     "informative_tokens",
@@ -217,7 +221,7 @@ def _card_terms(conn: Connection, work_id: int, name: str, as_of: int) -> list[s
     """Adapter over the knowledge domain: the card's name and its aliases known by ``as_of``
     (an alias first used later is future knowledge: principle 4). Empty when no card has the
     name; a name two cards share is searched as itself."""
-    from muse.knowledge.cards import find_card
+    from muse.knowledge import find_card
 
     if not name or name.startswith("card_"):
         return []

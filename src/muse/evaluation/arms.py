@@ -21,10 +21,15 @@ from collections.abc import Iterable
 
 from sqlalchemy import Connection
 
-from muse.context.contracts import CoverageState, EvidenceCoverage, WriterContext
-from muse.context.manifest import build_manifest
-from muse.context.validation import validate_references
-from muse.context.writer_context import FrozenContext, store_context
+from muse.context import (
+    CoverageState,
+    EvidenceCoverage,
+    FrozenContext,
+    WriterContext,
+    build_manifest,
+    store_context,
+    validate_references,
+)
 from muse.evaluation.contracts import ARM_MODES, EVAL_POLICY_VERSION
 
 _CARD_FACTS = frozenset({"confirmed_card", "confirmed_setting", "fact_ledger"})

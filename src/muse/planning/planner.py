@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Connection, Engine
 
-from muse.agents.dispatch import DispatchResult, dispatch
+from muse.agents import DispatchResult, dispatch
 from muse.core.errors import ContractViolation, InvalidInput
 from muse.core.ids import new_id
 from muse.planning.findings import Finding, GateBlocked

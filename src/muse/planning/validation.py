@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from muse.core.errors import InvalidInput
-from muse.patterns.contracts import doubt_reason
+from muse.patterns import doubt_reason
 from muse.planning.findings import Finding, warning
 from muse.planning.stages import StageDef
 
