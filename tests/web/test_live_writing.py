@@ -13,25 +13,23 @@ import threading
 import pytest
 from fastapi.testclient import TestClient
 
-from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
-from muse.offline import writer as offline_writer
 from muse.web import WebSecurity, create_app
 from tests.web.helpers import post, wait_for_task
 
 
 @pytest.fixture
-def gated_writer():
+def gated_writer(scripted):
+    """The offline writer's draft, held until the test releases it."""
     reached, release = threading.Event(), threading.Event()
 
-    def generator(task_input, output_model):
+    def hold(draft):
         reached.set()
         assert release.wait(120), "the test never released the writer"
-        return offline_writer.write_chapter(task_input)
+        return draft
 
-    register_offline_generator("writer", "generate", generator)
+    scripted("writer", "generate").edit(hold)
     yield reached, release
     release.set()
-    unregister_offline_generator("writer", "generate")
 
 
 def _client(app) -> TestClient:
