@@ -16,12 +16,14 @@ migrations, not from ``create_all``, without paying for them again:
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -30,6 +32,8 @@ from sqlalchemy import Engine, text
 from muse import offline
 from muse.store.engine import make_engine, normalize_url
 from muse.store.migrate import upgrade
+from tests.support.fakes import Scripts
+from tests.support.stub_server import STUB_SECRET, StubServer, configure_stub, isolate_config
 
 BACKEND = os.environ.get("MUSE_TEST_BACKEND", "sqlite")
 
@@ -152,3 +156,59 @@ def engine(db_url: str) -> Iterator[Engine]:
     eng = make_engine(db_url)
     yield eng
     eng.dispose()
+
+
+@pytest.fixture
+def scripted() -> Iterator[Scripts]:
+    """``scripted(role, task)``: the fake model's answer for one (role, task), from a script
+    (``tests/support/fakes.py``); every script is removed when the test ends."""
+    scripts = Scripts()
+    yield scripts
+    scripts.close()
+
+
+@pytest.fixture
+def muse(db_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any]:
+    """The real ``muse`` app against the test database: ``muse(*args, ok=True)`` runs a command
+    (``ok``: it must exit 0) and ``muse.json(*args)`` parses its ``--json`` output."""
+    from typer.testing import CliRunner
+
+    from muse.cli.common import get_engine
+    from muse.cli.main import app
+
+    monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
+    monkeypatch.chdir(tmp_path)
+    get_engine.cache_clear()
+    runner = CliRunner()
+
+    def run(*args: str, ok: bool = True) -> Any:
+        result = runner.invoke(app, list(args), catch_exceptions=False)
+        if ok:
+            assert result.exit_code == 0, result.output
+        return result
+
+    run.json = lambda *args: json.loads(run(*args, "--json").stdout)  # type: ignore[attr-defined]
+    yield run
+    get_engine().dispose()
+    get_engine.cache_clear()
+
+
+@pytest.fixture
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty Muse configuration and no preset key in the environment (autouse in
+    ``tests/agents``; a module elsewhere that talks to the stub asks for it)."""
+    return isolate_config(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def stub() -> Iterator[StubServer]:
+    """A local stub of the OpenAI chat API (``tests/support/stub_server.py``)."""
+    server = StubServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def stub_config(stub: StubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Two providers on the stub: ``stub`` (strict json_schema) and ``stub-json`` (JSON mode)."""
+    return configure_stub(stub, tmp_path, monkeypatch, STUB_SECRET)

@@ -1,4 +1,4 @@
-"""Fixtures of the agents tests: a local stub server, a config file pointing at it, fast retries.
+"""Fixtures of the agents tests (the stub server and its config: tests/conftest.py), fast retries.
 
 Every test here runs with an isolated configuration (``MUSE_CONFIG`` → a file in tmp) and with
 the presets' key variables removed, so neither the developer's own config nor real keys can
@@ -7,67 +7,19 @@ change a result. Real model requests stay disallowed (tests/conftest.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from muse.agents.dispatching import dispatch
 from muse.agents.outputs import WriterDraft
-from muse.agents.providers.presets import PRESETS
-from muse.agents.structured import RetryPolicy
-from tests.agents.stub_server import StubServer
-
-SECRET = "sk-stub-SECRET-7c1e9a0b"
-FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
-DRAFT = {"paragraphs": [{"text": "他推开门，雨声扑面而来。"}], "newSettingDeclarations": []}
-WRITER_INPUT = {
-    "targetChapter": 4,
-    "asOf": 3,
-    "fineOutline": {"hardEvents": ["林默在雨夜推开旧宅的门"]},
-}
+from tests.agents.payloads import FAST, WRITER_INPUT
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "empty-config.toml"
-    monkeypatch.setenv("MUSE_CONFIG", str(path))
-    for preset in PRESETS.values():
-        if preset.key_env:
-            monkeypatch.delenv(preset.key_env, raising=False)
-    monkeypatch.setenv("MUSE_ALLOW_MODEL_REQUESTS", "0")
-    return path
-
-
-@pytest.fixture
-def stub() -> Iterator[StubServer]:
-    server = StubServer().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def stub_config(stub: StubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Two providers on the stub: ``stub`` (strict json_schema) and ``stub-json`` (JSON mode)."""
-    path = tmp_path / "config.toml"
-    path.write_text(
-        f"""
-[providers.stub]
-base_url = "{stub.url}"
-api_key_env = "STUB_API_KEY"
-supports_json_schema = true
-
-[providers.stub-json]
-base_url = "{stub.url}"
-api_key_env = "STUB_API_KEY"
-supports_json_schema = false
-json_mode_requires_word_json = true
-""",
-        encoding="utf-8",
-    )
-    monkeypatch.setenv("MUSE_CONFIG", str(path))
-    monkeypatch.setenv("STUB_API_KEY", SECRET)
-    return path
+def _isolated(isolated_env: Path) -> Path:
+    """Every agents test runs with the isolated configuration (tests/conftest.py)."""
+    return isolated_env
 
 
 @pytest.fixture

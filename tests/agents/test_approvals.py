@@ -14,7 +14,7 @@ from muse.agents.model_choice import ModelChoice, recorded_choice
 from muse.agents.policy import check_model_allowed, check_reported_model, frozen_policy
 from muse.agents.tables import model_calls, model_policy_versions
 from muse.core.errors import InvalidInput
-from tests.agents.conftest import DRAFT
+from tests.agents.payloads import DRAFT
 
 
 def test_a_local_model_is_refused_until_approved_then_dispatched(call, stub, engine):

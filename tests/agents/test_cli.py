@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from muse.cli.config import config_app
 from muse.cli.models import models_app
-from tests.agents.conftest import SECRET
+from tests.agents.payloads import SECRET
 
 app = typer.Typer()
 app.add_typer(models_app, name="models")

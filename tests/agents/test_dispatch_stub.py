@@ -29,7 +29,7 @@ from muse.agents.errors import (
 from muse.agents.outputs import JudgeScores, WriterDraft
 from muse.agents.tables import model_calls
 from muse.core.canonical import hash_value
-from tests.agents.conftest import DRAFT, FAST, SECRET, WRITER_INPUT
+from tests.agents.payloads import DRAFT, FAST, SECRET, WRITER_INPUT
 
 
 def receipts(engine) -> list[dict]:

@@ -14,7 +14,7 @@ from muse.agents.providers import endpoint, resolve_provider
 from muse.agents.providers.offline import OfflineProvider
 from muse.agents.providers.openai_compatible import is_loopback_url
 from muse.core.errors import ConfigError
-from tests.agents.conftest import DRAFT, SECRET
+from tests.agents.payloads import DRAFT, SECRET
 from tests.agents.test_dispatch_stub import only_receipt
 
 

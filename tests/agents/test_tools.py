@@ -16,8 +16,8 @@ from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput
 from muse.core.text import count_han
 from muse.works.tables import chapters, prose_blocks, works
-from tests.agents.conftest import FAST
 from tests.agents.minimal_reader import MinimalAsOfReader
+from tests.agents.payloads import FAST
 from tests.agents.test_dispatch_stub import only_receipt
 
 CHAPTERS = {

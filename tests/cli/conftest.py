@@ -1,28 +1,11 @@
-"""Run the real ``muse`` app against the test database."""
-
-import json
+"""The CLI tests' book: the marked book ready for chapter 9 (``tests/support/marked_book.py``);
+the ``muse`` runner is the root conftest's."""
 
 import pytest
-from typer.testing import CliRunner
 
-from muse.cli.common import get_engine
-from muse.cli.main import app
+from tests.support.marked_book import make_book
 
 
 @pytest.fixture
-def muse(db_url, monkeypatch, tmp_path):
-    monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
-    monkeypatch.chdir(tmp_path)
-    get_engine.cache_clear()
-    runner = CliRunner()
-
-    def run(*args: str, ok: bool = True):
-        result = runner.invoke(app, list(args), catch_exceptions=False)
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    run.json = lambda *args: json.loads(run(*args, "--json").stdout)  # type: ignore[attr-defined]
-    yield run
-    get_engine().dispose()
-    get_engine.cache_clear()
+def book(engine):
+    return make_book(engine)

@@ -1,12 +1,20 @@
 """``muse candidate facts`` and ``muse accept --approve-fact / --approve-all-facts`` through the CLI."""
 
+import pytest
 from sqlalchemy import func, select
 
 from muse.flow.production import write_chapter
 from muse.flow.tables import decisions
 from muse.knowledge.tables import fact_ledger
 from muse.works import catalog
-from tests.worker.conftest import NEXT, book  # noqa: F401  (fixture)
+from tests.support.qingyun import NEXT, make_book
+
+
+@pytest.fixture
+def book(engine) -> int:
+    """青云记 (cards the offline extractor proposes facts about), not the marked book."""
+    with engine.begin() as conn:
+        return make_book(conn)
 
 
 def _count(engine, table) -> int:
@@ -14,7 +22,7 @@ def _count(engine, table) -> int:
         return conn.execute(select(func.count()).select_from(table)).scalar_one()
 
 
-def test_propose_list_and_approve_at_accept(muse, engine, book):  # noqa: F811
+def test_propose_list_and_approve_at_accept(muse, engine, book):
     summary = write_chapter(engine, book, NEXT, provider="offline", model="offline-1")
     cand = summary.candidate_id
     assert muse.json("candidate", "facts", cand)["deltas"] == []
@@ -47,7 +55,7 @@ def test_propose_list_and_approve_at_accept(muse, engine, book):  # noqa: F811
     assert _count(engine, fact_ledger) == 2
 
 
-def test_propose_refuses_a_candidate_no_longer_waiting(muse, engine, book):  # noqa: F811
+def test_propose_refuses_a_candidate_no_longer_waiting(muse, engine, book):
     summary = write_chapter(engine, book, NEXT, provider="offline", model="offline-1")
     muse("accept", summary.candidate_id)
     out = muse(

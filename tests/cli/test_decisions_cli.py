@@ -7,13 +7,9 @@ from sqlalchemy import select
 
 from muse.core.errors import InvalidInput
 from muse.flow.candidate_detail import candidate_view
-from muse.flow.production import write_chapter
 from muse.flow.tables import candidates
-from tests.flow.conftest import NEXT, book  # noqa: F401  (fixture)
-
-
-def _write(engine, work_id):
-    return write_chapter(engine, work_id, NEXT, provider="offline", model="offline-1")
+from tests.support.fakes import write_offline
+from tests.support.marked_book import NEXT
 
 
 def _body(engine, candidate_id):
@@ -23,8 +19,8 @@ def _body(engine, candidate_id):
         ).scalar_one()
 
 
-def test_edit_diff_show_and_discard(muse, engine, book, tmp_path):  # noqa: F811
-    summary = _write(engine, book)
+def test_edit_diff_show_and_discard(muse, engine, book, tmp_path):
+    summary = write_offline(engine, book, NEXT)
     body = _body(engine, summary.candidate_id)
     edited = body.replace("林远", "林远", 1).replace("\n\n", "\n\n山风骤起。", 1)
     path = tmp_path / "edit.txt"
@@ -61,8 +57,8 @@ def test_edit_diff_show_and_discard(muse, engine, book, tmp_path):  # noqa: F811
     assert {c["id"]: c["state"] for c in listed}[new_id] == "DISCARDED"
 
 
-def test_edit_refused_on_a_discarded_candidate_names_its_state(muse, engine, book, tmp_path):  # noqa: F811
-    summary = _write(engine, book)
+def test_edit_refused_on_a_discarded_candidate_names_its_state(muse, engine, book, tmp_path):
+    summary = write_offline(engine, book, NEXT)
     muse("discard", summary.candidate_id)
     path = tmp_path / "edit.txt"
     path.write_text("作者的新稿。", encoding="utf-8")
@@ -91,8 +87,8 @@ def test_findings_are_located_by_line_and_code_point(engine, book):  # noqa: F81
     assert found[1]["location"]["text"] == "林远" and found[1]["location"]["line"] == 2
 
 
-def test_edit_in_editor_when_no_file(muse, engine, book, tmp_path, monkeypatch):  # noqa: F811
-    summary = _write(engine, book)
+def test_edit_in_editor_when_no_file(muse, engine, book, tmp_path, monkeypatch):
+    summary = write_offline(engine, book, NEXT)
     script = tmp_path / "editor.py"
     script.write_text(
         "import sys, pathlib\n"
@@ -110,11 +106,11 @@ def test_edit_in_editor_when_no_file(muse, engine, book, tmp_path, monkeypatch):
     assert result.exit_code == 1 and "没有任何修改" in result.output
 
 
-def test_render_candidate_shows_text_report_context_and_diff(engine, book, capsys):  # noqa: F811
+def test_render_candidate_shows_text_report_context_and_diff(engine, book, capsys):
     from muse.cli.decisions import render_candidate
     from muse.flow.edit_merge import edit_candidate
 
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     body = _body(engine, summary.candidate_id).replace("苏晴", "她")  # rejected: 苏晴 missing
     outcome = edit_candidate(engine, summary.candidate_id, body)
     with engine.connect() as conn:
@@ -126,8 +122,8 @@ def test_render_candidate_shows_text_report_context_and_diff(engine, book, capsy
     assert "[-苏晴-]{+她+}" in printed
 
 
-def test_accept_takes_the_actor_like_every_decision(muse, engine, book):  # noqa: F811
-    summary = _write(engine, book)
+def test_accept_takes_the_actor_like_every_decision(muse, engine, book):
+    summary = write_offline(engine, book, NEXT)
     out = muse.json("accept", summary.candidate_id, "--actor", "lin")
     assert out["state"] == "extraction_queued"
     with engine.connect() as conn:

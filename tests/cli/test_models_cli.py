@@ -5,7 +5,7 @@ import json
 from sqlalchemy import select
 
 from muse.agents.tables import model_calls
-from tests.flow.conftest import NEXT, book  # noqa: F401  (fixture)
+from tests.support.marked_book import NEXT
 
 
 def _receipt_params(engine) -> list[dict]:
@@ -38,19 +38,19 @@ def test_approve_refuses_a_wildcard_for_the_judge_in_chinese(muse):
     assert "Traceback" not in result.output
 
 
-def test_use_is_refused_for_a_model_the_policy_lacks(muse, book):  # noqa: F811
+def test_use_is_refused_for_a_model_the_policy_lacks(muse, book):
     result = muse("models", "use", "writer", "ollama:qwen2.5:7b", ok=False)
     assert result.exit_code == 1
     assert "muse models approve" in result.stderr
     assert muse.json("models", "use") == []
 
 
-def test_use_rejects_a_choice_without_provider(muse, book):  # noqa: F811
+def test_use_rejects_a_choice_without_provider(muse, book):
     result = muse("models", "use", "writer", "qwen2.5", ok=False)
     assert result.exit_code == 1 and "提供方:模型ID" in result.stderr
 
 
-def test_write_without_flags_needs_a_choice_and_says_how(muse, book):  # noqa: F811
+def test_write_without_flags_needs_a_choice_and_says_how(muse, book):
     result = muse("write", str(NEXT), ok=False)
     assert result.exit_code == 1
     assert "muse models use writer" in result.stderr
@@ -58,7 +58,7 @@ def test_write_without_flags_needs_a_choice_and_says_how(muse, book):  # noqa: F
     assert half.exit_code == 1 and "同时给出" in half.stderr
 
 
-def test_write_runs_on_the_chosen_model_and_the_receipt_says_so(muse, engine, book):  # noqa: F811
+def test_write_runs_on_the_chosen_model_and_the_receipt_says_so(muse, engine, book):
     muse("models", "use", "writer", "offline:offline-1")
     assert muse.json("models", "use")[0]["model"] == "offline-1"
 
@@ -71,7 +71,7 @@ def test_write_runs_on_the_chosen_model_and_the_receipt_says_so(muse, engine, bo
     assert (runs[0]["provider"], runs[0]["model"]) == ("offline", "offline-1")
 
 
-def test_a_command_line_flag_wins_over_the_choice(muse, engine, book):  # noqa: F811
+def test_a_command_line_flag_wins_over_the_choice(muse, engine, book):
     muse("models", "approve", "--role", "writer", "--provider", "offline", "--model", "offline-2")
     muse("models", "use", "writer", "offline:offline-2")
 
@@ -81,14 +81,14 @@ def test_a_command_line_flag_wins_over_the_choice(muse, engine, book):  # noqa: 
     assert choices and all(c["source"] == "flag" and c["model"] == "offline-1" for c in choices)
 
 
-def test_the_choice_is_never_taken_from_the_environment(muse, book, monkeypatch):  # noqa: F811
+def test_the_choice_is_never_taken_from_the_environment(muse, book, monkeypatch):
     for name in ("MUSE_PROVIDER", "MUSE_MODEL", "MUSE_WRITER_MODEL", "OPENAI_MODEL"):
         monkeypatch.setenv(name, "offline-1")
     result = muse("write", str(NEXT), ok=False)
     assert result.exit_code == 1 and "muse models use" in result.stderr
 
 
-def test_revise_prefers_the_works_choice_over_the_original_runs_model(muse, book):  # noqa: F811
+def test_revise_prefers_the_works_choice_over_the_original_runs_model(muse, book):
     first = muse.json("write", str(NEXT), "--provider", "offline", "--model", "offline-1")
     muse("models", "approve", "--role", "writer", "--provider", "offline", "--model", "offline-2")
     muse("models", "use", "writer", "offline:offline-2")
@@ -101,7 +101,7 @@ def test_revise_prefers_the_works_choice_over_the_original_runs_model(muse, book
     assert runs[first["run_id"]]["model"] == "offline-1"
 
 
-def test_candidate_facts_propose_uses_the_extractor_choice(muse, engine, book):  # noqa: F811
+def test_candidate_facts_propose_uses_the_extractor_choice(muse, engine, book):
     cand = muse.json("write", str(NEXT), "-p", "offline", "-m", "offline-1")["candidate_id"]
     refused = muse("candidate", "facts", cand, "--propose", ok=False)
     assert refused.exit_code == 1 and "muse models use extractor" in refused.stderr

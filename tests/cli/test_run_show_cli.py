@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from tests.flow.conftest import NEXT, book  # noqa: F401  (fixture)
+from tests.support.marked_book import NEXT
 
 
 @pytest.fixture
@@ -17,7 +17,7 @@ def shanghai(monkeypatch):
     time.tzset()
 
 
-def test_run_show_renders_sections_in_local_time(muse, book, shanghai):  # noqa: F811
+def test_run_show_renders_sections_in_local_time(muse, book, shanghai):
     summary = muse.json("write", str(NEXT), "--provider", "offline", "--model", "offline-1")
     run_id = summary["run_id"]
     data = muse.json("run", "show", run_id)

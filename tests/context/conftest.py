@@ -1,37 +1,12 @@
-"""A small marked book: every chapter carries a unique marker so leaks are detectable."""
+"""A small marked book: every chapter carries a unique marker so leaks are detectable
+(``tests/support/marked_book.py``), here with a confirmed fine outline for chapters 2–9."""
 
 import pytest
 
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work
-
-CHAPTERS = 8
-
-
-def marker(n: int) -> str:
-    return f"标记{n:03d}号"
-
-
-def chapter_text(n: int) -> str:
-    body = f"林远在第{n}章里行走山间，{marker(n)}藏在此处。" + "山风吹过松林，溪水潺潺流淌。" * 40
-    return body + "\n“走吧。”苏晴说道。\n" + "他们继续赶路，天色渐晚。" * 10
-
-
-def fine_outline(chapter: int) -> dict:
-    return {
-        "target_chapter": chapter,
-        "title": f"第{chapter}章",
-        "hard_constraints": {
-            "hard_events": [{"id": "H1", "text": "林远与苏晴在山门前分别"}],
-            "result_direction": {"id": "R1", "text": "林远独自上山"},
-            "foreshadowing": [
-                {"id": "F1", "action": "推", "thread": "玉佩", "text": "玉佩微微发热"}
-            ],
-            "chapter_end_hook": {"id": "K1", "text": "山门后传来一声钟响"},
-            "required_entities": [{"id": "E1", "name": "林远"}, {"id": "E2", "name": "苏晴"}],
-        },
-    }
+from tests.support.marked_book import CHAPTERS, chapter_text, fine_outline
 
 
 @pytest.fixture

@@ -10,8 +10,7 @@ from muse.knowledge.card_import import import_cards_yaml
 from muse.knowledge.cards import load_cards
 from muse.planning.fine_outlines import confirm_section, load_confirmed, save_fine_outline
 from muse.works.authorization import take_snapshot
-
-from .conftest import CHAPTERS, fine_outline, marker
+from tests.support.marked_book import CHAPTERS, fine_outline, marker
 
 CARDS = """
 格式: muse-cards-v1

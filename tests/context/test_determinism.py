@@ -19,8 +19,8 @@ from muse.store.migrate import upgrade
 from muse.works.authorization import take_snapshot
 from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work
+from tests.support.marked_book import CHAPTERS, chapter_text, fine_outline
 
-from .conftest import CHAPTERS, chapter_text, fine_outline
 from .test_card_context import CARDS
 
 ROOT = Path(__file__).resolve().parents[2]

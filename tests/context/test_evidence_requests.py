@@ -11,8 +11,8 @@ from muse.context.output_contracts import EvidenceRequest, WriterDraft
 from muse.context.round_order import writer_input
 from muse.context.tables import context_snapshots
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
+from tests.support.marked_book import fine_outline, marker
 
-from .conftest import fine_outline, marker
 from .two_phase import RUN, freeze, with_cards
 
 NOTHING = TokenBudget(cards=0, consecutive_prose=0, historical_evidence=0, patterns=0)

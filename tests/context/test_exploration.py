@@ -9,13 +9,12 @@ from pydantic import ValidationError
 
 from muse.agents.contracts import load_roles
 from muse.agents.ledger import call_tool_reads
-from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
 from muse.agents.receipts import get_receipt
 from muse.agents.structured import RetryPolicy
 from muse.context.as_of import AsOfView
 from muse.context.exploration_contracts import ExplorationManifest
 from muse.context.plan_reads import planned_reads
-from tests.agents.stub_server import StubServer
+from tests.support.stub_server import StubServer
 
 from .two_phase import RUN, explored, outline_of, with_cards
 
@@ -31,19 +30,6 @@ def _draft_read(tool, why="用途", number=None, query=None, name=None, limit=No
         "limit": limit,
         "why": why,
     }
-
-
-@pytest.fixture
-def scripted_explorer():
-    """Register a scripted writer/explore answer for the offline provider; removed afterwards."""
-
-    def use(reads, notes="脚本探索"):
-        register_offline_generator(
-            "writer", "explore", lambda _input, _model: {"reads": reads, "notes": notes}
-        )
-
-    yield use
-    unregister_offline_generator("writer", "explore")
 
 
 def test_plan_reads_come_first_then_explored_reads_without_duplicates(engine, marked_book):
@@ -85,17 +71,16 @@ def test_explore_is_dispatched_with_the_read_only_tools_and_has_its_receipt(engi
     assert manifest.notes.startswith("【离线模式】")
 
 
-def test_bad_reads_are_dropped_with_their_reason(engine, marked_book, scripted_explorer):
-    scripted_explorer(
-        [
-            _draft_read("delete_chapter", number=3),
-            _draft_read("read_chapter", number=9),  # as_of is 8
-            _draft_read("read_chapter"),  # no chapter number
-            _draft_read("search_prose", query="溪" * 101),  # longer than the tool allows
-            _draft_read("search_prose", query="溪水", limit=99),  # limit above 50
-            _draft_read("read_chapter", why="第一章的开场", number=1),
-        ]
-    )
+def test_bad_reads_are_dropped_with_their_reason(engine, marked_book, scripted):
+    reads = [
+        _draft_read("delete_chapter", number=3),
+        _draft_read("read_chapter", number=9),  # as_of is 8
+        _draft_read("read_chapter"),  # no chapter number
+        _draft_read("search_prose", query="溪" * 101),  # longer than the tool allows
+        _draft_read("search_prose", query="溪水", limit=99),  # limit above 50
+        _draft_read("read_chapter", why="第一章的开场", number=1),
+    ]
+    scripted("writer", "explore").reply(lambda _: {"reads": reads, "notes": "脚本探索"})
     manifest = explored(engine, marked_book, 9)
     dropped = [(d.tool, d.reason) for d in manifest.dropped]
     assert dropped == [

@@ -16,8 +16,8 @@ from muse.core.canonical import sha256_hex
 from muse.core.errors import ContractViolation
 from muse.store.engine import reading
 from muse.works.catalog import get_chapter_text
+from tests.support.marked_book import marker
 
-from .conftest import marker
 from .two_phase import explored, replayed, with_cards
 
 ROOT = Path(__file__).resolve().parents[2]

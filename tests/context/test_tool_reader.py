@@ -10,8 +10,8 @@ from muse.context.as_of import AsOfView
 from muse.context.tool_reader import AsOfToolReader
 from muse.knowledge.card_import import import_cards_yaml
 from muse.store.engine import reading
+from tests.support.marked_book import marker
 
-from .conftest import marker
 from .test_card_context import CARDS
 
 

@@ -12,8 +12,7 @@ from muse.context.writer_context import freeze_context, snapshot_sha256
 from muse.core.errors import ContractViolation
 from muse.planning.fine_outlines import load_confirmed
 from muse.works.authorization import take_snapshot
-
-from .conftest import CHAPTERS, marker
+from tests.support.marked_book import CHAPTERS, marker
 
 
 def _freeze(engine, work_id, target, run_id="run_00000000000000000001", as_of=None):
@@ -84,8 +83,7 @@ def test_context_is_strict(engine, marked_book):
 
 def test_coverage_blocks_an_entity_nothing_proves(engine, marked_book):
     from muse.planning.fine_outlines import confirm_section, save_fine_outline
-
-    from .conftest import fine_outline
+    from tests.support.marked_book import fine_outline
 
     data = fine_outline(CHAPTERS + 1)
     data["hard_constraints"]["required_entities"].append({"id": "E9", "name": "无名之人"})

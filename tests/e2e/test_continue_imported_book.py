@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import typer
 from sqlalchemy import select
 from typer.testing import CliRunner
@@ -26,12 +27,13 @@ from muse.planning.confirming import confirm_section
 from muse.planning.planner import draft_stage
 from muse.planning.saving import build_signoff, save_stage_section
 from muse.works.importer import import_book
-from tests.agents.conftest import isolated_env, stub, stub_config  # noqa: F401
 from tests.e2e.book_generator import LAST_CHAPTER_END, NEWCOMER, NEWCOMER_FROM, book_text
 
 app = typer.Typer()
 cards.register(app)
 OFFLINE = {"provider": "offline", "model": "offline-1"}
+
+pytestmark = pytest.mark.usefixtures("isolated_env")
 
 
 def _cli(*args: str) -> dict | list:
@@ -66,8 +68,8 @@ def test_import_discover_extract_confirm_plan_and_write_the_next_chapter(
     engine,
     db_url,
     monkeypatch,
-    stub,  # noqa: F811
-    stub_config,  # noqa: F811
+    stub,
+    stub_config,
 ):
     monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
     get_engine.cache_clear()

@@ -2,15 +2,14 @@
 
 The routing responder reads the role from the prompt's identity line and the frozen task input
 from its JSON block, then answers: the writer and the detector with the offline generators (so
-the candidate meets its outline), the judge from a script ``judge(arm, dimension, judge_index,
+the candidate meets its outline, and a ``scripted(role, task)`` answers here too; see
+``tests/support/fakes.py``), the judge from a script ``judge(arm, dimension, judge_index,
 sample_key) -> score`` keyed by the arms behind the anonymous labels (which only the test
 knows). Every request body is kept, so a test can search them for an oracle canary.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import threading
 from collections import defaultdict
 from collections.abc import Callable
@@ -18,18 +17,46 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from sqlalchemy import Engine, select
 
 from muse.agents.outputs import DetectorReport
 from muse.agents.providers.offline import generate_offline
 from muse.context.output_contracts import WriterDraft
 from muse.evaluation.contracts import DIMENSIONS
-from tests.agents.stub_server import Step, StubServer
+from muse.evaluation.preregistration import parse_set, preregister
+from muse.evaluation.sample_state import zone_engine
+from muse.evaluation.tables import eval_runs
+from muse.works.canonical import add_chapter
+from muse.works.catalog import create_work
+from tests.support.fakes import chat_reply, offline_reply, prompt_text, task_input_of
+from tests.support.marked_book import chapter_text
+from tests.support.stub_server import Step, StubServer
 
+CANARY = "金丝雀ORACLE-7f3e"
+BOOKS = ("青云志", "山海录")
+SECRET = "sk-stub-eval-2b9d"
 JUDGE_MODEL = "deepseek-v4.1-flash"
 WORKER_MODEL = "deepseek-chat"
-_INPUT = re.compile(r"冻结任务输入\s*```json\n(.*?)\n```", re.S)
 
 JudgeScript = Callable[[str, str, int, str], float]
+
+
+def book_text(n: int) -> str:
+    """Chapter ``n`` of both marked books; chapters 6 onward carry the oracle canary."""
+    text = chapter_text(n)
+    return text + (f"\n{CANARY}第{n}章的底牌。" if n >= 6 else "")
+
+
+def make_books(engine: Engine) -> dict[str, int]:
+    """The two marked books (title → work id), chapters 1–8 each."""
+    ids = {}
+    with engine.begin() as conn:
+        for title in BOOKS:
+            work_id = create_work(conn, title, default_chapter_chars=2500)
+            for n in range(1, 9):
+                add_chapter(conn, work_id, n, f"第{n}章", book_text(n))
+            ids[title] = work_id
+    return ids
 
 
 def flat(score: float) -> JudgeScript:
@@ -47,19 +74,16 @@ class Router:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, body: dict[str, Any]) -> Step:
-        text = "\n".join(str(m.get("content") or "") for m in body["messages"])
-        found = _INPUT.search(text)
-        assert found, "the prompt carries its frozen task input"
-        task_input = json.loads(found.group(1))
+        text = prompt_text(body)
         if "你是「质量评委」" in text:
-            return self._judge(body, task_input)
+            return self._judge(body, task_input_of(body))
         if "你是「检测员」" in text:
-            data = generate_offline("detector", "check", task_input, DetectorReport)
-            return _reply(body, data, "detector")
+            return offline_reply(body, "detector", "check", DetectorReport)
+        task_input = task_input_of(body)
         data = generate_offline("writer", "generate", task_input, WriterDraft)
         if self.writer_edit is not None:
             data = self.writer_edit(data, task_input)
-        return _reply(body, data, "writer")
+        return chat_reply(body, data, "writer")
 
     def _judge(self, body: dict, task_input: dict) -> Step:
         labels = [c["candidateLabel"] for c in task_input["candidates"]]
@@ -85,26 +109,7 @@ class Router:
                 for label in labels
             ]
         }
-        return _reply(body, data, "judge")
-
-
-def _reply(body: dict, data: dict, role: str) -> Step:
-    content = json.dumps(data, ensure_ascii=False)
-    reply = {
-        "id": f"chatcmpl-{role}",
-        "object": "chat.completion",
-        "created": 1,
-        "model": body["model"],
-        "usage": {"prompt_tokens": 1000, "completion_tokens": 500, "total_tokens": 1500},
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "stop",
-                "message": {"role": "assistant", "content": content},
-            }
-        ],
-    }
-    return Step(200, json.dumps(reply, ensure_ascii=False).encode())
+        return chat_reply(body, data, "judge")
 
 
 SCENES = ("battle", "dialogue", "emotion", "transition", "reveal")
@@ -166,3 +171,17 @@ def start_router(stub: StubServer) -> Router:
     router = Router()
     stub.responder = router
     return router
+
+
+def register(engine, text: str, router: Router | None = None) -> str:
+    """Preregister ``text``; teach ``router`` which arm and sample each anonymous label is."""
+    registered = preregister(engine, parse_set(text))
+    if router is not None:
+        with zone_engine(engine).connect() as conn:
+            for row in conn.execute(
+                select(eval_runs).where(eval_runs.c.set_id == registered.set_id)
+            ):
+                for arm, label in row.labels.items():
+                    router.label_arm[label] = arm
+                    router.label_sample[label] = row.sample_key
+    return registered.set_id

@@ -17,9 +17,8 @@ from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, decisions
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.works.canonical import write_revision
-from tests.cli.conftest import muse  # noqa: F401  (the CLI fixture)
+from tests.evaluation.harness import BOOKS
 
-from .conftest import BOOKS
 from .harness import outline, set_yaml
 
 
@@ -33,7 +32,7 @@ def dry_set(tmp_path, books):
     return path
 
 
-def test_preregister_run_report_invariants(muse, dry_set):  # noqa: F811
+def test_preregister_run_report_invariants(muse, dry_set):
     registered = muse.json("eval", "preregister", str(dry_set))
     assert registered["created"] and registered["dryRun"]
     again = muse("eval", "preregister", str(dry_set))
@@ -48,14 +47,14 @@ def test_preregister_run_report_invariants(muse, dry_set):  # noqa: F811
     assert muse.json("invariants") == {"ok": True, "violations": []}
 
 
-def test_run_without_confirmation_sends_nothing(muse, dry_set):  # noqa: F811
+def test_run_without_confirmation_sends_nothing(muse, dry_set):
     muse("eval", "preregister", str(dry_set))
     result = muse("eval", "run", "dry-cli", ok=False)
     assert result.exit_code == 1 and "--yes" in result.output
     assert muse.json("eval", "report", "dry-cli")["totals"]["calls"] == 0
 
 
-def test_invariants_name_every_violation(muse, engine, dry_set):  # noqa: F811
+def test_invariants_name_every_violation(muse, engine, dry_set):
     muse("eval", "preregister", str(dry_set))
     muse("eval", "run", "dry-cli", "--yes")
     with zone_engine(engine).begin() as conn:
@@ -104,7 +103,7 @@ def test_invariants_name_every_violation(muse, engine, dry_set):  # noqa: F811
     assert "违反" in muse("invariants", ok=False).stdout
 
 
-def test_candidate_judge_on_demand(muse, engine, books):  # noqa: F811
+def test_candidate_judge_on_demand(muse, engine, books):
     work_id = books[BOOKS[1]]
     with engine.begin() as conn:
         confirm_section(conn, save_fine_outline(conn, work_id, {"target_chapter": 9, **outline(9)}))
@@ -128,7 +127,7 @@ def test_candidate_judge_on_demand(muse, engine, books):  # noqa: F811
     assert [j["id"] for j in listed] == [judged["id"]]
 
 
-def test_an_evaluation_candidate_cannot_be_judged_on_demand(muse, engine, dry_set):  # noqa: F811
+def test_an_evaluation_candidate_cannot_be_judged_on_demand(muse, engine, dry_set):
     muse("eval", "preregister", str(dry_set))
     muse("eval", "run", "dry-cli", "--yes")
     with zone_engine(engine).connect() as conn:
@@ -141,7 +140,7 @@ def test_an_evaluation_candidate_cannot_be_judged_on_demand(muse, engine, dry_se
     assert isinstance(result.exception, NotFound)
 
 
-def test_rebuild_checks_the_invariants(muse, engine, dry_set):  # noqa: F811
+def test_rebuild_checks_the_invariants(muse, engine, dry_set):
     muse("eval", "preregister", str(dry_set))
     muse("eval", "run", "dry-cli", "--yes")
     muse("rebuild")  # clean: exit 0

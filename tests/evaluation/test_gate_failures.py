@@ -6,9 +6,9 @@ from muse.knowledge.cards import insert_card
 from muse.knowledge.contracts import CardStatus
 from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work
-from tests.knowledge.conftest import spec
+from tests.evaluation.harness import BOOKS, book_text
+from tests.support.cards import spec
 
-from .conftest import BOOKS, book_text
 from .harness import flat, set_yaml
 from .test_whole_runs import _run
 

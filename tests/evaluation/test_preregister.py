@@ -13,8 +13,8 @@ from muse.evaluation.contracts import ARMS
 from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.sample_state import zone_engine
 from muse.evaluation.tables import eval_runs, eval_sets
+from tests.evaluation.harness import BOOKS
 
-from .conftest import BOOKS
 from .harness import set_yaml
 
 

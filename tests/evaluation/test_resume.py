@@ -8,8 +8,8 @@ import pytest
 
 from muse.evaluation.report import build_report
 from muse.evaluation.runner import run_set
+from tests.evaluation.harness import BOOKS, register
 
-from .conftest import BOOKS, register
 from .harness import set_yaml
 
 

@@ -11,8 +11,8 @@ from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.sample_state import eval_row, move_eval, zone_engine
 from muse.evaluation.states import EVAL_TERMINAL, EVAL_TRANSITIONS
 from muse.evaluation.tables import eval_runs
+from tests.evaluation.harness import BOOKS
 
-from .conftest import BOOKS
 from .harness import set_yaml
 
 PATHS = {

@@ -9,8 +9,8 @@ import pytest
 
 from muse.evaluation.report import build_report
 from muse.evaluation.runner import run_set
+from tests.evaluation.harness import BOOKS, CANARY, register
 
-from .conftest import BOOKS, CANARY, register
 from .harness import flat, set_yaml
 
 ONE, TWO = BOOKS

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import pytest
 from sqlalchemy import func, select, update
 
-from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
 from muse.core.errors import ContractViolation
 from muse.flow.accept import accept_candidate
 from muse.flow.candidate_facts import (
@@ -16,7 +15,6 @@ from muse.flow.candidate_facts import (
     list_candidate_facts,
     propose_candidate_facts,
 )
-from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, decisions, runs
 from muse.knowledge.facts import (
     ShadowText,
@@ -27,11 +25,11 @@ from muse.knowledge.facts import (
 )
 from muse.knowledge.source_refs import load_refs
 from muse.knowledge.tables import fact_deltas, fact_ledger
-from muse.offline import extractor as offline_extractor
 from muse.store.tables import jobs
 from muse.worker.loop import Worker
 from muse.works import catalog
-from tests.worker.conftest import EVENT_ARRIVE, EVENT_GAIN, NEXT, RESULT, make_book
+from tests.support.fakes import write_ready
+from tests.support.qingyun import EVENT_ARRIVE, EVENT_GAIN, NEXT, RESULT, make_book
 
 FORGED = "林远在山门前拔剑斩断了石碑"  # in no text
 EXTRA = "林远拿到了一本剑谱。"  # only in the second candidate's text
@@ -44,27 +42,6 @@ def qingyun(engine) -> int:
         return make_book(conn)
 
 
-@pytest.fixture
-def scripted_extractor():
-    edits = []
-
-    def generator(task_input, output_model):
-        data = offline_extractor.extract_chapter(task_input, output_model)
-        for edit in edits:
-            data = edit(data)
-        return data
-
-    register_offline_generator("extractor", "extract", generator)
-    yield edits.append
-    unregister_offline_generator("extractor", "extract")
-
-
-def _write(engine, work_id):
-    summary = write_chapter(engine, work_id, NEXT, provider="offline", model="offline-1")
-    assert summary.state == "shadow_ready", summary
-    return summary
-
-
 def _propose(engine, candidate_id):
     return propose_candidate_facts(engine, candidate_id, provider="offline", model="offline-1")
 
@@ -72,7 +49,7 @@ def _propose(engine, candidate_id):
 @pytest.fixture
 def proposed(engine, qingyun):
     """A shadow candidate of chapter NEXT and its three proposed facts, by type."""
-    summary = _write(engine, qingyun)
+    summary = write_ready(engine, qingyun, NEXT)
     facts = _propose(engine, summary.candidate_id)
     return summary, {d.type.value: d for d in facts.deltas}
 
@@ -135,17 +112,15 @@ def test_proposing_again_stores_nothing_new(engine, proposed):
     assert _count(engine, fact_deltas) == 3
 
 
-def test_a_forged_quote_is_refused_and_reported_nothing_else_lost(
-    engine, qingyun, scripted_extractor
-):
+def test_a_forged_quote_is_refused_and_reported_nothing_else_lost(engine, qingyun, scripted):
     forged = {"type": "location", "subject": "林远", "location": "石碑前", "previous": None}
-    scripted_extractor(
+    scripted("extractor", "extract").edit(
         lambda d: {
             **d,
             "facts": [*d["facts"], {**forged, "evidenceQuote": FORGED, "confidence": "high"}],
         }
     )
-    summary = _write(engine, qingyun)
+    summary = write_ready(engine, qingyun, NEXT)
     facts = _propose(engine, summary.candidate_id)
     [refused] = [i for i in facts.items if i.status == "rejected"]
     assert refused.quote == FORGED and "不在候选" in (refused.reason or "")
@@ -153,7 +128,7 @@ def test_a_forged_quote_is_refused_and_reported_nothing_else_lost(
 
 
 def test_a_quote_of_another_chapter_number_is_refused(engine, qingyun):
-    summary = _write(engine, qingyun)
+    summary = write_ready(engine, qingyun, NEXT)
     with engine.begin() as conn:
         cand = conn.execute(select(candidates).where(candidates.c.id == summary.candidate_id))
         row = cand.mappings().one()
@@ -249,7 +224,7 @@ def test_a_refused_fact_choice_writes_nothing(case, engine, qingyun, proposed):
     summary, deltas = proposed
     ids = {"unknown": "fact_nope", "rejected": deltas["possession"].id}
     if case.pick == "other":
-        other = _write(engine, qingyun)
+        other = write_ready(engine, qingyun, NEXT)
         ids["other"] = _propose(engine, other.candidate_id).deltas[0].id
     with engine.begin() as conn:
         if case.pick == "canonical":
@@ -277,13 +252,13 @@ def test_a_refused_fact_choice_writes_nothing(case, engine, qingyun, proposed):
 
 
 def test_proposals_of_a_candidate_not_taken_never_pass_against_the_other_text(
-    engine, qingyun, scripted_writer
+    engine, qingyun, scripted
 ):
-    taken = _write(engine, qingyun)
-    scripted_writer(
+    taken = write_ready(engine, qingyun, NEXT)
+    scripted("writer", "generate").edit(
         lambda d: {**d, "paragraphs": [*d["paragraphs"][:-1], EXTRA, d["paragraphs"][-1]]}
     )
-    other = _write(engine, qingyun)
+    other = write_ready(engine, qingyun, NEXT)
     other_facts = {d.evidence_quote: d for d in _propose(engine, other.candidate_id).deltas}
     assert EXTRA in other_facts  # 剑谱: only in the candidate not taken
     assert accept_candidate(engine, taken.candidate_id, approve_all_facts=True).accepted

@@ -7,19 +7,14 @@ from sqlalchemy import func, select
 
 from muse.core.errors import InvalidInput, NotFound
 from muse.flow.accept import accept_candidate
-from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, decisions, run_events, runs
 from muse.store.engine import make_engine
 from muse.store.tables import jobs
 from muse.works import authorization, catalog
 from muse.works.canonical import write_revision
 from muse.works.tables import prose_blocks, works
-
-from .conftest import NEXT
-
-
-def _write(engine, work_id, chapter=NEXT):
-    return write_chapter(engine, work_id, chapter, provider="offline", model="offline-1")
+from tests.support.fakes import write_offline
+from tests.support.marked_book import NEXT
 
 
 def _count(engine, table, *where):
@@ -28,7 +23,7 @@ def _count(engine, table, *where):
 
 
 def test_write_produces_a_checked_shadow_candidate(engine, book):
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "shadow_ready", summary
     assert summary.findings == []
     with engine.connect() as conn:
@@ -55,7 +50,7 @@ def test_write_produces_a_checked_shadow_candidate(engine, book):
 
 
 def test_accept_commits_prose_decision_and_job_together(engine, book):
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     outcome = accept_candidate(engine, summary.candidate_id)
     assert outcome.state == "extraction_queued" and outcome.revision == 1
     with engine.connect() as conn:
@@ -74,7 +69,7 @@ def test_accept_commits_prose_decision_and_job_together(engine, book):
 
 
 def test_same_accept_command_twice_has_one_effect(engine, book):
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     first = accept_candidate(engine, summary.candidate_id, command_id="cmd-1")
     second = accept_candidate(engine, summary.candidate_id, command_id="cmd-1")
     assert (first.state, first.repeated) == ("extraction_queued", False)
@@ -84,7 +79,7 @@ def test_same_accept_command_twice_has_one_effect(engine, book):
 
 
 def test_second_candidate_for_same_chapter_ends_in_revision_conflict(engine, book):
-    first, second = _write(engine, book), _write(engine, book)
+    first, second = write_offline(engine, book, NEXT), write_offline(engine, book, NEXT)
     assert accept_candidate(engine, first.candidate_id).accepted
     outcome = accept_candidate(engine, second.candidate_id)
     assert outcome.state == "revision_conflict"
@@ -97,7 +92,7 @@ def test_second_candidate_for_same_chapter_ends_in_revision_conflict(engine, boo
 
 
 def test_racing_accepts_one_wins_one_conflicts(db_url, engine, book):
-    first, second = _write(engine, book), _write(engine, book)
+    first, second = write_offline(engine, book, NEXT), write_offline(engine, book, NEXT)
     barrier, results = threading.Barrier(2), []
 
     def accept(candidate_id):
@@ -120,7 +115,7 @@ def test_racing_accepts_one_wins_one_conflicts(db_url, engine, book):
 
 
 def test_context_source_edited_after_writing_is_source_stale(engine, book):
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     with engine.begin() as conn:
         write_revision(
             conn, book, NEXT - 1, "作者改写了上一章。", expected_revision=1, origin="edit"
@@ -132,14 +127,14 @@ def test_context_source_edited_after_writing_is_source_stale(engine, book):
 
 
 def test_suspended_source_is_source_stale(engine, book):
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     with engine.begin() as conn:
         authorization.set_source_status(conn, book, "suspended")
     assert accept_candidate(engine, summary.candidate_id).state == "source_stale"
 
 
 def test_withdrawn_purpose_is_authorization_stale(engine, book):
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     with engine.begin() as conn:
         conn.execute(
             works.update().where(works.c.id == book).values(allowed_purposes=["evaluation"])
@@ -148,7 +143,7 @@ def test_withdrawn_purpose_is_authorization_stale(engine, book):
 
 
 def test_report_not_bound_to_candidate_is_quality_stale(engine, book):
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     with engine.begin() as conn:
         report = conn.execute(
             select(candidates.c.report).where(candidates.c.id == summary.candidate_id)
@@ -161,41 +156,42 @@ def test_report_not_bound_to_candidate_is_quality_stale(engine, book):
     assert accept_candidate(engine, summary.candidate_id).state == "quality_stale"
 
 
-def test_rejected_candidate_cannot_be_accepted(engine, book, scripted_writer):
-    scripted_writer(
+def test_rejected_candidate_cannot_be_accepted(engine, book, scripted):
+    scripted("writer", "generate").edit(
         lambda d: {**d, "claims": [c for c in d["claims"] if c["constraintId"] != "H1"]}
     )
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "blocked_user_action"
     assert [f["kind"] for f in summary.findings] == ["hard_constraint_missing"]
     with pytest.raises(InvalidInput, match="PASSED"):
         accept_candidate(engine, summary.candidate_id)
 
 
-def test_missing_required_entity_is_flagged(engine, book, scripted_writer):
-    scripted_writer(
+def test_missing_required_entity_is_flagged(engine, book, scripted):
+    scripted("writer", "generate").edit(
         lambda d: {**d, "paragraphs": [p.replace("苏晴", "某人") for p in d["paragraphs"]]}
     )
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert "required_entity_missing" in {f["kind"] for f in summary.findings}
 
 
-def test_length_outside_acceptance_band_is_flagged(engine, book, scripted_writer):
-    scripted_writer(lambda d: {**d, "paragraphs": d["paragraphs"][:1] + d["paragraphs"][-1:]})
-    summary = _write(engine, book)
+def test_length_outside_acceptance_band_is_flagged(engine, book, scripted):
+    scripted("writer", "generate").edit(
+        lambda d: {**d, "paragraphs": d["paragraphs"][:1] + d["paragraphs"][-1:]}
+    )
+    summary = write_offline(engine, book, NEXT)
     assert "length_band" in {f["kind"] for f in summary.findings}
 
 
 def test_unsupported_entity_blocks_before_writing(engine, book):
     from muse.planning.fine_outlines import confirm_section, save_fine_outline
-
-    from .conftest import fine_outline
+    from tests.support.marked_book import fine_outline
 
     data = fine_outline(NEXT)
     data["hard_constraints"]["required_entities"].append({"id": "E9", "name": "无名之人"})
     with engine.begin() as conn:
         confirm_section(conn, save_fine_outline(conn, book, data))
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "blocked_user_action" and "无名之人" in summary.reason
     assert _count(engine, candidates) == 0
 
@@ -203,7 +199,7 @@ def test_unsupported_entity_blocks_before_writing(engine, book):
 def test_suspended_source_stops_the_run_at_validation(engine, book):
     with engine.begin() as conn:
         authorization.set_source_status(conn, book, "withdrawn")
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "authorization_stale"
     with engine.connect() as conn:
         assert conn.execute(select(runs.c.reason).where(runs.c.id == summary.run_id)).scalar()
@@ -211,47 +207,31 @@ def test_suspended_source_stops_the_run_at_validation(engine, book):
 
 def test_only_the_next_chapter_can_be_written(engine, book):
     with pytest.raises(InvalidInput, match=f"第 {NEXT} 章"):
-        _write(engine, book, NEXT + 1)
+        write_offline(engine, book, NEXT + 1)
     assert _count(engine, runs) == 0
 
 
 def test_no_confirmed_outline_no_run(engine):
     from muse.works.canonical import add_chapter
-    from tests.context.conftest import chapter_text
+    from tests.support.marked_book import chapter_text
 
     with engine.begin() as conn:
         work_id = catalog.create_work(conn, "无细纲之书")
         add_chapter(conn, work_id, 1, "一", chapter_text(1))
     with pytest.raises(NotFound, match="已确认的细纲"):
-        _write(engine, work_id, 2)
+        write_offline(engine, work_id, 2)
     assert _count(engine, runs) == 0
 
 
 def test_accepted_chapter_is_searchable_in_the_same_commit(engine, book):
     from muse.context import search_index
 
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     accept_candidate(engine, summary.candidate_id)
     with engine.connect() as conn:
         assert search_index.stale_chapters(conn, book) == []
         hits = search_index.search(conn, book, ["山门后传来一声钟响"], max_chapter=NEXT, limit=3)
     assert [h.chapter for h in hits] == [NEXT]
-
-
-@pytest.fixture
-def scripted_detector():
-    from muse.agents.providers.offline import (
-        register_offline_generator,
-        unregister_offline_generator,
-    )
-
-    def install(report):
-        register_offline_generator(
-            "detector", "check", lambda task_input, model: report(task_input)
-        )
-
-    yield install
-    unregister_offline_generator("detector", "check")
 
 
 def _issue(quote: str) -> dict:
@@ -264,8 +244,8 @@ def _issue(quote: str) -> dict:
     }
 
 
-def test_forged_detector_quote_ends_the_run_failed(engine, book, scripted_detector):
-    scripted_detector(
+def test_forged_detector_quote_ends_the_run_failed(engine, book, scripted):
+    scripted("detector", "check").reply(
         lambda _: {
             "verdict": "rejected",
             "issues": [_issue("正文里根本没有这一句。")],
@@ -273,7 +253,7 @@ def test_forged_detector_quote_ends_the_run_failed(engine, book, scripted_detect
             "summary": "伪造",
         }
     )
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "failed" and "detector_forgery" in summary.reason
     with engine.connect() as conn:
         state = conn.execute(
@@ -282,7 +262,7 @@ def test_forged_detector_quote_ends_the_run_failed(engine, book, scripted_detect
     assert state == "REJECTED"
 
 
-def test_semantic_blocking_issue_with_a_real_quote_blocks(engine, book, scripted_detector):
+def test_semantic_blocking_issue_with_a_real_quote_blocks(engine, book, scripted):
     def report(task_input):
         body = task_input["candidate"]["body"] if "candidate" in task_input else None
         quote = (body or "").split("\n\n")[1].split("。")[0] + "。"
@@ -293,14 +273,14 @@ def test_semantic_blocking_issue_with_a_real_quote_blocks(engine, book, scripted
             "summary": "发现事实冲突",
         }
 
-    scripted_detector(report)
-    summary = _write(engine, book)
+    scripted("detector", "check").reply(report)
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "blocked_user_action" and summary.semantic_status == "rejected"
     assert any(f.get("kind") for f in summary.findings)
 
 
 def test_tampered_semantic_binding_is_quality_stale(engine, book):
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     with engine.begin() as conn:
         report = conn.execute(
             select(candidates.c.report).where(candidates.c.id == summary.candidate_id)

@@ -34,9 +34,14 @@ from muse.knowledge.tables import fact_deltas, fact_ledger, source_refs
 from muse.store.tables import jobs
 from muse.works import catalog
 from muse.works.tables import prose_blocks
-from tests.flow.conftest import NEXT
-from tests.knowledge.conftest import text_of
-from tests.works.conftest import xiyou  # noqa: F401 - the fixture
+from tests.support.cards import make_xiyou, text_of
+from tests.support.marked_book import NEXT
+
+
+@pytest.fixture
+def xiyou(engine) -> int:
+    return make_xiyou(engine)
+
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = """
@@ -200,7 +205,7 @@ def test_every_edit_fault_point_is_reached_in_order():
 
 
 @pytest.mark.parametrize("point", chapter_edit.FAULT_POINTS)
-def test_edit_killed_at_a_fault_point_leaves_all_or_nothing(point, db_url, engine, xiyou):  # noqa: F811
+def test_edit_killed_at_a_fault_point_leaves_all_or_nothing(point, db_url, engine, xiyou):
     before = _state(engine, xiyou)
     _die_at(point, db_url, "edit", xiyou, 1, EDITED)
     after = _state(engine, xiyou)

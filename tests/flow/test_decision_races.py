@@ -22,8 +22,8 @@ from muse.flow.decisions import discard_candidate
 from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, runs
 from muse.store.engine import make_engine
+from tests.support.marked_book import NEXT
 
-from .conftest import NEXT
 from .test_state_machine import row
 
 HOLD_S = 0.5  # how long the first contender keeps its locks after the second has started

@@ -5,28 +5,20 @@ import getpass
 import pytest
 from sqlalchemy import func, select
 
-from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput
 from muse.flow import queries
 from muse.flow.accept import accept_candidate
 from muse.flow.decisions import decision_actor, discard_candidate
 from muse.flow.edit_merge import _start, edit_candidate
-from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, decisions, run_events, runs
 from muse.flow.transitions import move_candidate, move_run
 from muse.works import catalog
 from muse.works.canonical import add_chapter
-
-from .conftest import NEXT
+from tests.support.fakes import write_ready
+from tests.support.marked_book import NEXT
 
 AUTHOR_LINE = "林远回头望了一眼，山雾正浓。"
-
-
-def _write(engine, work_id):
-    summary = write_chapter(engine, work_id, NEXT, provider="offline", model="offline-1")
-    assert summary.state == "shadow_ready", summary
-    return summary
 
 
 def _row(engine, table, id_):
@@ -45,22 +37,11 @@ def _edited(body: str) -> str:
     return (first + AUTHOR_LINE + "\n\n" + rest).replace("\n", "\r\n")
 
 
-@pytest.fixture
-def scripted_detector():
-    def install(report):
-        register_offline_generator(
-            "detector", "check", lambda task_input, model: report(task_input)
-        )
-
-    yield install
-    unregister_offline_generator("detector", "check")
-
-
 # --- discard -------------------------------------------------------------------------------
 
 
 def test_discard_ends_the_run_keeps_the_candidate_and_leaves_canon_alone(engine, book):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     outcome = discard_candidate(engine, summary.candidate_id, command_id="d-1", actor="lin")
     assert (outcome.state, outcome.run_state, outcome.repeated) == (
         "DISCARDED",
@@ -84,7 +65,7 @@ def test_discard_ends_the_run_keeps_the_candidate_and_leaves_canon_alone(engine,
 
 
 def test_same_discard_command_twice_has_one_effect(engine, book):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     first = discard_candidate(engine, summary.candidate_id, command_id="d-1")
     second = discard_candidate(engine, summary.candidate_id, command_id="d-1")
     assert second.repeated and (second.state, second.decision_id) == (
@@ -93,19 +74,19 @@ def test_same_discard_command_twice_has_one_effect(engine, book):
     )
     assert _count(engine, decisions) == 1
     # A default command id is the same key, so a plain retry is one effect too.
-    other = _write(engine, book)
+    other = write_ready(engine, book, NEXT)
     discard_candidate(engine, other.candidate_id)
     assert discard_candidate(engine, other.candidate_id).repeated
 
 
 def test_other_commands_on_a_decided_candidate_are_refused_with_its_state(engine, book):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     discard_candidate(engine, summary.candidate_id)
     with pytest.raises(InvalidInput, match="DISCARDED"):
         accept_candidate(engine, summary.candidate_id)
     with pytest.raises(InvalidInput, match="已丢弃（DISCARDED）"):
         edit_candidate(engine, summary.candidate_id, "作者的新稿。")
-    accepted = _write(engine, book)
+    accepted = write_ready(engine, book, NEXT)
     assert accept_candidate(engine, accepted.candidate_id).accepted
     with pytest.raises(InvalidInput, match="已采纳（ACCEPTED）"):
         discard_candidate(engine, accepted.candidate_id, command_id="late")
@@ -113,7 +94,7 @@ def test_other_commands_on_a_decided_candidate_are_refused_with_its_state(engine
 
 
 def test_a_command_id_reused_for_another_decision_is_refused(engine, book):
-    summary, other = _write(engine, book), _write(engine, book)
+    summary, other = write_ready(engine, book, NEXT), write_ready(engine, book, NEXT)
     discard_candidate(engine, summary.candidate_id, command_id="k")
     with pytest.raises(InvalidInput, match="已用于另一个决定"):
         discard_candidate(engine, other.candidate_id, command_id="k")
@@ -122,12 +103,12 @@ def test_a_command_id_reused_for_another_decision_is_refused(engine, book):
 
 @pytest.mark.parametrize("earlier", ["discard this", "discard another", "edit this"])
 def test_a_command_id_of_another_decision_is_never_a_repeated_accept(engine, book, earlier):
-    first = _write(engine, book)
+    first = write_ready(engine, book, NEXT)
     if earlier == "discard this":
         discard_candidate(engine, first.candidate_id, command_id="k")
         target, kind = first.candidate_id, "discard"
     elif earlier == "discard another":
-        target, kind = _write(engine, book).candidate_id, "discard"
+        target, kind = write_ready(engine, book, NEXT).candidate_id, "discard"
         discard_candidate(engine, first.candidate_id, command_id="k")
     else:
         body = _row(engine, candidates, first.candidate_id)["body"]
@@ -144,7 +125,7 @@ def test_a_command_id_of_another_decision_is_never_a_repeated_accept(engine, boo
 @pytest.mark.parametrize("decide", ["accept", "discard", "edit_merge"])
 @pytest.mark.parametrize("given", [None, "lin"])
 def test_one_actor_rule_for_every_decision(engine, book, decide, given):
-    candidate_id = _write(engine, book).candidate_id
+    candidate_id = write_ready(engine, book, NEXT).candidate_id
     if decide == "accept":
         assert accept_candidate(engine, candidate_id, actor=given).accepted
     elif decide == "discard":
@@ -169,7 +150,7 @@ def test_the_actor_falls_back_to_author_without_an_os_user(monkeypatch):
 
 
 def test_edit_makes_a_new_checked_version_that_can_be_accepted(engine, book):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     v1 = _row(engine, candidates, summary.candidate_id)
     outcome = edit_candidate(engine, v1["id"], _edited(v1["body"]), actor="lin")
     assert (outcome.state, outcome.run_state, outcome.new_version) == ("PASSED", "shadow_ready", 2)
@@ -211,7 +192,7 @@ def test_edit_makes_a_new_checked_version_that_can_be_accepted(engine, book):
 
 
 def test_rejected_edit_cannot_be_accepted(engine, book):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     v1 = _row(engine, candidates, summary.candidate_id)
     without_su_qing = v1["body"].replace("苏晴", "她")
     outcome = edit_candidate(engine, v1["id"], without_su_qing)
@@ -223,7 +204,7 @@ def test_rejected_edit_cannot_be_accepted(engine, book):
         assert catalog.latest_chapter_number(conn, book) == NEXT - 1
 
 
-def test_semantic_rejection_of_the_edit_blocks_it(engine, book, scripted_detector):
+def test_semantic_rejection_of_the_edit_blocks_it(engine, book, scripted):
     def report(task_input):
         body = task_input["candidate"]["body"]
         if AUTHOR_LINE not in body:
@@ -237,8 +218,8 @@ def test_semantic_rejection_of_the_edit_blocks_it(engine, book, scripted_detecto
         }
         return {"verdict": "rejected", "issues": [issue], "evidenceGaps": [], "summary": "冲突"}
 
-    scripted_detector(report)
-    summary = _write(engine, book)
+    scripted("detector", "check").reply(report)
+    summary = write_ready(engine, book, NEXT)
     v1 = _row(engine, candidates, summary.candidate_id)
     outcome = edit_candidate(engine, v1["id"], _edited(v1["body"]))
     assert outcome.state == "REJECTED"
@@ -252,7 +233,7 @@ def test_semantic_rejection_of_the_edit_blocks_it(engine, book, scripted_detecto
 
 def test_accept_before_the_recheck_is_refused(engine, book):
     """The edit committed, the re-check never ran (a crash): the new version is a DRAFT."""
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     v1 = _row(engine, candidates, summary.candidate_id)
     with engine.begin() as conn:
         started = _start(conn, v1["id"], _edited(v1["body"]), None, "crash-1", "author")
@@ -265,7 +246,7 @@ def test_accept_before_the_recheck_is_refused(engine, book):
 
 def test_preflight_refuses_an_edit_carrying_the_previous_versions_report(engine, book):
     """Even forced to PASSED with v1's report, v2 fails preflight: the report is bound to v1."""
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     v1 = _row(engine, candidates, summary.candidate_id)
     with engine.begin() as conn:
         started = _start(conn, v1["id"], _edited(v1["body"]), None, "crash-1", "author")
@@ -281,7 +262,7 @@ def test_preflight_refuses_an_edit_carrying_the_previous_versions_report(engine,
 
 
 def test_stale_expected_revision_changes_nothing_and_keeps_the_text(engine, book):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     v1 = _row(engine, candidates, summary.candidate_id)
     text = _edited(v1["body"])
     outcome = edit_candidate(engine, v1["id"], text, expected_revision=3)
@@ -297,7 +278,7 @@ def test_stale_expected_revision_changes_nothing_and_keeps_the_text(engine, book
 
 
 def test_canon_changed_since_the_run_began_is_a_conflict(engine, book):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     with engine.begin() as conn:
         add_chapter(conn, book, NEXT, "作者自写", "作者直接写入的正文。")
     v1 = _row(engine, candidates, summary.candidate_id)
@@ -307,7 +288,7 @@ def test_canon_changed_since_the_run_began_is_a_conflict(engine, book):
 
 
 def test_same_edit_twice_makes_one_version(engine, book):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     v1 = _row(engine, candidates, summary.candidate_id)
     first = edit_candidate(engine, v1["id"], _edited(v1["body"]))
     second = edit_candidate(engine, v1["id"], _edited(v1["body"]))
@@ -317,7 +298,7 @@ def test_same_edit_twice_makes_one_version(engine, book):
 
 
 def test_edit_of_an_edit_and_unchanged_text(engine, book):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     v1 = _row(engine, candidates, summary.candidate_id)
     v2 = edit_candidate(engine, v1["id"], _edited(v1["body"]))
     body2 = _row(engine, candidates, v2.new_candidate_id)["body"]
@@ -338,7 +319,7 @@ def _claim(cand, constraint_id: str) -> tuple[int, int]:
 
 
 def test_a_claim_follows_the_sentence_the_author_rewrote(engine, book):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     v1 = _row(engine, candidates, summary.candidate_id)
     start, end = _claim(v1, "H1")
     rewritten = "林远和苏晴在山门外道别，谁也没有回头。"
@@ -350,7 +331,7 @@ def test_a_claim_follows_the_sentence_the_author_rewrote(engine, book):
 
 
 def test_deleting_the_sentence_of_a_hard_event_blocks_and_names_it(engine, book):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     v1 = _row(engine, candidates, summary.candidate_id)
     start, end = _claim(v1, "H1")
     outcome = edit_candidate(engine, v1["id"], v1["body"][:start] + v1["body"][end:])
@@ -362,7 +343,7 @@ def test_deleting_the_sentence_of_a_hard_event_blocks_and_names_it(engine, book)
 
 @pytest.mark.parametrize("hostile", ["\x00", "\x1b[2J", "\u202e", "\u200b"])
 def test_an_edit_with_a_hostile_character_is_refused_and_makes_no_version(engine, book, hostile):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     v1 = _row(engine, candidates, summary.candidate_id)
     body = v1["body"].replace("\n\n", "\n\n" + hostile, 1)
     with pytest.raises(InvalidInput, match="不可见或控制字符"):

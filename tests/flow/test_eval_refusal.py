@@ -25,8 +25,8 @@ from muse.flow.transitions import move_candidate, move_run
 from muse.store.tables import jobs
 from muse.works import catalog
 from muse.works.tables import prose_blocks
+from tests.support.marked_book import NEXT
 
-from .conftest import NEXT
 from .test_state_machine import (
     RUN_PATHS,
     candidate_in_state,

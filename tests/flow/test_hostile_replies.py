@@ -19,9 +19,8 @@ from muse.cli.main import app
 from muse.core.redaction import forget_secrets
 from muse.flow.tables import candidates, runs
 from muse.store.metadata import metadata
-from tests.agents.stub_server import StubServer
-
-from .conftest import NEXT
+from tests.support.marked_book import NEXT
+from tests.support.stub_server import StubServer
 
 SECRET = "sk-hostile-KEY-4f2a9c1d77"
 EXPLORE = {"reads": [], "notes": "不需要额外材料。"}

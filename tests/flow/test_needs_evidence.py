@@ -7,28 +7,24 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
 from muse.flow.accept import accept_candidate
-from muse.flow.production import write_chapter
 from muse.flow.queries import show_candidate
 from muse.flow.run_detail import show_run_detail
 from muse.flow.tables import candidates, run_evidence
 from muse.knowledge.card_import import import_cards_yaml
 from tests.context.test_card_context import CARDS
-
-from .conftest import NEXT
+from tests.support.fakes import write_offline
+from tests.support.marked_book import NEXT
 
 
 @pytest.fixture
-def gaps_reported():
+def gaps_reported(scripted):
     """The detector reports no problem, only the given evidence gaps."""
 
     def install(*subjects: str):
         gaps = [{"subject": s, "needed": "前文中关于它的交代"} for s in subjects]
-        register_offline_generator(
-            "detector",
-            "check",
-            lambda task_input, model: {
+        scripted("detector", "check").reply(
+            lambda task_input: {
                 "verdict": "needs_evidence",
                 "issues": [],
                 "evidenceGaps": gaps,
@@ -36,12 +32,7 @@ def gaps_reported():
             },
         )
 
-    yield install
-    unregister_offline_generator("detector", "check")
-
-
-def _write(engine, work_id):
-    return write_chapter(engine, work_id, NEXT, provider="offline", model="offline-1")
+    return install
 
 
 def _gap_rows(engine, run_id):
@@ -66,7 +57,7 @@ def _candidate_state(engine, candidate_id):
 
 def test_gap_with_hits_stops_in_authorization_required(engine, book, gaps_reported):
     gaps_reported("标记003号的来历")
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "authorization_required", summary.reason
     assert "由作者决定" in summary.reason and summary.attempt == 1  # no automatic rewrite
     assert _candidate_state(engine, summary.candidate_id) == "REJECTED"
@@ -83,7 +74,7 @@ def test_gap_with_hits_stops_in_authorization_required(engine, book, gaps_report
 
 def test_gap_without_hits_becomes_a_new_setting_candidate(engine, book, gaps_reported):
     gaps_reported("镇魂铃")
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "shadow_ready", summary.reason
     assert summary.new_setting_candidates == [
         {
@@ -107,14 +98,14 @@ def test_gap_without_hits_becomes_a_new_setting_candidate(engine, book, gaps_rep
 
 
 def test_declared_new_setting_named_like_a_confirmed_card_fails_closed(
-    engine, book, gaps_reported, scripted_writer
+    engine, book, gaps_reported, scripted
 ):
     with engine.begin() as conn:
         import_cards_yaml(conn, book, CARDS, confirm=True)
     declaration = {"name": "苏晴", "kind": "身份", "description": "苏晴其实是魔教圣女"}
-    scripted_writer(lambda d: {**d, "newSettingDeclarations": [declaration]})
+    scripted("writer", "generate").edit(lambda d: {**d, "newSettingDeclarations": [declaration]})
     gaps_reported("苏晴的真实身份")
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "blocked_user_action" and "正典冲突" in summary.reason
     assert _candidate_state(engine, summary.candidate_id) == "REJECTED"
     [row] = _gap_rows(engine, summary.run_id)
@@ -130,7 +121,7 @@ def test_gap_about_a_card_in_open_conflict_fails_closed(engine, book, gaps_repor
         import_cards_yaml(conn, book, cards, confirm=True)
         import_cards_yaml(conn, book, cards.replace("用途: 斩妖", "用途: 护身"))  # contradiction
     gaps_reported("玄铁剑的来历")
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "blocked_user_action", summary.reason
     [row] = _gap_rows(engine, summary.run_id)
     assert row["outcome"] == "conflict" and "玄铁剑" in row["note"]
@@ -138,7 +129,7 @@ def test_gap_about_a_card_in_open_conflict_fails_closed(engine, book, gaps_repor
 
 def test_a_mix_of_found_and_new_goes_to_the_author(engine, book, gaps_reported):
     gaps_reported("镇魂铃", "标记005号")
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "authorization_required"
     assert [r["outcome"] for r in _gap_rows(engine, summary.run_id)] == ["new_setting", "found"]
 
@@ -146,7 +137,7 @@ def test_a_mix_of_found_and_new_goes_to_the_author(engine, book, gaps_reported):
 def _rejection(quote_of, evidence):
     """A "rejected" report with one blocking issue: ``quote_of(body)`` and ``evidence``."""
 
-    def report(task_input, model):
+    def report(task_input):
         body = task_input["candidate"]["body"]
         return {
             "verdict": "rejected",
@@ -170,7 +161,7 @@ UNVERIFIABLE_REJECTIONS = {
     "real quote, empty evidence": _rejection(lambda body: body[:8], []),
     "blank quote": _rejection(lambda body: "   ", []),
     "empty quote": _rejection(lambda body: "", []),
-    "rejected without an issue": lambda task_input, model: {
+    "rejected without an issue": lambda task_input: {
         "verdict": "rejected",
         "issues": [],
         "evidenceGaps": [],
@@ -180,12 +171,9 @@ UNVERIFIABLE_REJECTIONS = {
 
 
 @pytest.mark.parametrize("case", sorted(UNVERIFIABLE_REJECTIONS))
-def test_an_unverifiable_rejection_never_becomes_a_pass(engine, book, case):
-    register_offline_generator("detector", "check", UNVERIFIABLE_REJECTIONS[case])
-    try:
-        summary = _write(engine, book)
-    finally:
-        unregister_offline_generator("detector", "check")
+def test_an_unverifiable_rejection_never_becomes_a_pass(engine, book, scripted, case):
+    scripted("detector", "check").reply(UNVERIFIABLE_REJECTIONS[case])
+    summary = write_offline(engine, book, NEXT)
     assert summary.state == "authorization_required", (summary.state, summary.reason)
     assert "由作者决定" in summary.reason
     assert summary.new_setting_candidates == []

@@ -14,7 +14,7 @@ from muse.flow.production import write_chapter
 from muse.flow.revise import revise_candidate
 from muse.flow.tables import candidates, decisions, runs
 from muse.works import catalog
-from tests.flow.conftest import NEXT
+from tests.support.marked_book import NEXT
 
 
 def _context_of(engine, candidate_id) -> WriterContext:

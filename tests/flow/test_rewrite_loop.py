@@ -9,23 +9,18 @@ from sqlalchemy import select
 from muse.agents.tables import model_calls
 from muse.core.errors import ConfigError, StaleTransition
 from muse.flow.checking import Verdict
-from muse.flow.production import write_chapter
 from muse.flow.rewrite import RewritePolicy
 from muse.flow.tables import candidates, run_events, runs
 from muse.flow.verdicts import commit_verdict
-
-from .conftest import NEXT
-
-
-def _write(engine, work_id, **kw):
-    return write_chapter(engine, work_id, NEXT, provider="offline", model="offline-1", **kw)
+from tests.support.fakes import write_offline
+from tests.support.marked_book import NEXT
 
 
 def _drop_h1(draft):
     return {**draft, "claims": [c for c in draft["claims"] if c["constraintId"] != "H1"]}
 
 
-def _first_calls_broken(scripted_writer, broken: int):
+def _first_calls_broken(scripted, broken: int):
     """The writer's first ``broken`` drafts omit the claim for hard event H1."""
     calls = {"n": 0}
 
@@ -33,7 +28,7 @@ def _first_calls_broken(scripted_writer, broken: int):
         calls["n"] += 1
         return _drop_h1(draft) if calls["n"] <= broken else draft
 
-    scripted_writer(edit)
+    scripted("writer", "generate").edit(edit)
     return calls
 
 
@@ -83,9 +78,9 @@ def _writer_calls(engine, run_id):
         )
 
 
-def test_rejected_first_draft_is_rewritten_and_passes_on_attempt_2(engine, book, scripted_writer):
-    _first_calls_broken(scripted_writer, 1)
-    summary = _write(engine, book)
+def test_rejected_first_draft_is_rewritten_and_passes_on_attempt_2(engine, book, scripted):
+    _first_calls_broken(scripted, 1)
+    summary = write_offline(engine, book, NEXT)
     assert (summary.state, summary.attempt) == ("shadow_ready", 2), summary.reason
     rows = _candidates(engine, summary.run_id)
     assert [(c["version"], c["state"]) for c in rows] == [(1, "REJECTED"), (2, "PASSED")]
@@ -112,18 +107,18 @@ def test_rejected_first_draft_is_rewritten_and_passes_on_attempt_2(engine, book,
     assert not any(s == "not_built" for _, s, _ in nodes)
 
 
-def test_limit_zero_blocks_at_once(engine, book, scripted_writer):
-    calls = _first_calls_broken(scripted_writer, 1)
-    summary = _write(engine, book, max_rewrites=0)
+def test_limit_zero_blocks_at_once(engine, book, scripted):
+    calls = _first_calls_broken(scripted, 1)
+    summary = write_offline(engine, book, NEXT, max_rewrites=0)
     assert summary.state == "blocked_user_action" and summary.attempt == 1
     assert "上限 0 轮" in summary.reason and calls["n"] == 1
     assert [c["state"] for c in _candidates(engine, summary.run_id)] == ["REJECTED"]
     assert [f["kind"] for f in summary.findings] == ["hard_constraint_missing"]
 
 
-def test_limit_exhausted_blocks_with_the_last_findings(engine, book, scripted_writer):
-    calls = _first_calls_broken(scripted_writer, 99)
-    summary = _write(engine, book)  # default policy: 2 rewrites
+def test_limit_exhausted_blocks_with_the_last_findings(engine, book, scripted):
+    calls = _first_calls_broken(scripted, 99)
+    summary = write_offline(engine, book, NEXT)  # default policy: 2 rewrites
     assert summary.state == "blocked_user_action" and calls["n"] == 3
     assert summary.attempt == 3 and "自动返修 2 轮后" in summary.reason
     rows = _candidates(engine, summary.run_id)
@@ -133,10 +128,10 @@ def test_limit_exhausted_blocks_with_the_last_findings(engine, book, scripted_wr
     assert _run(engine, summary.run_id)["attempt"] == 3
 
 
-def test_policy_limit_comes_from_the_environment(engine, book, scripted_writer, monkeypatch):
-    calls = _first_calls_broken(scripted_writer, 99)
+def test_policy_limit_comes_from_the_environment(engine, book, scripted, monkeypatch):
+    calls = _first_calls_broken(scripted, 99)
     monkeypatch.setenv("MUSE_MAX_REWRITES", "1")
-    summary = _write(engine, book)
+    summary = write_offline(engine, book, NEXT)
     assert (summary.state, calls["n"], summary.max_rewrites) == ("blocked_user_action", 2, 1)
 
 
@@ -165,7 +160,7 @@ def _late_pass(engine, run_id: str, candidate_id: str) -> bool:
         )
 
 
-def test_late_result_of_attempt_1_is_ignored_after_attempt_2_started(engine, book, scripted_writer):
+def test_late_result_of_attempt_1_is_ignored_after_attempt_2_started(engine, book, scripted):
     seen = {}
 
     def edit(draft):
@@ -178,8 +173,8 @@ def test_late_result_of_attempt_1_is_ignored_after_attempt_2_started(engine, boo
         seen["state"], seen["applied"] = run.state, _late_pass(engine, run.id, first["id"])
         return draft
 
-    scripted_writer(edit)
-    summary = _write(engine, book)
+    scripted("writer", "generate").edit(edit)
+    summary = write_offline(engine, book, NEXT)
     assert seen == {"state": "rewriting", "applied": False}
     assert (summary.state, summary.attempt) == ("shadow_ready", 2)
     rows = _candidates(engine, summary.run_id)

@@ -23,9 +23,8 @@ from muse.quality.leak import leak_lexicon_from
 from muse.store.cas import compare_and_set
 from muse.works.catalog import create_work
 from muse.works.tables import works
-from tests.planning.conftest import fine
-
-from .conftest import NEXT
+from tests.support.marked_book import NEXT
+from tests.support.plans import fine
 
 # -- the claim range check has an upper bound ----------------------------------------------------
 

@@ -8,8 +8,7 @@ from muse.agents.tables import model_calls
 from muse.flow import queries
 from muse.flow.production import write_chapter
 from muse.flow.run_detail import show_run_detail
-
-from .conftest import NEXT
+from tests.support.marked_book import NEXT
 
 
 def test_no_reported_cache_is_unknown_not_zero(engine, book):

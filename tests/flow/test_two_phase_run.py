@@ -13,7 +13,7 @@ from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, run_events
 from muse.knowledge.card_import import import_cards_yaml
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
-from tests.flow.conftest import NEXT, fine_outline
+from tests.support.marked_book import NEXT, fine_outline
 
 
 def _calls(engine, run_id):
@@ -110,7 +110,7 @@ FUTURE = """格式: muse-cards-v1
 """
 
 
-def test_a_future_name_in_the_candidate_blocks_it(engine, book, scripted_writer):
+def test_a_future_name_in_the_candidate_blocks_it(engine, book, scripted):
     with engine.begin() as conn:
         import_cards_yaml(conn, book, FUTURE, confirm=True)
 
@@ -119,7 +119,7 @@ def test_a_future_name_in_the_candidate_blocks_it(engine, book, scripted_writer)
         paragraphs[0] += "远处，血煞老祖冷冷一笑。"
         return {**draft, "paragraphs": paragraphs}
 
-    scripted_writer(leak)
+    scripted("writer", "generate").edit(leak)
     summary = write_chapter(
         engine, book, NEXT, provider="offline", model="offline-1", max_rewrites=0
     )

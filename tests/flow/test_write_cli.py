@@ -9,8 +9,7 @@ from typer.testing import CliRunner
 
 from muse.cli.common import get_engine
 from muse.cli.main import app
-
-from .conftest import NEXT
+from tests.support.marked_book import NEXT
 
 
 @pytest.fixture
@@ -30,7 +29,7 @@ def muse(db_url, monkeypatch, tmp_path):
     get_engine.cache_clear()
 
 
-def _break_first(scripted_writer):
+def _break_first(scripted):
     calls = {"n": 0}
 
     def edit(draft):
@@ -39,11 +38,11 @@ def _break_first(scripted_writer):
             return draft
         return {**draft, "claims": [c for c in draft["claims"] if c["constraintId"] != "H1"]}
 
-    scripted_writer(edit)
+    scripted("writer", "generate").edit(edit)
 
 
-def test_write_shows_each_node_and_the_rewrite(muse, book, scripted_writer):
-    _break_first(scripted_writer)
+def test_write_shows_each_node_and_the_rewrite(muse, book, scripted):
+    _break_first(scripted)
     out = muse("write", str(NEXT), "-p", "offline", "-m", "offline-1")
     for label in ("校验授权", "检索与冻结上下文", "写手生成", "机械门", "写手返修", "语义检测"):
         assert label in out, out
@@ -51,16 +50,18 @@ def test_write_shows_each_node_and_the_rewrite(muse, book, scripted_writer):
     assert "候选待审" in out and "muse accept" in out
 
 
-def test_write_json_prints_the_summary_only(muse, book, scripted_writer):
-    _break_first(scripted_writer)
+def test_write_json_prints_the_summary_only(muse, book, scripted):
+    _break_first(scripted)
     data = json.loads(muse("write", str(NEXT), "-p", "offline", "-m", "offline-1", "--json"))
     assert data["state"] == "shadow_ready" and data["attempt"] == 2
     assert [a["outcome"] for a in data["attempts"]] == ["rejected", "passed"]
     assert data["attempts"][0]["revision_list"][0]["kind"] == "hard_constraint_missing"
 
 
-def test_blocked_summary_locates_findings_in_the_text(muse, book, scripted_writer):
-    scripted_writer(lambda d: {**d, "paragraphs": ["好的，以下是正文。", *d["paragraphs"]]})
+def test_blocked_summary_locates_findings_in_the_text(muse, book, scripted):
+    scripted("writer", "generate").edit(
+        lambda d: {**d, "paragraphs": ["好的，以下是正文。", *d["paragraphs"]]}
+    )
     out = muse(
         "write", str(NEXT), "-p", "offline", "-m", "offline-1", "--max-rewrites", "0", code=3
     )
@@ -69,8 +70,8 @@ def test_blocked_summary_locates_findings_in_the_text(muse, book, scripted_write
     assert f"muse write {NEXT}" in out
 
 
-def test_run_show_lists_every_attempt_node_hash_and_receipt(muse, book, scripted_writer):
-    _break_first(scripted_writer)
+def test_run_show_lists_every_attempt_node_hash_and_receipt(muse, book, scripted):
+    _break_first(scripted)
     run_id = json.loads(muse("write", str(NEXT), "-p", "offline", "-m", "offline-1", "--json"))[
         "run_id"
     ]

@@ -21,7 +21,6 @@ from muse.knowledge.drafts import confirm_draft, list_drafts
 from muse.knowledge.tables import fact_deltas
 from muse.store.tables import jobs
 from muse.worker.loop import Worker
-from tests.agents.conftest import isolated_env, stub, stub_config  # noqa: F401
 from tests.knowledge.discovery_fixture import chapters, sanguo_work
 
 app = typer.Typer()
@@ -58,8 +57,11 @@ def location(subject, where, quote):
     }
 
 
+pytestmark = pytest.mark.usefixtures("isolated_env")
+
+
 @pytest.fixture
-def book(engine, db_url, monkeypatch, stub_config):  # noqa: F811
+def book(engine, db_url, monkeypatch, stub_config):
     monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
     get_engine.cache_clear()
     with engine.begin() as conn:
@@ -83,7 +85,7 @@ def _count(engine, table, *where):
         return conn.execute(select(func.count()).select_from(table).where(*where)).scalar()
 
 
-def test_dry_run_counts_calls_and_tokens_and_calls_nothing(engine, book, stub):  # noqa: F811
+def test_dry_run_counts_calls_and_tokens_and_calls_nothing(engine, book, stub):
     data = json.loads(run("--dry-run", "--json").stdout)
     assert data["calls"] == 1 and data["batchesDone"] == 0  # three short chapters, one batch
     assert data["tokensIn"] > 2500 and data["tokensOut"] > 0
@@ -242,7 +244,7 @@ def test_hints_never_name_an_entity_before_its_first_chapter(engine, book):
     assert "曹操" in {h["name"] for h in chapter2["discoveredEntities"]}
 
 
-def test_a_failed_batch_fails_the_command_with_a_way_forward(engine, book, stub):  # noqa: F811
+def test_a_failed_batch_fails_the_command_with_a_way_forward(engine, book, stub):
     stub.status(400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
     result = run(code=1)
     assert "失败" in result.output and "Traceback" not in result.output

@@ -22,7 +22,7 @@ from muse.knowledge.contracts import Card, CardStatus
 from muse.knowledge.tables import card_book_cache, knowledge_versions
 from tests.knowledge import reference_state_as_of as reference
 from tests.knowledge import test_card_cache
-from tests.knowledge.conftest import spec
+from tests.support.cards import spec
 
 book = test_card_cache.book  # the fixture: 孙悟空 and 唐僧 in a committed work
 

@@ -19,8 +19,8 @@ from muse.knowledge.tables import card_milestones, source_refs
 from muse.works.canonical import add_chapter, write_revision
 from muse.works.catalog import create_work
 from tests.knowledge import reference_state_as_of as reference
-from tests.knowledge.conftest import spec, text_of
 from tests.knowledge.xiyouji import CHAPTERS
+from tests.support.cards import spec, text_of
 
 
 @pytest.fixture(autouse=True)

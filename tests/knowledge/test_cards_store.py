@@ -13,7 +13,7 @@ from muse.knowledge.cards import find_card, get_card, insert_card, load_cards, r
 from muse.knowledge.contracts import CardStatus
 from muse.knowledge.source_refs import ChapterTexts, locate_quote, revalidate_source_refs
 from muse.works.canonical import write_revision
-from tests.knowledge.conftest import spec, text_of
+from tests.support.cards import spec, text_of
 
 
 def full_spec(conn, work):

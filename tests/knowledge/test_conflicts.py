@@ -12,7 +12,7 @@ from muse.knowledge.conflicts import list_conflicts, resolve_conflict
 from muse.knowledge.contracts import CardStatus
 from muse.knowledge.drafts import confirm_draft, list_drafts, reject_draft, submit_draft
 from muse.knowledge.source_refs import ChapterTexts, locate_quote
-from tests.knowledge.conftest import spec
+from tests.support.cards import spec
 
 BASE = {
     "summary": {"value": "石猴"},

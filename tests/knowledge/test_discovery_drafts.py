@@ -15,8 +15,8 @@ from muse.knowledge.discovery_drafts import (
 )
 from muse.knowledge.drafts import confirm_draft, list_drafts, reject_draft
 from muse.works.catalog import get_chapter_text
-from tests.knowledge.conftest import spec
 from tests.knowledge.discovery_fixture import sanguo_work
+from tests.support.cards import spec
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ from muse.knowledge.draft_review import (
 )
 from muse.knowledge.drafts import list_drafts, submit_draft
 from muse.knowledge.source_refs import ChapterTexts, locate_quote
-from tests.knowledge.conftest import spec
 from tests.knowledge.discovery_fixture import sanguo_work
+from tests.support.cards import spec
 
 LEAD = "儁令玄德为其先锋，与贼对敌。"
 

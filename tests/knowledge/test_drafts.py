@@ -21,7 +21,7 @@ from muse.knowledge.drafts import (
 )
 from muse.knowledge.source_refs import ChapterTexts, locate_quote
 from muse.store.engine import is_sqlite
-from tests.knowledge.conftest import spec
+from tests.support.cards import spec
 
 BASE_FIELDS = {
     "summary": {"value": "花果山石猴"},

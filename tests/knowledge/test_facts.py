@@ -21,8 +21,8 @@ from muse.knowledge.source_refs import revalidate_source_refs
 from muse.knowledge.tables import fact_deltas, fact_ledger
 from muse.works.canonical import add_chapter, write_revision
 from muse.works.catalog import create_work
-from tests.knowledge.conftest import text_of
 from tests.knowledge.xiyouji import CHAPTERS
+from tests.support.cards import text_of
 
 ONE_OF_EACH = [
     {

@@ -8,7 +8,7 @@ from muse.knowledge.cards import insert_card
 from muse.knowledge.contracts import CardStatus
 from muse.knowledge.setting_gates import arc_problems, setting_ledger
 from tests.knowledge.builders import card
-from tests.knowledge.conftest import spec, text_of
+from tests.support.cards import spec, text_of
 
 CLOSED = {
     "milestones": [{"chapter": 1, "cycle": "登场"}],

@@ -21,7 +21,7 @@ from muse.knowledge.source_refs import (
 )
 from muse.knowledge.tables import source_refs
 from muse.works.canonical import write_revision
-from tests.knowledge.conftest import spec, text_of
+from tests.support.cards import spec, text_of
 
 
 def test_reference_records_offsets_hash_and_revision_of_the_span(conn, work):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from muse.planning.checking import check_plan
 from muse.planning.status import plan_status
 from muse.works.canonical import add_chapter
-from tests.planning.conftest import fine, foundation, han, plant
+from tests.support.plans import fine, foundation, han, outline, plant
 
 
 def test_ledger_follows_each_thread_and_flags_the_overdue(planner, engine, work_id):
@@ -48,7 +48,7 @@ def test_show_names_the_mode_and_what_blocks(planner, engine, work_id):
     planner.save(
         1,
         {
-            **__import__("tests.planning.conftest", fromlist=["outline"]).outline(),
+            **outline(),
             "mainline": "长" * 60,
         },
     )

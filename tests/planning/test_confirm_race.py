@@ -9,7 +9,7 @@ from muse.core.errors import StaleTransition
 from muse.planning import confirming
 from muse.planning.confirming import confirm_and_record
 from muse.planning.sections import list_sections
-from tests.planning.conftest import foundation
+from tests.support.plans import foundation
 
 
 def race(engine, section_ids: list[str]) -> list[object]:

@@ -14,7 +14,7 @@ from muse.planning.sections import list_sections
 from muse.planning.stages import STAGES
 from muse.planning.status import plan_status
 from muse.works.canonical import add_chapter
-from tests.planning.conftest import foundation, outline, volume
+from tests.support.plans import foundation, outline, volume
 
 WRITTEN = 31  # one more chapter than the baseline plan's 30
 

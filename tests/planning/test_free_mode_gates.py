@@ -12,8 +12,7 @@ from muse.planning.findings import GateBlocked
 from muse.planning.fine_outlines import confirm_section, load_confirmed, save_fine_outline
 from muse.planning.tables import plan_sections
 from muse.works.catalog import create_work
-
-from .conftest import fine
+from tests.support.plans import fine
 
 
 @pytest.fixture

@@ -14,16 +14,7 @@ import pytest
 from muse.knowledge.contracts import CardSpec, Cycle, PlannedStep
 from muse.patterns.builtin import install_builtin_patterns
 from muse.planning.findings import GateBlocked
-from tests.planning.conftest import (
-    Planner,
-    assembly,
-    card,
-    fine,
-    foundation,
-    outline,
-    plant,
-    volume,
-)
+from tests.support.plans import Planner, assembly, card, fine, foundation, outline, plant, volume
 
 
 def changed(base: dict, path: str, value) -> dict:

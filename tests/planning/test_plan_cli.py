@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from muse.cli.common import get_engine
 from muse.cli.main import app
 from muse.planning.findings import GateBlocked
-from tests.planning.conftest import fine, foundation, outline
+from tests.support.plans import fine, foundation, outline
 
 
 @pytest.fixture

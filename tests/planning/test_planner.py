@@ -15,7 +15,7 @@ from muse.planning.contracts import FineOutline
 from muse.planning.findings import GateBlocked
 from muse.planning.planner import draft_stage
 from muse.planning.sections import get_section, list_sections
-from tests.planning.conftest import Planner
+from tests.support.plans import Planner
 
 OFFLINE = {"provider": "offline", "model": "offline-1"}
 
@@ -110,13 +110,13 @@ def test_resume_of_a_completed_batch_changes_nothing(engine, work_id):
 
 
 def _wide_foundation() -> dict:
-    from tests.planning.conftest import foundation
+    from tests.support.plans import foundation
 
     return foundation(target_chapters=100, volume_count=1)
 
 
 def _wide_outline() -> dict:
-    from tests.planning.conftest import outline, volume
+    from tests.support.plans import outline, volume
 
     data = outline()
     data["volumes"] = [volume(1, 1, 100, 1200)]

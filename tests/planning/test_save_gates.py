@@ -17,7 +17,7 @@ from muse.planning.saving import save_stage_section
 from muse.planning.sections import insert_section, list_sections
 from muse.planning.tables import plan_sections
 from muse.planning.validation import PayloadInvalid
-from tests.planning.conftest import assembly, fine, foundation, outline
+from tests.support.plans import assembly, fine, foundation, outline
 
 
 def test_section_type_outside_the_whitelist_is_refused(engine, work_id):

@@ -8,7 +8,7 @@ from muse.patterns.builtin import install_builtin_patterns
 from muse.planning.findings import GateBlocked
 from muse.planning.fine_outlines import load_confirmed
 from muse.planning.sections import discard_section, get_section
-from tests.planning.conftest import assembly, fine, foundation, outline, plant
+from tests.support.plans import assembly, fine, foundation, outline, plant
 
 
 def codes(err: GateBlocked) -> set[str]:

@@ -10,7 +10,7 @@ from muse.planning.editing import export_text, import_file
 from muse.planning.sections import get_section
 from muse.planning.stages import STAGES
 from muse.planning.yaml_io import dump_plan, template
-from tests.planning.conftest import foundation, outline
+from tests.support.plans import foundation, outline
 
 
 def write(tmp_path, text: str, name: str = "plan.yaml"):

@@ -1,7 +1,8 @@
-"""A frozen WriterContext and the offline writer's WriterOutput for it, and a scripted detector.
+"""A frozen WriterContext and the offline writer's WriterOutput for it (the detector is scripted
+with the root conftest's ``scripted``).
 
 The context is built the way the production run builds it (authorization snapshot, confirmed
-fine outline, ``freeze_context``) on the marked book of ``tests/flow``, without going through
+fine outline, ``freeze_context``) on the marked book (``tests/support/marked_book.py``), without going through
 ``write_chapter``, so these tests exercise the quality layer alone.
 """
 
@@ -9,7 +10,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
 from muse.context.contracts import WriterContext
 from muse.context.output_contracts import WriterDraft, WriterOutput
 from muse.context.writer_context import freeze_context
@@ -18,7 +18,12 @@ from muse.core.ids import new_id
 from muse.offline import writer as offline_writer
 from muse.planning.fine_outlines import load_confirmed
 from muse.works import authorization
-from tests.flow.conftest import NEXT, book  # noqa: F401  (the fixture)
+from tests.support.marked_book import NEXT, make_book
+
+
+@pytest.fixture
+def book(engine) -> int:
+    return make_book(engine)
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,7 @@ class Checked:
 
 
 @pytest.fixture
-def checked(engine, book) -> Checked:  # noqa: F811
+def checked(engine, book) -> Checked:
     run_id = new_id("run")
     with engine.begin() as conn:
         auth = authorization.take_snapshot(conn, book, "production")
@@ -49,20 +54,3 @@ def checked(engine, book) -> Checked:  # noqa: F811
     output, unlocated = build_output(frozen.context, frozen.snapshot_id, draft, candidate_version=1)
     assert not unlocated
     return Checked(book, run_id, frozen.context, output)
-
-
-@pytest.fixture
-def scripted_detector():
-    """Make the offline detector answer ``report(task_input) -> dict`` for one test."""
-    seen: list[dict] = []
-
-    def install(report):
-        def generator(task_input, output_model):
-            seen.append(task_input)
-            return report(task_input)
-
-        register_offline_generator("detector", "check", generator)
-        return seen
-
-    yield install
-    unregister_offline_generator("detector", "check")

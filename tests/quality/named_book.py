@@ -22,7 +22,7 @@ from muse.quality.findings import Finding
 from muse.works import authorization
 from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work
-from tests.context.conftest import CHAPTERS, chapter_text, fine_outline
+from tests.support.marked_book import CHAPTERS, chapter_text, fine_outline
 
 NEXT = CHAPTERS + 1
 AS_OF = CHAPTERS

@@ -25,7 +25,7 @@ from muse.quality.semantic import detector_input
 from muse.works import authorization
 from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work
-from tests.context.conftest import chapter_text, fine_outline
+from tests.support.marked_book import chapter_text, fine_outline
 
 TARGET = 9
 CARDS = """格式: muse-cards-v1

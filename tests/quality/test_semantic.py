@@ -14,8 +14,7 @@ from muse.quality.anti_forgery import verify_binding
 from muse.quality.mechanical import Finding
 from muse.quality.semantic import CHECKS, detector_input, run_semantic_detector
 from tests.agents.minimal_reader import MinimalAsOfReader
-
-from .conftest import NEXT
+from tests.support.marked_book import NEXT
 
 
 def _detect(engine, checked, tools=None, output=None):
@@ -87,23 +86,25 @@ def test_detector_input_carries_the_candidate_outline_evidence_and_checks(checke
     assert checked.run_id not in str(task_input)
 
 
-def test_a_forged_quote_rejects_the_report(engine, checked, scripted_detector):
+def test_a_forged_quote_rejects_the_report(engine, checked, scripted):
     body = checked.output.candidate_body
     real = _passage(body)
     forged = real[:-2] + "猛" + real[-1]  # one character changed
     assert forged not in body
-    scripted_detector(lambda _: _report("rejected", [_issue(real), _issue(forged)]))
+    scripted("detector", "check").reply(
+        lambda _: _report("rejected", [_issue(real), _issue(forged)])
+    )
     report = _detect(engine, checked)
     assert report.status == "forged" and report.failure_reason == "detector_forgery"
     assert [(p.code, p.issue_index) for p in report.problems] == [("quote_not_in_candidate", 1)]
     assert report.findings == () and not report.passed  # nothing of a forged report is trusted
 
 
-def test_evidence_outside_the_dependency_list_rejects_the_report(
-    engine, checked, scripted_detector
-):
+def test_evidence_outside_the_dependency_list_rejects_the_report(engine, checked, scripted):
     quote = _passage(checked.output.candidate_body)
-    scripted_detector(lambda _: _report("rejected", [_issue(quote, evidence=["read_chapter:7"])]))
+    scripted("detector", "check").reply(
+        lambda _: _report("rejected", [_issue(quote, evidence=["read_chapter:7"])])
+    )
     report = _detect(engine, checked)
     assert report.status == "forged"
     assert [p.code for p in report.problems] == ["evidence_not_in_dependencies"]
@@ -117,19 +118,23 @@ def test_evidence_outside_the_dependency_list_rejects_the_report(
     assert report.blocking[0].evidence == ("read_chapter:7",)
 
 
-def test_a_read_of_another_run_is_not_evidence(engine, checked, scripted_detector):
+def test_a_read_of_another_run_is_not_evidence(engine, checked, scripted):
     tools = ToolSet(MinimalAsOfReader(engine, checked.work_id, as_of=NEXT - 1))
     tools.call("read_chapter", {"number": 7}, engine=engine, run_id="run_someone_else")
     quote = _passage(checked.output.candidate_body)
-    scripted_detector(lambda _: _report("rejected", [_issue(quote, evidence=["read_chapter:7"])]))
+    scripted("detector", "check").reply(
+        lambda _: _report("rejected", [_issue(quote, evidence=["read_chapter:7"])])
+    )
     assert _detect(engine, checked).status == "forged"
 
 
-def test_a_blocking_issue_with_a_real_quote_blocks(engine, checked, scripted_detector):
+def test_a_blocking_issue_with_a_real_quote_blocks(engine, checked, scripted):
     body = checked.output.candidate_body
     quote = _passage(body)
     # The scripted detector quotes from the body it was given, as a real one would.
-    scripted_detector(lambda ti: _report("rejected", [_issue(_passage(ti["candidate"]["body"]))]))
+    scripted("detector", "check").reply(
+        lambda ti: _report("rejected", [_issue(_passage(ti["candidate"]["body"]))])
+    )
     report = _detect(engine, checked)
     assert report.status == "rejected"
     [finding] = report.blocking
@@ -144,9 +149,9 @@ def test_a_blocking_issue_with_a_real_quote_blocks(engine, checked, scripted_det
     assert report.wire()["findings"][0]["start"] == finding.start
 
 
-def test_style_advice_never_blocks(engine, checked, scripted_detector):
+def test_style_advice_never_blocks(engine, checked, scripted):
     quote = _passage(checked.output.candidate_body)
-    scripted_detector(
+    scripted("detector", "check").reply(
         lambda _: _report(
             "passed",
             [
@@ -163,14 +168,14 @@ def test_style_advice_never_blocks(engine, checked, scripted_detector):
     ]
 
 
-def test_an_evidence_gap_is_a_gap_not_a_pass(engine, checked, scripted_detector):
+def test_an_evidence_gap_is_a_gap_not_a_pass(engine, checked, scripted):
     gap = {"subject": "玉佩的来历", "needed": "玉佩首次出现的章节原文"}
-    scripted_detector(lambda _: _report("needs_evidence", gaps=[gap]))
+    scripted("detector", "check").reply(lambda _: _report("needs_evidence", gaps=[gap]))
     report = _detect(engine, checked)
     assert report.status == "needs_evidence" and not report.passed
     assert [(g.subject, g.origin) for g in report.gaps] == [("玉佩的来历", "model")]
     # A "passed" verdict that still lists a gap is not a pass either.
-    scripted_detector(lambda _: _report("passed", gaps=[gap]))
+    scripted("detector", "check").reply(lambda _: _report("passed", gaps=[gap]))
     assert _detect(engine, checked).status == "needs_evidence"
 
 
@@ -180,17 +185,19 @@ def test_an_evidence_gap_is_a_gap_not_a_pass(engine, checked, scripted_detector)
     ids=["no-quote", "no-evidence"],
 )
 def test_an_unverifiable_blocking_issue_becomes_a_gap(
-    engine, checked, scripted_detector, quote_of, evidence
+    engine, checked, scripted, quote_of, evidence
 ):
     quote = _passage(checked.output.candidate_body) if quote_of else ""
-    scripted_detector(lambda _: _report("rejected", [_issue(quote, evidence=evidence)]))
+    scripted("detector", "check").reply(
+        lambda _: _report("rejected", [_issue(quote, evidence=evidence)])
+    )
     report = _detect(engine, checked)
     assert report.status == "needs_evidence" and report.blocking == ()
     assert [g.origin for g in report.gaps] == ["unverifiable_blocking"]
 
 
-def test_a_rejection_without_any_problem_is_not_a_pass(engine, checked, scripted_detector):
-    scripted_detector(lambda _: _report("rejected"))
+def test_a_rejection_without_any_problem_is_not_a_pass(engine, checked, scripted):
+    scripted("detector", "check").reply(lambda _: _report("rejected"))
     report = _detect(engine, checked)
     assert report.status == "needs_evidence"
     assert [g.origin for g in report.gaps] == ["verdict_without_issue"]

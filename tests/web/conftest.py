@@ -6,60 +6,50 @@ that talks to the app the way a local browser does (loopback address, the CSRF t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 
 import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
 from muse.flow.production import write_chapter
 from muse.knowledge.card_import import import_cards_yaml
-from muse.offline import writer as offline_writer
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.web import WebSecurity, create_app
 from muse.works.importer import import_book
-
-FLAGGED = "《太虚真经》"  # a title nowhere in the context: an unknown_entity finding (medium)
-FLAGGED_SENTENCE = f"石壁上隐隐现出{FLAGGED}四个古字，转瞬又不见了。"
-FACT_SENTENCE = "孙悟空得到了一枚金丹。"  # a plain state sentence the offline extractor proposes
-
-
-def _demo(name: str) -> bytes:
-    return resources.files("muse.demo").joinpath(name).read_bytes()
+from tests.support.fakes import Scripts
+from tests.web.helpers import FACT_SENTENCE, FLAGGED_SENTENCE, demo_file
 
 
 @pytest.fixture
-def flagged_writer():
+def flagged_writer(scripted: Scripts) -> None:
     """The offline writer, plus one sentence the mechanical gate flags but does not block."""
 
-    def generator(task_input, output_model):
-        draft = offline_writer.write_chapter(task_input)
-        if draft is None:
-            return None
+    def flag(draft: dict) -> dict:
         paragraphs = draft["paragraphs"]
         return {
             **draft,
             "paragraphs": [*paragraphs[:-1], FLAGGED_SENTENCE, FACT_SENTENCE, paragraphs[-1]],
         }
 
-    register_offline_generator("writer", "generate", generator)
-    yield
-    unregister_offline_generator("writer", "generate")
+    scripted("writer", "generate").edit(flag)
 
 
 @pytest.fixture
 def work_id(engine) -> int:
     report = import_book(
-        engine, _demo("xiyouji_1-4.txt"), title="西游记（前四回）", source_kind="public_domain"
+        engine, demo_file("xiyouji_1-4.txt"), title="西游记（前四回）", source_kind="public_domain"
     )
     assert report.work_id is not None
     with engine.begin() as conn:
         import_cards_yaml(
-            conn, report.work_id, _demo("cards.yaml").decode(), filename="cards.yaml", confirm=True
+            conn,
+            report.work_id,
+            demo_file("cards.yaml").decode(),
+            filename="cards.yaml",
+            confirm=True,
         )
         section = save_fine_outline(
-            conn, report.work_id, yaml.safe_load(_demo("fine_outline_5.yaml"))
+            conn, report.work_id, yaml.safe_load(demo_file("fine_outline_5.yaml"))
         )
         confirm_section(conn, section)
     return report.work_id

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import re
 import time
+from importlib import resources
 
 from fastapi.testclient import TestClient
+
+FLAGGED = "《太虚真经》"  # a title nowhere in the context: an unknown_entity finding (medium)
+FLAGGED_SENTENCE = f"石壁上隐隐现出{FLAGGED}四个古字，转瞬又不见了。"
+FACT_SENTENCE = "孙悟空得到了一枚金丹。"  # a plain state sentence the offline extractor proposes
 
 CLASH_YAML = (
     "卡片:\n  - 类型: 人物\n    名称: 孙悟空\n    字段:\n      简介: 花果山仙石所生的石猴，拜师学道，大闹天宫。\n"
     "      身份: 弼马温\n      性格: 心高气傲，不服拘管。\n"
     "  - 类型: 人物\n    名称: 混世魔王\n    字段:\n      简介: 占了水脏洞的妖魔。\n      身份: 水脏洞妖王\n      性格: 凶横。\n"
 )
+
+
+def demo_file(name: str) -> bytes:
+    """A file the demo ships (``muse/demo``): the book, its cards, the outline of chapter 5."""
+    return resources.files("muse.demo").joinpath(name).read_bytes()
 
 
 def post(client: TestClient, url: str, csrf: str, **fields) -> object:

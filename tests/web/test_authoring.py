@@ -124,13 +124,21 @@ def test_a_stage_whose_upper_stage_is_not_confirmed_shows_the_gate_blockers(
     client, csrf, engine, work_id
 ):
     r = post(
-        client, f"/works/{work_id}/plan/draft", csrf, stage="1", provider="offline", model="offline-1"
+        client,
+        f"/works/{work_id}/plan/draft",
+        csrf,
+        stage="1",
+        provider="offline",
+        model="offline-1",
     )
     assert r.status_code == 400 and "不能起草" in r.text and "阻断：" in r.text
     with engine.connect() as conn:
-        assert conn.execute(
-            select(func.count()).select_from(plan_sections).where(plan_sections.c.stage == 1)
-        ).scalar_one() == 0
+        assert (
+            conn.execute(
+                select(func.count()).select_from(plan_sections).where(plan_sections.c.stage == 1)
+            ).scalar_one()
+            == 0
+        )
 
 
 def test_a_canonical_chapter_is_edited_and_a_stale_edit_is_refused(client, csrf, engine, work_id):
@@ -139,9 +147,7 @@ def test_a_canonical_chapter_is_edited_and_a_stale_edit_is_refused(client, csrf,
     with engine.connect() as conn:
         text = get_chapter_text(conn, work_id, 3).text
     edited = text + "\n悟空回到花果山，众猴欢喜不尽。"
-    r = post(
-        client, f"/works/{work_id}/chapters/3/edit", csrf, text=edited, expected_revision="1"
-    )
+    r = post(client, f"/works/{work_id}/chapters/3/edit", csrf, text=edited, expected_revision="1")
     assert r.status_code == 303
     page = client.get(r.headers["location"]).text
     assert "已写入作者修改：修订版 2" in page and "众猴欢喜不尽" in page
@@ -160,13 +166,16 @@ def test_a_canonical_chapter_is_edited_and_a_stale_edit_is_refused(client, csrf,
     assert now.revision == 2 and "另一处修改" not in now.text
 
 
-def test_a_model_is_chosen_per_role_and_an_unapproved_one_refused(
-    client, csrf, engine, work_id
-):
+def test_a_model_is_chosen_per_role_and_an_unapproved_one_refused(client, csrf, engine, work_id):
     page = client.get(f"/works/{work_id}/models").text
     assert "网文写手" in page and "未选定" in page and "sk-" not in page
     r = post(
-        client, f"/works/{work_id}/models", csrf, role="planner", provider="offline", model="offline-1"
+        client,
+        f"/works/{work_id}/models",
+        csrf,
+        role="planner",
+        provider="offline",
+        model="offline-1",
     )
     assert r.status_code == 303
     assert "offline:offline-1" in client.get(r.headers["location"]).text

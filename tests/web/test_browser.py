@@ -219,24 +219,17 @@ def demo_server(engine) -> Iterator[LiveServer]:
 
 
 @pytest.fixture
-def gated_writer():
+def gated_writer(scripted):
     """The offline writer, held until the test has looked at the live page mid-run."""
-    from muse.agents.providers.offline import (
-        register_offline_generator,
-        unregister_offline_generator,
-    )
-    from muse.offline import writer as offline_writer
-
     release = threading.Event()
 
-    def generator(task_input, output_model):
+    def hold(draft):
         assert release.wait(120), "the test never released the writer"
-        return offline_writer.write_chapter(task_input)
+        return draft
 
-    register_offline_generator("writer", "generate", generator)
+    scripted("writer", "generate").edit(hold)
     yield release
     release.set()
-    unregister_offline_generator("writer", "generate")
 
 
 def test_a_new_user_walks_chapter_6_through_the_browser_on_the_demo_database(

@@ -15,8 +15,7 @@ from muse.knowledge.facts import fact_ledger_entries
 from muse.planning.fine_outlines import save_fine_outline
 from muse.planning.sections import get_section
 from muse.works import catalog
-from tests.web.conftest import _demo
-from tests.web.helpers import CLASH_YAML, command_id, finish_task, post, wait_for_task
+from tests.web.helpers import CLASH_YAML, command_id, demo_file, finish_task, post, wait_for_task
 
 
 def _state(engine, candidate_id: str) -> str:
@@ -256,7 +255,7 @@ def test_a_draft_rejected_from_the_page(client, csrf, engine, work_id):
 
 
 def test_plan_sections_are_confirmed_and_discarded_from_the_page(client, csrf, engine, work_id):
-    outline = yaml.safe_load(_demo("fine_outline_5.yaml"))
+    outline = yaml.safe_load(demo_file("fine_outline_5.yaml"))
     with engine.begin() as conn:
         one = save_fine_outline(conn, work_id, {**outline, "target_chapter": 6})
         two = save_fine_outline(conn, work_id, {**outline, "target_chapter": 7})

@@ -4,6 +4,7 @@ show an evaluation run or candidate."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from muse.evaluation.preregistration import parse_set, preregister
@@ -13,13 +14,15 @@ from muse.evaluation.tables import eval_arms, eval_judgements, eval_runs
 from muse.knowledge.tables import knowledge_versions
 from muse.patterns.builtin import install_builtin_patterns
 from muse.store.engine import reading
-from tests.evaluation.conftest import BOOKS, books  # noqa: F401  (the fixture)
-from tests.evaluation.harness import set_yaml
+from tests.evaluation.harness import BOOKS, make_books, set_yaml
 
 
-def test_the_library_shows_patterns_the_index_per_chapter_and_the_caches(
-    client, engine, written
-):
+@pytest.fixture
+def books(engine) -> dict[str, int]:
+    return make_books(engine)
+
+
+def test_the_library_shows_patterns_the_index_per_chapter_and_the_caches(client, engine, written):
     with engine.begin() as conn:
         installed = install_builtin_patterns(conn)
     page = client.get(f"/works/{written.work_id}/library").text
@@ -37,9 +40,7 @@ def test_the_library_shows_patterns_the_index_per_chapter_and_the_caches(
     assert "[0," in chunks and "个片段" in chunks
 
 
-def test_the_evaluation_zone_shows_sets_samples_arms_and_judgements_apart(
-    client, engine, books  # noqa: F811
-):
+def test_the_evaluation_zone_shows_sets_samples_arms_and_judgements_apart(client, engine, books):
     doc = set_yaml("web-zone", {BOOKS[0]: 1}, judge_provider="offline", worker_provider="offline")
     registered = preregister(engine, parse_set(doc))
     run_set(engine, registered.set_id, concurrency=1)

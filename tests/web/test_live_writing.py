@@ -13,25 +13,23 @@ import threading
 import pytest
 from fastapi.testclient import TestClient
 
-from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
-from muse.offline import writer as offline_writer
 from muse.web import WebSecurity, create_app
 from tests.web.helpers import post, wait_for_task
 
 
 @pytest.fixture
-def gated_writer():
+def gated_writer(scripted):
+    """The offline writer's draft, held until the test releases it."""
     reached, release = threading.Event(), threading.Event()
 
-    def generator(task_input, output_model):
+    def hold(draft):
         reached.set()
         assert release.wait(120), "the test never released the writer"
-        return offline_writer.write_chapter(task_input)
+        return draft
 
-    register_offline_generator("writer", "generate", generator)
+    scripted("writer", "generate").edit(hold)
     yield reached, release
     release.set()
-    unregister_offline_generator("writer", "generate")
 
 
 def _client(app) -> TestClient:
@@ -58,7 +56,7 @@ def test_the_live_page_continues_after_a_restart(engine, work_id, gated_writer):
     live = second.get(location)
     assert live.status_code == 200
     assert "正在：写作中" in live.text  # the node in progress, from the run's row
-    assert "检索取证 <span class=\"badge ok\">完成" in live.text  # a finished node, from run_events
+    assert '检索取证 <span class="badge ok">完成' in live.text  # a finished node, from run_events
     assert "工作台重启过" in live.text
     fragment = second.get(f"{path}/progress?{query}")
     assert fragment.status_code == 200 and "HX-Redirect" not in fragment.headers

@@ -12,7 +12,7 @@ from muse.agents.tables import model_calls, tool_reads
 from muse.flow.chapter_edit import edit_chapter
 from muse.flow.tables import candidates
 from muse.knowledge.cards import find_card
-from tests.web.conftest import FLAGGED
+from tests.web.helpers import FLAGGED
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 from muse.store.engine import make_engine
 from muse.worker.handlers import register_handler
 from muse.worker.loop import Worker
-from tests.worker.conftest import RECORD_KIND, record_handler
+from tests.worker.records import RECORD_KIND, record_handler
 
 
 def main() -> None:

@@ -7,8 +7,7 @@ import pytest
 
 from muse.core.errors import InvalidInput
 from muse.store.jobs import enqueue
-
-from .conftest import NEXT
+from tests.support.qingyun import NEXT
 
 
 def test_worker_once_after_accept_end_to_end(muse, engine, book):

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from muse.agents.providers.offline import register_offline_generator, unregister_offline_generator
 from muse.agents.tables import model_calls
 from muse.flow.accept import accept_candidate
 from muse.flow.production import write_chapter
@@ -17,13 +16,11 @@ from muse.knowledge.extraction import apply_extraction, run_extractor
 from muse.knowledge.extraction_contracts import ChapterExtraction
 from muse.knowledge.facts import list_fact_deltas
 from muse.knowledge.tables import card_drafts, fact_deltas
-from muse.offline import extractor as offline_extractor
 from muse.store.jobs import enqueue, get_job
 from muse.worker.loop import Worker
 from muse.works.canonical import write_revision
 from muse.works.catalog import get_chapter_text
-
-from .conftest import EVENT_ARRIVE, EVENT_GAIN, NEXT, RESULT
+from tests.support.qingyun import EVENT_ARRIVE, EVENT_GAIN, NEXT, RESULT
 
 FORGED = "林远在山门前拔剑斩断了石碑"  # not in the chapter
 
@@ -35,22 +32,6 @@ def accepted(engine, book):
     outcome = accept_candidate(engine, summary.candidate_id)
     assert outcome.accepted, outcome.message
     return outcome
-
-
-@pytest.fixture
-def scripted_extractor():
-    """Edit the offline extractor's output for one test with ``edit(data) -> data``."""
-    edits = []
-
-    def generator(task_input, output_model):
-        data = offline_extractor.extract_chapter(task_input, output_model)
-        for edit in edits:
-            data = edit(data)
-        return data
-
-    register_offline_generator("extractor", "extract", generator)
-    yield edits.append
-    unregister_offline_generator("extractor", "extract")
 
 
 def _count(engine, table, *where):
@@ -88,9 +69,7 @@ def test_the_extraction_job_proposes_drafts_conflicts_and_facts(engine, book, ac
     assert job.result["rejected"] == []
 
 
-def test_a_forged_quote_is_rejected_and_recorded_the_rest_kept(
-    engine, book, accepted, scripted_extractor
-):
+def test_a_forged_quote_is_rejected_and_recorded_the_rest_kept(engine, book, accepted, scripted):
     def forge(data):
         data["facts"].append(
             {
@@ -107,7 +86,7 @@ def test_a_forged_quote_is_rejected_and_recorded_the_rest_kept(
         )
         return data
 
-    scripted_extractor(forge)
+    scripted("extractor", "extract").edit(forge)
     [run] = Worker(engine).run_once()
     assert run.outcome == "done"
     with engine.connect() as conn:
@@ -120,9 +99,7 @@ def test_a_forged_quote_is_rejected_and_recorded_the_rest_kept(
     assert "驳回 2 条" in run.message
 
 
-def test_a_card_without_a_verbatim_anchor_is_refused_whole(
-    engine, book, accepted, scripted_extractor
-):
+def test_a_card_without_a_verbatim_anchor_is_refused_whole(engine, book, accepted, scripted):
     def forge(data):
         data["cards"].append(
             {
@@ -146,7 +123,7 @@ def test_a_card_without_a_verbatim_anchor_is_refused_whole(
         )
         return data
 
-    scripted_extractor(forge)
+    scripted("extractor", "extract").edit(forge)
     [run] = Worker(engine).run_once()
     with engine.connect() as conn:
         names = {d.name for d in list_drafts(conn, book)}
@@ -205,16 +182,14 @@ def test_a_job_for_an_outdated_revision_is_skipped_not_failed(engine, book, acce
     assert job.status == "done" and job.skipped and job.result["revision"] == 1
 
 
-def test_a_revision_made_during_the_model_call_skips_the_job(
-    engine, book, accepted, scripted_extractor
-):
+def test_a_revision_made_during_the_model_call_skips_the_job(engine, book, accepted, scripted):
     def edit_meanwhile(data):
         with engine.begin() as conn:
             text = get_chapter_text(conn, book, NEXT).text
             write_revision(conn, book, NEXT, text + "\n改。", expected_revision=1, origin="edit")
         return data
 
-    scripted_extractor(edit_meanwhile)
+    scripted("extractor", "extract").edit(edit_meanwhile)
     [run] = Worker(engine).run_once()
     assert run.outcome == "skipped"
     with engine.connect() as conn:

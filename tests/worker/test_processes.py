@@ -9,8 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from muse.store.jobs import list_jobs
-
-from .conftest import enqueue_records, executions
+from tests.worker.records import enqueue_records, executions
 
 ROOT = Path(__file__).resolve().parents[2]
 JOBS = 60

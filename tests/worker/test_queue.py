@@ -23,8 +23,7 @@ from muse.store.jobs import (
 from muse.store.tables import jobs
 from muse.worker.handlers import register_handler, unregister_handler
 from muse.worker.loop import Worker
-
-from .conftest import RECORD_KIND, enqueue_records, executions
+from tests.worker.records import RECORD_KIND, enqueue_records, executions
 
 JOBS = 40
 

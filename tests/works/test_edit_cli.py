@@ -8,14 +8,12 @@ import textwrap
 import pytest
 
 from muse.core.errors import RevisionConflict
-from tests.cli.conftest import muse  # noqa: F401 - the fixture
-
-from .conftest import extract_jobs, text_of
+from tests.support.cards import extract_jobs, text_of
 
 EDITED = text_of(1).replace("石猴", "灵猴")
 
 
-def test_edit_from_a_file_then_history_and_revert(muse, xiyou, tmp_path):  # noqa: F811
+def test_edit_from_a_file_then_history_and_revert(muse, xiyou, tmp_path):
     new = tmp_path / "第一回.txt"
     new.write_text("\ufeff" + EDITED, encoding="utf-8")
     data = muse.json("chapter", "edit", "1", "--file", str(new))
@@ -34,7 +32,7 @@ def test_edit_from_a_file_then_history_and_revert(muse, xiyou, tmp_path):  # noq
     assert "回退→1" in out and "作者编辑" in out and "当前" in out
 
 
-def test_edit_prints_what_followed_the_change(muse, xiyou, tmp_path):  # noqa: F811
+def test_edit_prints_what_followed_the_change(muse, xiyou, tmp_path):
     new = tmp_path / "new.txt"
     new.write_text(EDITED, encoding="utf-8")
     out = muse("chapter", "edit", "1", "--file", str(new)).stdout
@@ -42,7 +40,7 @@ def test_edit_prints_what_followed_the_change(muse, xiyou, tmp_path):  # noqa: F
     assert "新失效 1 条" in out and "不再是「石猴」" in out and "章后抽取已排队" in out
 
 
-def test_stale_expected_revision_names_the_file_that_keeps_the_edit(muse, engine, xiyou, tmp_path):  # noqa: F811
+def test_stale_expected_revision_names_the_file_that_keeps_the_edit(muse, engine, xiyou, tmp_path):
     new = tmp_path / "new.txt"
     new.write_text(EDITED, encoding="utf-8")
     muse("chapter", "edit", "1", "--file", str(new))
@@ -72,7 +70,7 @@ def _editor(tmp_path, body: str) -> str:
     return f'"{sys.executable}" "{script}"'
 
 
-def test_edit_in_the_editor(muse, xiyou, tmp_path, monkeypatch):  # noqa: F811
+def test_edit_in_the_editor(muse, xiyou, tmp_path, monkeypatch):
     monkeypatch.setenv("EDITOR", _editor(tmp_path, 'text.replace("石猴", "灵猴")'))
     monkeypatch.delenv("VISUAL", raising=False)
     data = muse.json("chapter", "edit", "1")
@@ -80,7 +78,7 @@ def test_edit_in_the_editor(muse, xiyou, tmp_path, monkeypatch):  # noqa: F811
     assert muse.json("chapter", "show", "1")["text"] == EDITED
 
 
-def test_editor_edit_that_loses_the_race_is_saved_to_a_file(muse, xiyou, tmp_path, monkeypatch):  # noqa: F811
+def test_editor_edit_that_loses_the_race_is_saved_to_a_file(muse, xiyou, tmp_path, monkeypatch):
     """While the author edits revision 1, the chapter moves to revision 2: the edit is refused
     and kept on disk."""
     racing = tmp_path / "racing.txt"
@@ -96,7 +94,7 @@ def test_editor_edit_that_loses_the_race_is_saved_to_a_file(muse, xiyou, tmp_pat
     assert muse.json("chapter", "show", "1")["text"] == "另一处改动。"
 
 
-def test_rebuild_command(muse, xiyou):  # noqa: F811
+def test_rebuild_command(muse, xiyou):
     [data] = muse.json("rebuild")
     assert (data["title"], data["chapters"], data["refs_checked"]) == ("西游记", 4, 2)
     out = muse("rebuild", "--work", "西游记").stdout

@@ -4,26 +4,25 @@ live at accept)."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from muse.context.tables import context_snapshots
 from muse.flow.accept import accept_candidate
 from muse.flow.chapter_edit import edit_chapter, revert_chapter
-from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, runs
 from muse.works import catalog
-from tests.context.conftest import chapter_text
-from tests.flow.conftest import NEXT, book  # noqa: F401 - the fixture
+from tests.support.fakes import write_ready
+from tests.support.marked_book import NEXT, chapter_text, make_book
 
 
-def _write(engine, work_id):
-    summary = write_chapter(engine, work_id, NEXT, provider="offline", model="offline-1")
-    assert summary.state == "shadow_ready", summary
-    return summary
+@pytest.fixture
+def book(engine) -> int:
+    return make_book(engine)
 
 
-def test_chapter_edit_makes_the_next_chapters_candidate_source_stale(engine, book):  # noqa: F811
-    summary = _write(engine, book)
+def test_chapter_edit_makes_the_next_chapters_candidate_source_stale(engine, book):
+    summary = write_ready(engine, book, NEXT)
     edit_chapter(engine, book, NEXT - 1, chapter_text(NEXT - 1) + "\n\n作者在结尾加了一句。")
     outcome = accept_candidate(engine, summary.candidate_id)
     assert outcome.state == "source_stale" and f"第 {NEXT - 1} 章" in outcome.message
@@ -36,9 +35,9 @@ def test_chapter_edit_makes_the_next_chapters_candidate_source_stale(engine, boo
     assert (run_state, cand_state) == ("source_stale", "PASSED")
 
 
-def test_revert_to_the_read_text_still_counts_as_changed(engine, book):  # noqa: F811
+def test_revert_to_the_read_text_still_counts_as_changed(engine, book):
     """The context read revision 1; revision 3 holds the same text but is not what was read."""
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     edit_chapter(engine, book, NEXT - 1, "作者把上一章整个重写了。")
     revert_chapter(engine, book, NEXT - 1, to_revision=1)
     assert accept_candidate(engine, summary.candidate_id).state == "source_stale"
@@ -46,9 +45,9 @@ def test_revert_to_the_read_text_still_counts_as_changed(engine, book):  # noqa:
 
 def test_edit_of_a_chapter_the_context_did_not_read_leaves_the_candidate_acceptable(
     engine,
-    book,  # noqa: F811
+    book,
 ):
-    summary = _write(engine, book)
+    summary = write_ready(engine, book, NEXT)
     with engine.connect() as conn:
         read = conn.execute(
             select(context_snapshots.c.chapter_revisions)

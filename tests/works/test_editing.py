@@ -17,8 +17,7 @@ from muse.store.tables import jobs
 from muse.works import catalog
 from muse.works.history import chapter_history
 from muse.works.tables import prose_blocks
-
-from .conftest import extract_jobs, ref_state, text_of
+from tests.support.cards import extract_jobs, ref_state, text_of
 
 EDITED = text_of(1).replace("石猴", "灵猴")
 

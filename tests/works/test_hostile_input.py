@@ -17,7 +17,6 @@ from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work
 from muse.works.importer import analyse, import_book
 from muse.works.tables import prose_blocks, works
-from tests.cli.conftest import muse  # noqa: F401 - the fixture
 
 CLEAN = "林远推开门，雨声扑面而来。\n\n他回头望了一眼。"
 
@@ -91,13 +90,13 @@ def _import(*args: str):
     return CliRunner().invoke(app, ["import", *args])
 
 
-def test_import_of_an_endless_device_is_refused_at_the_cap(muse):  # noqa: F811
+def test_import_of_an_endless_device_is_refused_at_the_cap(muse):
     result = _import("/dev/zero", "--title", "零")
     assert isinstance(result.exception, InvalidInput), repr(result.exception)
     assert "超过大小上限 64 MB" in str(result.exception) and "--max-mb" in str(result.exception)
 
 
-def test_import_of_a_file_over_the_cap_is_refused_and_the_flag_raises_it(muse, tmp_path):  # noqa: F811
+def test_import_of_a_file_over_the_cap_is_refused_and_the_flag_raises_it(muse, tmp_path):
     path = tmp_path / "书.txt"
     path.write_bytes(("第1章 开端\n" + "林远推开门。" * 200_000).encode("utf-8"))  # ~3.6 MB
     refused = _import(str(path), "--title", "书", "--max-mb", "1")

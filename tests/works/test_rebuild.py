@@ -10,8 +10,7 @@ from muse.flow.rebuilding import rebuild
 from muse.knowledge.tables import source_refs
 from muse.works.canonical import write_revision
 from muse.works.catalog import create_work
-
-from .conftest import ref_state, text_of
+from tests.support.cards import ref_state, text_of
 
 
 def _derived(engine, work_id):

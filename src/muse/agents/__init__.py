@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         register_configured_secrets,
     )
     from muse.agents.contracts import ToolName, load_roles
-    from muse.agents.dispatching import dispatch
+    from muse.agents.dispatching import DispatchResult, dispatch
     from muse.agents.errors import (
         AgentCallError,
         AsOfViolation,
@@ -136,6 +136,7 @@ __all__ = [
     "work_choices",
     "current_policies",
     "resolve_offered",
+    "DispatchResult",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
@@ -154,7 +155,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "register_configured_secrets",
     ),
     "contracts": ("ToolName", "load_roles"),
-    "dispatching": ("dispatch",),
+    "dispatching": ("dispatch", "DispatchResult"),
     "errors": (
         "AgentCallError",
         "AsOfViolation",

@@ -72,7 +72,7 @@ def dispatch(
     task: str,
     provider: str,
     model: str,
-    task_input: dict,
+    task_input: dict[str, Any],
     output_model: type[BaseModel],
     run_id: str | None = None,
     tools: ToolSet | None = None,

@@ -67,7 +67,7 @@ class RetryPolicy:
     def delay(self, retry: int, retry_after_s: float | None) -> float:
         if retry_after_s is not None:
             return min(max(retry_after_s, 0.0), self.max_delay_s)
-        return min(self.base_delay_s * 2 ** (retry - 1), self.max_delay_s)
+        return min(self.base_delay_s * 2.0 ** (retry - 1), self.max_delay_s)
 
 
 class _ParseFailure(Exception):
@@ -199,15 +199,16 @@ def complete_within(provider: Provider, request: ChatRequest) -> ChatReply:
     times out; here the request runs on a helper thread and the caller stops waiting when the
     call's time is up. A late reply is dropped with the thread.
     """
-    box: dict[str, Any] = {}
+    replies: list[ChatReply] = []
+    errors: list[BaseException] = []
     done = threading.Event()
     context = contextvars.copy_context()
 
     def target() -> None:
         try:
-            box["reply"] = context.run(provider.complete, request)
+            replies.append(context.run(provider.complete, request))
         except BaseException as err:  # noqa: BLE001 - handed back to the caller's thread
-            box["error"] = err
+            errors.append(err)
         finally:
             done.set()
 
@@ -219,9 +220,9 @@ def complete_within(provider: Provider, request: ChatRequest) -> ChatReply:
         raise ProviderTimeout(
             f"{provider.name} 请求超时：{request.timeout_s:.1f} 秒内没有收完回复。"
         )
-    if "error" in box:
-        raise box["error"]
-    return box["reply"]
+    if errors:
+        raise errors[0]
+    return replies[0]
 
 
 def _assistant_tool_message(reply: Any) -> dict[str, Any]:

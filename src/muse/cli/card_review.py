@@ -6,6 +6,8 @@ ledger only here, by the author's hand. Every list command takes ``--json``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import typer
 from rich.markup import escape
 
@@ -32,6 +34,11 @@ from muse.knowledge import (
     resolve_conflict,
     select_groups,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+    from muse.knowledge import DraftGroup
 
 drafts_app = typer.Typer(help="待确认的卡片草稿：确认后才成为正式卡。", invoke_without_command=True)
 conflicts_app = typer.Typer(help="草稿与正式卡的冲突队列。", invoke_without_command=True)
@@ -66,7 +73,7 @@ def drafts(
     with work_session(work) as (conn, work_id):
         items = list_drafts(conn, work_id, status=None if show_all else "pending")
 
-    def render(_) -> None:
+    def render(_: object) -> None:
         rows = [
             (
                 d.id,
@@ -84,15 +91,19 @@ def drafts(
     emit([d.model_dump(mode="json") for d in items], as_json, render)
 
 
-def _selected(conn, work_id: int, type_key: str | None, min_mentions: int | None):
+def _selected(
+    conn: Connection, work_id: int, type_key: str | None, min_mentions: int | None
+) -> list[DraftGroup]:
     return select_groups(group_drafts(conn, work_id), type_key=type_key, min_mentions=min_mentions)
 
 
-def _list_groups(work, type_key, min_mentions, as_json: bool) -> None:
+def _list_groups(
+    work: str | None, type_key: str | None, min_mentions: int | None, as_json: bool
+) -> None:
     with work_session(work) as (conn, work_id):
         groups = _selected(conn, work_id, type_key, min_mentions)
 
-    def render(_) -> None:
+    def render(_: object) -> None:
         rows = [
             (
                 escape(g.name),
@@ -145,7 +156,7 @@ def drafts_confirm(
         else:
             outcomes = [confirm_draft(conn, i) for i in ids]
 
-    def render(_) -> None:
+    def render(_: object) -> None:
         for o in outcomes:
             if o.status == "conflict":
                 console.print(
@@ -178,7 +189,7 @@ def drafts_reject(
         else:
             outcomes = [reject_draft(conn, draft_id or "", note=note)]
 
-    def render(_) -> None:
+    def render(_: object) -> None:
         for o in outcomes:
             console.print(f"已驳回：{escape(o.name)}")
         if not outcomes:
@@ -221,7 +232,7 @@ def conflicts(
     with work_session(work) as (conn, work_id):
         items = list_conflicts(conn, work_id, status=None if show_all else "open")
 
-    def render(_) -> None:
+    def render(_: object) -> None:
         rows = [
             (
                 c.id,
@@ -238,7 +249,7 @@ def conflicts(
     emit([c.model_dump(mode="json") for c in items], as_json, render)
 
 
-def _side(side: dict) -> str:
+def _side(side: dict[str, Any]) -> str:
     if "relations" in side:
         return "；".join(f"{r['kind']}→{r['target']}" for r in side["relations"])
     if "milestones" in side:
@@ -300,7 +311,7 @@ def facts(
         "ledger": [e.model_dump(mode="json") for e in ledger_entries],
     }
 
-    def render(_) -> None:
+    def render(_: object) -> None:
         rows = [
             (
                 d.id,
@@ -323,7 +334,7 @@ def facts(
     emit(data, as_json, render)
 
 
-def _payload(payload: dict) -> str:
+def _payload(payload: dict[str, Any]) -> str:
     return "；".join(str(v) for v in payload.values() if v)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -34,6 +35,10 @@ from muse.knowledge import (
     state_as_of,
 )
 from muse.works import resolve_work
+
+if TYPE_CHECKING:
+    from muse.knowledge import CardField
+    from muse.knowledge import ImportReport as CardImportReport
 
 cards_app = typer.Typer(help="知识卡：导入、导出、列表、设定台账。", no_args_is_help=True)
 card_app = typer.Typer(help="查看一张知识卡（可按冻结点查看）。", no_args_is_help=True)
@@ -81,7 +86,7 @@ def print_table(title: str, columns: str, rows: Iterable[Iterable[object]]) -> N
     console.print(table)
 
 
-def field_value(value) -> str:
+def field_value(value: CardField) -> str:
     if value.doubt is not None:
         return f"[yellow]存疑：{value.doubt}[/]"
     return "、".join(value.value) if isinstance(value.value, list) else str(value.value)
@@ -105,7 +110,7 @@ def import_(
             conn, work_id, read_yaml_text(file), filename=file.name, confirm=confirm
         )
 
-    def render(r) -> None:
+    def render(r: CardImportReport) -> None:
         for o in r.outcomes:
             extra = f"，{len(o.conflicts)} 个冲突待处理" if o.conflicts else ""
             label = OUTCOME_LABELS.get(o.status, o.status)
@@ -152,7 +157,7 @@ def list_(
         "alias_collisions": [c.model_dump(mode="json") for c in collisions],
     }
 
-    def render(_) -> None:
+    def render(_: object) -> None:
         rows = [
             (
                 c.id,
@@ -181,7 +186,7 @@ def ledger(
     with work_session(work) as (conn, work_id):
         report = setting_ledger(conn, work_id, upto=upto)
 
-    def render(_) -> None:
+    def render(_: object) -> None:
         rows = [
             (
                 r.name,

@@ -6,6 +6,8 @@ provider entries with keys masked: a key value is never printed.
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from muse.agents import CONFIG_ENV, CONFIG_TEMPLATE, config_path, load_config
@@ -37,7 +39,7 @@ def init() -> None:
     console.print(f"已生成配置文件模板：{location}", highlight=False)
 
 
-def _render_show(data: dict) -> None:
+def _render_show(data: dict[str, Any]) -> None:
     console.print(
         f"配置文件：{data['path']}{'' if data['exists'] else '（不存在）'}", highlight=False
     )

@@ -12,6 +12,7 @@ import shlex
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -126,7 +127,7 @@ def _render_outcome(o: DecisionOutcome) -> None:
         console.print(f"查看：muse candidate show {o.new_candidate_id}", highlight=False)
 
 
-def render_diff(d: dict) -> None:
+def render_diff(d: dict[str, Any]) -> None:
     if d["identical"]:
         console.print(f"v{d['version']} 与 v{d['againstVersion']} 内容相同。")
         return
@@ -141,7 +142,7 @@ def render_diff(d: dict) -> None:
         console.print(line, style=style, markup=False, highlight=False)
 
 
-def render_candidate(d: dict) -> None:
+def render_candidate(d: dict[str, Any]) -> None:
     console.print(
         f"候选 {d['id']} · 第 {d['chapter']} 章 · v{d['version']} · {d['stateLabel']}（{d['state']}）"
         f" · {d['hanCount']} 汉字 · {d['sha256'][:12]} · 来源 {d['attribution']}",
@@ -166,7 +167,7 @@ def render_candidate(d: dict) -> None:
         render_diff(d["diff"])
 
 
-def _render_report(d: dict) -> None:
+def _render_report(d: dict[str, Any]) -> None:
     report = d["report"] or {}
     mech = (report.get("mechanical") or {}).get("status", "未检测")
     sem = (report.get("semantic") or {}).get("status", "未检测")
@@ -185,7 +186,7 @@ def _render_report(d: dict) -> None:
     render_gaps(report.get("evidenceGaps", []), semantic.get("newSettingCandidates", []))
 
 
-def _render_context(c: dict) -> None:
+def _render_context(c: dict[str, Any]) -> None:
     if c.get("missing"):
         console.print(f"上下文快照 {c['snapshotId']} 不存在。")
         return
@@ -202,7 +203,7 @@ def _render_context(c: dict) -> None:
         console.print(f"  - {o['kind']} {o['sourceId']}：{o['reason']}", markup=False)
 
 
-def candidate_show_data(candidate_id: str) -> dict:
+def candidate_show_data(candidate_id: str) -> dict[str, Any]:
     """The data ``muse candidate show`` prints (the hook for ``cli/writing.py``)."""
     with reading(get_engine()) as conn:
         return candidate_view(conn, candidate_id)

@@ -10,6 +10,7 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
@@ -20,6 +21,9 @@ from muse.core.clock import utc_now
 from muse.core.errors import ConfigError, InvalidInput, RevisionConflict
 from muse.store.engine import reading
 from muse.works import get_chapter_text, get_revision_text
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 ORIGIN_LABELS = {"import": "导入", "accept": "采纳候选", "edit": "作者编辑", "revert": "回退"}
 
@@ -117,7 +121,7 @@ def chapter_revert(
     emit(outcome.to_dict(), json_out, _render_change)
 
 
-def _render_change(d: dict) -> None:
+def _render_change(d: dict[str, Any]) -> None:
     what = (
         f"已恢复为修订版 {d['reverted_to']} 的正文" if d["origin"] == "revert" else "已写入作者修改"
     )
@@ -151,7 +155,7 @@ def chapter_history_cmd(
     emit([r.to_dict() for r in rows], json_out, lambda data: _render_history(number, data))
 
 
-def _render_history(number: int, rows: list[dict]) -> None:
+def _render_history(number: int, rows: list[dict[str, Any]]) -> None:
     table = Table(
         "修订版", "来源", "时间（UTC）", "汉字数", "内容哈希", "", title=f"第 {number} 章修订历史"
     )
@@ -207,7 +211,7 @@ def rebuild_cmd(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     _check_invariants(engine)
 
 
-def _check_invariants(engine) -> None:
+def _check_invariants(engine: Engine) -> None:
     """Spec 001 §7: a rebuild also checks the standing invariants of the evaluation boundary."""
     from muse.evaluation import check_invariants
 
@@ -217,7 +221,7 @@ def _check_invariants(engine) -> None:
         fail(f"常驻不变量被违反：{names}。用 muse invariants 查看详情。")
 
 
-def _render_rebuild(rows: list[dict]) -> None:
+def _render_rebuild(rows: list[dict[str, Any]]) -> None:
     if not rows:
         console.print("还没有作品，无需重建。")
     for r in rows:

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
 
 from muse.cli.common import JsonOption, get_engine
 from muse.cli.output import console, emit, err_console, fail, print_json
+
+if TYPE_CHECKING:
+    from muse.evaluation import Estimate
 
 eval_app = typer.Typer(
     help="离线评测：预注册评测集、三臂回放、双盲评审与 Gate A/B。", no_args_is_help=True
@@ -53,7 +56,7 @@ def preregister_command(
     emit(registered.to_dict(), json_out, render)
 
 
-def _render_estimate(est) -> None:
+def _render_estimate(est: Estimate) -> None:
     console.print(
         f"待运行样本 {est.samples} 个；预计模型调用 {est.calls} 次（最多 {est.max_calls} 次）。"
     )
@@ -100,13 +103,13 @@ def run_command(
     console.print("用 muse eval report 查看报告。")
 
 
-def _scores_line(final: dict | None, dims: dict[str, str]) -> str:
+def _scores_line(final: dict[str, Any] | None, dims: dict[str, str]) -> str:
     if not final:
         return "—"
     return "  ".join(f"{dims[d]} {final[d]}" for d in dims)
 
 
-def _render_report(report: dict) -> None:
+def _render_report(report: dict[str, Any]) -> None:
     dims = report["dimensions"]
     console.print(f"评测集 {report['evaluationSetVersion']}（{report['setId']}）", markup=False)
     if report["dryRun"]:
@@ -203,7 +206,7 @@ def candidate_judge_command(
     emit(result, json_out, _render_judgement)
 
 
-def _render_judgement(result: dict) -> None:
+def _render_judgement(result: dict[str, Any]) -> None:
     from muse.evaluation import DIMENSIONS
 
     console.print(f"评审 {result['id']}（{result['provider']}/{result['model']}）", markup=False)

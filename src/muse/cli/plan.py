@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 import yaml
@@ -51,6 +52,11 @@ from muse.planning import (
     start_outline_batch,
 )
 
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+    from muse.planning import CheckReport, Saved
+
 plan_app = typer.Typer(
     help="规划五阶段（定盘 → 大纲/卷纲 → 设定拆条 → 范式与文风 → 细纲）："
     "草稿一律 Shadow，经作者确认才进入生成上下文。",
@@ -65,7 +71,7 @@ StageArg = typer.Argument(..., help="阶段：0–4，或 定盘 / 大纲 / 设�
 ChapterOpt = typer.Option(None, "--chapter", "-c", help="细纲的章号")
 
 
-def _reader():
+def _reader() -> Connection:
     """A read-only connection (SQLite: a deferred transaction that takes no write lock)."""
     return get_engine().connect().execution_options(sqlite_begin="DEFERRED")
 
@@ -78,7 +84,7 @@ def _findings(findings: list[Finding], ok: str) -> None:
         console.print(f"  [{color}]{f.line()}[/]", highlight=False)
 
 
-def _saved(saved, what: str) -> dict:
+def _saved(saved: Saved, what: str) -> dict[str, Any]:
     return {
         "id": saved.section_id,
         "stage": saved.stage,
@@ -88,7 +94,7 @@ def _saved(saved, what: str) -> dict:
     }
 
 
-def _render_saved(d: dict) -> None:
+def _render_saved(d: dict[str, Any]) -> None:
     errors = sum(1 for f in d["findings"] if f["severity"] == "error")
     console.print(
         f"{d['what']}已保存为 Shadow：{d['id']}"
@@ -116,7 +122,7 @@ def plan_show(
     emit(data, json_out, _render_status)
 
 
-def _render_status(d: dict) -> None:
+def _render_status(d: dict[str, Any]) -> None:
     console.print(f"作品 {d['workId']}：{'规划模式' if d['mode'] == 'planning' else '自由模式'}")
     marks = {"confirmed": "[green]已确认[/]", "shadow": "[yellow]有草稿[/]", "empty": "[dim]空[/]"}
     for s in d["stages"]:
@@ -198,7 +204,7 @@ def plan_draft(
     emit([d.wire() for d in drafted], json_out, _render_drafts)
 
 
-def _render_drafts(rows: list[dict]) -> None:
+def _render_drafts(rows: list[dict[str, Any]]) -> None:
     for d in rows:
         if d["sectionId"] is None:
             console.print(
@@ -212,7 +218,7 @@ def _render_drafts(rows: list[dict]) -> None:
         _findings([Finding(**f) for f in d["findings"]], "检查通过。")
 
 
-def _render_batch(b: dict) -> None:
+def _render_batch(b: dict[str, Any]) -> None:
     console.print(
         f"批次 {b['id']}：{b['state']}，完成 {b['done']}/{b['total']}（第 {b['chapters'][0]}–"
         f"{b['chapters'][1]} 章）"
@@ -326,7 +332,7 @@ def plan_confirm(section_id: str, json_out: bool = JsonOption) -> None:
     emit(data, json_out, lambda d: _render_confirmed(d, warnings))
 
 
-def _render_confirmed(d: dict, warnings: list[Finding]) -> None:
+def _render_confirmed(d: dict[str, Any], warnings: list[Finding]) -> None:
     console.print(f"已确认：{d['id']}")
     _findings(warnings, "")
 
@@ -342,7 +348,7 @@ def plan_compare(
     emit(data, json_out, _render_compare)
 
 
-def _render_compare(d: dict) -> None:
+def _render_compare(d: dict[str, Any]) -> None:
     ids = [s["id"] for s in d["sections"]]
     console.print(f"阶段 {d['stage']}：{' / '.join(ids)}，{len(d['differences'])} 处不同")
     for row in d["differences"]:
@@ -380,7 +386,7 @@ def plan_check(
         raise typer.Exit(1)
 
 
-def _render_check(report) -> None:
+def _render_check(report: CheckReport) -> None:
     console.print(
         f"检查了 {len(report.checked)} 份规划（{'规划模式' if report.mode == 'planning' else '自由模式'}）"
     )
@@ -429,7 +435,7 @@ def patterns_list(
     emit(rows, json_out, _render_patterns)
 
 
-def _render_patterns(rows: list[dict]) -> None:
+def _render_patterns(rows: list[dict[str, Any]]) -> None:
     if not rows:
         console.print("还没有范式卡：muse plan patterns builtin 安装自带的公共范式。")
     for p in rows:
@@ -437,7 +443,7 @@ def _render_patterns(rows: list[dict]) -> None:
         console.print(f"{kind} {p['key']} v{p['version']}  {p['name']}（{p['category']}）")
 
 
-def _print_yaml(data: dict) -> None:
+def _print_yaml(data: dict[str, Any]) -> None:
     sys.stdout.write(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
 
 
@@ -471,7 +477,7 @@ def patterns_builtin(json_out: bool = JsonOption) -> None:
     emit(rows, json_out, _render_pattern_rows)
 
 
-def _render_pattern_rows(rows: list[dict]) -> None:
+def _render_pattern_rows(rows: list[dict[str, Any]]) -> None:
     for p in rows:
         console.print(
             f"{'新增' if p['created'] else '未变'} {p['key']} v{p['version']}  {p['name']}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from muse.cli.common import JsonOption, get_engine
@@ -41,7 +43,7 @@ def revise(
     emit(_data(outcome), json_out, lambda _: _render(outcome))
 
 
-def _data(o: ReviseOutcome) -> dict:
+def _data(o: ReviseOutcome) -> dict[str, Any]:
     return {
         "decisionId": o.decision_id,
         "candidateId": o.candidate_id,

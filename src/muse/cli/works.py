@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from muse.cli import editing
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
-from muse.cli.output import console, emit, escape, fail, print_json, print_prose
+from muse.cli.output import console, emit, fail, print_json, print_prose
 from muse.core.limits import MAX_BOOK_MB, MAX_CHAPTER_CHARS, read_capped
 from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
@@ -242,7 +243,7 @@ def list_works(json_out: bool = JsonOption) -> None:
     emit([i.model_dump(mode="json") for i in infos], json_out, _render_works)
 
 
-def _render_works(rows: list[dict]) -> None:
+def _render_works(rows: list[dict[str, Any]]) -> None:
     if not rows:
         console.print("还没有作品。用 muse import 导入，或运行 make demo。")
         return
@@ -267,7 +268,7 @@ def list_chapters(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     emit([r.model_dump(mode="json") for r in rows], json_out, _render_chapters)
 
 
-def _render_chapters(rows: list[dict]) -> None:
+def _render_chapters(rows: list[dict[str, Any]]) -> None:
     table = Table("章号", "标题", "卷", "汉字数", "修订版", "内容哈希")
     for r in rows:
         table.add_row(
@@ -299,7 +300,7 @@ def chapter_show(
     emit(chapter.model_dump(mode="json"), json_out, _render_chapter, escaped=False)
 
 
-def _render_chapter(c: dict) -> None:
+def _render_chapter(c: dict[str, Any]) -> None:
     console.print(
         f"[bold]第{c['number']}章 {escape(c['title'])}[/]  修订版 {c['revision']} · "
         f"{c['han_count']} 汉字 · {c['content_sha256'][:12]}",

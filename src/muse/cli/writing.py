@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 from rich.table import Table
 
@@ -143,7 +145,7 @@ def list_runs(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     emit(rows, json_out, _render_runs)
 
 
-def _render_runs(rows: list[dict]) -> None:
+def _render_runs(rows: list[dict[str, Any]]) -> None:
     table = Table("运行", "章", "状态", "模型", "缓存命中", "原因")
     for r in rows:
         table.add_row(
@@ -160,7 +162,7 @@ def _render_runs(rows: list[dict]) -> None:
             console.print(f"第 {chapter} 章：输入缓存命中 {cache_label(cache)}", highlight=False)
 
 
-def cache_label(cache: dict) -> str:
+def cache_label(cache: dict[str, Any]) -> str:
     """「62%（12,345/19,800）」, or 「—」 when the provider reported no cached tokens."""
     if cache["share"] is None:
         return "—"
@@ -186,7 +188,7 @@ def list_candidates(
     emit(rows, json_out, _render_candidates)
 
 
-def _render_candidates(rows: list[dict]) -> None:
+def _render_candidates(rows: list[dict[str, Any]]) -> None:
     table = Table("候选", "章", "版本", "状态", "汉字数", "哈希")
     for r in rows:
         table.add_row(

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from muse.context.as_of import AsOfView
     from muse.context.budget_view import budget_usage
     from muse.context.card_hits import summarize
-    from muse.context.contracts import EvidenceCoverage, WriterContext
+    from muse.context.contracts import CoverageState, EvidenceCoverage, WriterContext
     from muse.context.evidence_requests import fulfil_evidence_requests
     from muse.context.exploration_contracts import (
         EXPLORE_INPUT_VERSION,
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from muse.context.output_contracts import (
         ClaimLedgerEntry,
         DraftClaim,
+        EvidenceRequest,
+        NewSettingDeclaration,
         SelfCheck,
         WriterDraft,
         WriterOutput,
@@ -97,13 +99,16 @@ __all__ = [
     "writer_input",
     "index_overview",
     "chapter_chunks",
+    "NewSettingDeclaration",
+    "EvidenceRequest",
+    "CoverageState",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
     "as_of": ("AsOfView",),
     "budget_view": ("budget_usage",),
     "card_hits": ("summarize",),
-    "contracts": ("EvidenceCoverage", "WriterContext"),
+    "contracts": ("EvidenceCoverage", "WriterContext", "CoverageState"),
     "evidence_requests": ("fulfil_evidence_requests",),
     "exploration_contracts": (
         "EXPLORE_INPUT_VERSION",
@@ -130,6 +135,8 @@ _FACE: dict[str, tuple[str, ...]] = {
         "SelfCheck",
         "WriterDraft",
         "WriterOutput",
+        "NewSettingDeclaration",
+        "EvidenceRequest",
     ),
     "plan_reads": ("explore_whitelist", "from_draft", "merge_reads", "planned_reads"),
     "replaying": ("replay", "replay_bytes"),

@@ -7,6 +7,7 @@ result, so a leak shows up as a failure where it is attempted.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -99,11 +100,11 @@ class AsOfView:
             self.conn, self.work_id, names, max_chapter=self.as_of, limit=limit
         )
 
-    def style(self) -> dict | None:
+    def style(self) -> dict[str, Any] | None:
         """The confirmed style profile (stage 3), or None: never a shadow one."""
         return load_confirmed_style(self.conn, self.work_id)
 
-    def patterns(self) -> list[dict]:
+    def patterns(self) -> list[dict[str, Any]]:
         """Patterns bound through the confirmed assembly (stage 3), nothing unconfirmed."""
         return load_bound_patterns(self.conn, self.work_id)
 

@@ -9,6 +9,7 @@ which the prose re-read follows back to the original text.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from muse.context.as_of import AsOfView
 from muse.context.contracts import CardHit
@@ -88,7 +89,7 @@ def card_index_version(view: AsOfView) -> str:
     return "cards-v1:" + hash_value([list(v) for v in versions])[:16]
 
 
-def content_identity(state_as_of: dict) -> str:
+def content_identity(state_as_of: dict[str, Any]) -> str:
     """Hash of a card state without database ids, so equal content hashes equally anywhere."""
     return hash_value({k: v for k, v in state_as_of.items() if k != "card_id"})
 

@@ -120,7 +120,15 @@ def coverage(
     return added, rows
 
 
-def _entity_row(element_id, name, state, mention, card_facts, card_prose, conflicted):
+def _entity_row(
+    element_id: str,
+    name: str,
+    state: CardState | None,
+    mention: FactEvidence | None,
+    card_facts: Mapping[str, str],
+    card_prose: Mapping[str, list[str]],
+    conflicted: set[str],
+) -> EvidenceCoverage:
     prose_ids = ([mention.id] if mention else []) + (
         card_prose.get(state.card_id, []) if state else []
     )

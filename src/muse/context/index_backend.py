@@ -27,8 +27,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Connection, select, text
+from sqlalchemy import Connection, TextClause, select, text
 
 from muse.context.index_tables import search_chunks
 from muse.works import prose_slices
@@ -191,7 +192,9 @@ def rounded(score: float) -> float:
     return float(f"{score:.9g}")
 
 
-def _ranked(conn: Connection, statement, params: dict, limit: int) -> list[tuple[int, float]]:
+def _ranked(
+    conn: Connection, statement: TextClause, params: dict[str, Any], limit: int
+) -> list[tuple[int, float]]:
     """The ``limit`` best (id, rounded score), plus every match tied with the last of them, so
     that the tie-break, not the database, decides which tied chunks make the cut."""
     fetch = 4 * limit + 1  # one bounded sort costs the same for 11 rows or 41; a re-query doubles

@@ -15,7 +15,7 @@ with the reason in ``unknown``; nothing is inferred from prose by guesswork.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from muse.context.contracts import NarrativeSource, NarrativeState
 from muse.knowledge import LedgerEntry
@@ -111,7 +111,9 @@ def derive_narrative_state(
     )
 
 
-def _last(entries: Sequence[LedgerEntry], keep, key: str) -> tuple[str, LedgerEntry] | None:
+def _last(
+    entries: Sequence[LedgerEntry], keep: Callable[[LedgerEntry], bool], key: str
+) -> tuple[str, LedgerEntry] | None:
     for e in reversed(entries):
         if keep(e) and e.payload.get(key):
             return str(e.payload[key]), e

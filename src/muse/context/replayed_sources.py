@@ -18,7 +18,7 @@ No material reaches the writer that is not the result of a manifest read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from muse.context.card_hits import content_identity, summarize
 from muse.context.contracts import FactEvidence, ManifestSource, OmittedSource, TokenBudget
@@ -48,7 +48,7 @@ def fold_replayed(
 
 
 def _material(
-    read: ReplayedRead, status: str, tokens: int = 0, ids=(), note=""
+    read: ReplayedRead, status: str, tokens: int = 0, ids: Iterable[str] = (), note: str = ""
 ) -> ReplayedMaterial:
     return ReplayedMaterial(
         read_id=read.read_id,

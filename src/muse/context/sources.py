@@ -8,6 +8,7 @@ card hits (cards budget), then excerpts re-read by the cards' pointers and simil
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from muse.context.as_of import AsOfView
 from muse.context.card_hits import card_hits, content_identity, summarize
@@ -41,8 +42,8 @@ class SourcePack:
     card_prose: dict[str, list[str]] = field(default_factory=dict)
     used: dict[str, int] = field(default_factory=dict)
     read_revisions: dict[int, int] = field(default_factory=dict)
-    style: dict | None = None
-    patterns: list[dict] = field(default_factory=list)
+    style: dict[str, Any] | None = None
+    patterns: list[dict[str, Any]] = field(default_factory=list)
 
     def spend(self, category: str, tokens: int, budget: int) -> bool:
         if self.used.get(category, 0) + tokens > budget:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy import Connection
 
@@ -49,7 +49,7 @@ from muse.core.canonical import hash_value
 from muse.core.clock import iso, utc_now
 from muse.core.errors import ContractViolation
 from muse.core.ids import new_id
-from muse.core.length_target import ChapterLength, Density, compute_length_target
+from muse.core.length_target import ChapterLength, Density, LengthTarget, compute_length_target
 from muse.planning import FineOutline
 from muse.works import AuthorizationSnapshot, get_work_row
 
@@ -69,7 +69,7 @@ class FrozenContext:
     blocking: tuple[EvidenceCoverage, ...]
 
 
-def _length(view: AsOfView, outline: FineOutline, work_default: int):
+def _length(view: AsOfView, outline: FineOutline, work_default: int) -> LengthTarget:
     hc = outline.hard_constraints
     density = Density(
         hard_event_count=len(hc.hard_events),
@@ -89,7 +89,7 @@ def _length(view: AsOfView, outline: FineOutline, work_default: int):
     )
 
 
-def snapshot_sha256(context_wire: dict) -> str:
+def snapshot_sha256(context_wire: dict[str, Any]) -> str:
     """contextSnapshotSha256: the context without its own hash and generation time."""
     data = dict(context_wire)
     snap = dict(data["contextSnapshot"])

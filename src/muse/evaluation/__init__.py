@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from muse.evaluation.invariants import check_invariants
     from muse.evaluation.preregistration import preregister, read_set_file
     from muse.evaluation.report import build_report, list_sets, sample_detail
-    from muse.evaluation.runner import estimate, run_set
+    from muse.evaluation.runner import Estimate, estimate, run_set
     from muse.evaluation.states import EVAL_STATE_LABELS
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "run_set",
     "list_sets",
     "sample_detail",
+    "Estimate",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
@@ -36,7 +37,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "invariants": ("check_invariants",),
     "preregistration": ("preregister", "read_set_file"),
     "report": ("build_report", "list_sets", "sample_detail"),
-    "runner": ("estimate", "run_set"),
+    "runner": ("estimate", "run_set", "Estimate"),
     "states": ("EVAL_STATE_LABELS",),
 }
 

@@ -17,9 +17,12 @@ context is validated (references, hashes) and stored with its own snapshot hash.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sqlalchemy import Connection
 
 from muse.context import (
+    CoverageState,
     EvidenceCoverage,
     FrozenContext,
     WriterContext,
@@ -32,10 +35,12 @@ from muse.evaluation.contracts import ARM_MODES, EVAL_POLICY_VERSION
 _CARD_FACTS = frozenset({"confirmed_card", "confirmed_setting", "fact_ledger"})
 _PROSE_FACTS = frozenset({"canonical_prose"})
 _PROSE_SOURCES = frozenset({"chapter", "prose_excerpt"})
-_GAP_OF_ARM = {"A": "card_gap", "B": "style_gap"}
+_GAP_OF_ARM: dict[str, CoverageState] = {"A": "card_gap", "B": "style_gap"}
 
 
-def _coverage(rows, known: set[str], arm: str) -> tuple[EvidenceCoverage, ...]:
+def _coverage(
+    rows: Iterable[EvidenceCoverage], known: set[str], arm: str
+) -> tuple[EvidenceCoverage, ...]:
     out = []
     for row in rows:
         ids = tuple(e for e in row.evidence_ids if e in known)

@@ -26,7 +26,7 @@ from muse.store.engine import reading
 LABEL = "候选"
 
 
-def _load(engine: Engine, candidate_id: str) -> tuple[str, dict, str]:
+def _load(engine: Engine, candidate_id: str) -> tuple[str, dict[str, Any], str]:
     with reading(engine) as conn:  # production view: evaluation candidates are not found
         cand = conn.execute(
             select(
@@ -61,7 +61,9 @@ def _located(body: str, quotes: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def judge_candidate(engine: Engine, candidate_id: str, *, provider: str, model: str) -> dict:
+def judge_candidate(
+    engine: Engine, candidate_id: str, *, provider: str, model: str
+) -> dict[str, Any]:
     body, outline, run_id = _load(engine, candidate_id)
     result = dispatch(
         engine,
@@ -98,7 +100,7 @@ def judge_candidate(engine: Engine, candidate_id: str, *, provider: str, model: 
     return _wire(row)
 
 
-def _wire(row: dict) -> dict:
+def _wire(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": row["id"],
         "candidateId": row["candidate_id"],
@@ -110,7 +112,7 @@ def _wire(row: dict) -> dict:
     }
 
 
-def candidate_judgements_of(engine: Engine, candidate_id: str) -> list[dict]:
+def candidate_judgements_of(engine: Engine, candidate_id: str) -> list[dict[str, Any]]:
     with reading(engine) as conn:
         rows = conn.execute(
             select(candidate_judgements)

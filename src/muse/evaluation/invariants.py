@@ -73,7 +73,9 @@ def _cards(conn: Connection, run_ids: set[str]) -> list[Violation]:
     return found
 
 
-def _quality(engine: Engine, conn: Connection, run_ids: set[str], cand_ids: set[str]):
+def _quality(
+    engine: Engine, conn: Connection, run_ids: set[str], cand_ids: set[str]
+) -> list[Violation]:
     found = []
     with reading(engine) as production:  # production's own view, without the zone option
         seen = set(production.execute(select(candidates.c.id, candidates.c.run_id)).all())

@@ -54,7 +54,9 @@ def judge_order(base: list[str], judge_index: int) -> list[str]:
     return base[1:] + base[:1]
 
 
-def judge_input(outline: dict[str, Any], order: list[str], bodies: dict[str, str]) -> dict:
+def judge_input(
+    outline: dict[str, Any], order: list[str], bodies: dict[str, str]
+) -> dict[str, Any]:
     return {
         "rubric": RUBRIC,
         "fineOutline": outline,
@@ -89,7 +91,7 @@ def _sheet(scores: JudgeScores, order: list[str]) -> dict[str, dict[str, Any]]:
     }
 
 
-def _receipted(ctx: SampleCtx, task_input: dict) -> tuple[str, dict] | None:
+def _receipted(ctx: SampleCtx, task_input: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """A successful judge call of this evaluation run with exactly this input, if any."""
     wanted = canonical_json(task_input)
     with reading(ctx.engine) as conn:
@@ -111,7 +113,8 @@ def run_judge(ctx: SampleCtx, judge_index: int) -> dict[str, Any]:
         stored = judge_sheets(conn, ctx.eval_run_id).get(judge_index)
         labels = eval_row(conn, ctx.eval_run_id)["labels"]
     if stored is not None:
-        return stored["sheet"]
+        sheet: dict[str, Any] = stored["sheet"]
+        return sheet
     base = presentation_order(ctx.evaluation_set.evaluationSetVersion, ctx.sample.sampleId, labels)
     order = judge_order(base, judge_index)
     task_input = judge_input(
@@ -139,7 +142,7 @@ def run_judge(ctx: SampleCtx, judge_index: int) -> dict[str, Any]:
     return sheet
 
 
-def _call(ctx: SampleCtx, judge_index: int, task_input: dict) -> tuple[str, JudgeScores]:
+def _call(ctx: SampleCtx, judge_index: int, task_input: dict[str, Any]) -> tuple[str, JudgeScores]:
     judge = ctx.evaluation_set.models.judge
     ctx.emit(f"judge{judge_index}", "running")
     try:
@@ -166,7 +169,7 @@ def scores_only(sheet: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]
     return {label: {d: v["score"] for d, v in dims.items()} for label, dims in sheet.items()}
 
 
-def assess_sheets(sheets: list[dict]) -> Outcome:
+def assess_sheets(sheets: list[dict[str, Any]]) -> Outcome:
     try:
         return assess([scores_only(s) for s in sheets])
     except ContractViolation as err:

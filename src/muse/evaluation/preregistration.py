@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
-from sqlalchemy import Connection, Engine, or_, select
+from sqlalchemy import Connection, Engine, Row, or_, select
 
 from muse.agents import check_model_allowed, load_roles
 from muse.core.canonical import hash_value
@@ -169,7 +169,9 @@ def preregister(engine: Engine, evaluation_set: EvaluationSet) -> Registered:
     return _registered(row, evaluation_set, created=True)
 
 
-def _registered(row, evaluation_set: EvaluationSet, *, created: bool) -> Registered:
+def _registered(
+    row: Row[*tuple[Any, ...]], evaluation_set: EvaluationSet, *, created: bool
+) -> Registered:
     return Registered(
         row.id, row.version, row.sha256, created, len(evaluation_set.samples), row.dry_run
     )

@@ -22,7 +22,15 @@ from sqlalchemy import Connection, Engine, select
 
 from muse.agents import AgentCallError, ForbiddenInput, InvalidOutput, dispatch
 from muse.agents.tables import model_calls
-from muse.context import FrozenContext, WriterContext, WriterDraft, build_output, freeze_context
+from muse.context import (
+    FrozenContext,
+    UnlocatedClaim,
+    WriterContext,
+    WriterDraft,
+    WriterOutput,
+    build_output,
+    freeze_context,
+)
 from muse.context.tables import context_snapshots
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, ContractViolation
@@ -34,6 +42,7 @@ from muse.evaluation.lexicon import replay_lexicon
 from muse.evaluation.sample_state import arm_rows, eval_row
 from muse.evaluation.tables import eval_arms
 from muse.flow import (
+    Verdict,
     check_candidate,
     check_lexicons,
     commit_verdict,
@@ -108,7 +117,8 @@ def _generate_arm(ctx: SampleCtx, arm: str) -> None:
 
 def _run_state(engine: Engine, run_id: str) -> str:
     with reading(engine) as conn:
-        return conn.execute(select(runs.c.state).where(runs.c.id == run_id)).scalar_one()
+        state: str = conn.execute(select(runs.c.state).where(runs.c.id == run_id)).scalar_one()
+    return state
 
 
 def _start_arm_run(ctx: SampleCtx, arm: str) -> str:
@@ -209,7 +219,7 @@ def load_frozen(conn: Connection, run_id: str) -> FrozenContext:
     return FrozenContext(row.id, WriterContext.model_validate(row.payload), ())
 
 
-def stored_output(conn: Connection, run_id: str, role: str, task: str) -> dict | None:
+def stored_output(conn: Connection, run_id: str, role: str, task: str) -> dict[str, Any] | None:
     """The validated output of the run's last successful ``role/task`` call, if receipted."""
     row = conn.execute(
         select(model_calls.c.id, model_calls.c.output, model_calls.c.tokens_out)
@@ -226,7 +236,7 @@ def stored_output(conn: Connection, run_id: str, role: str, task: str) -> dict |
     )
 
 
-def _writer_draft(ctx: SampleCtx, arm: str, run_id: str, frozen: FrozenContext) -> dict:
+def _writer_draft(ctx: SampleCtx, arm: str, run_id: str, frozen: FrozenContext) -> dict[str, Any]:
     with reading(ctx.engine) as conn:
         stored = stored_output(conn, run_id, "writer", "generate")
     if stored is not None:
@@ -299,7 +309,9 @@ def _write(ctx: SampleCtx, arm: str, run_id: str) -> None:
         )
 
 
-def _build(frozen: FrozenContext, draft_wire: dict[str, Any]):
+def _build(
+    frozen: FrozenContext, draft_wire: dict[str, Any]
+) -> tuple[WriterOutput, list[UnlocatedClaim]]:
     try:
         draft = WriterDraft.model_validate(draft_wire)
         return with_attempt(*build_output(frozen.context, frozen.snapshot_id, draft, 1), 1)
@@ -320,7 +332,9 @@ def detect_arms(ctx: SampleCtx) -> None:
             _detect(ctx, arm, row.run_id, row.candidate_id or "", leak_terms)
 
 
-def _detect(ctx: SampleCtx, arm: str, run_id: str, candidate_id: str, leak_terms) -> None:
+def _detect(
+    ctx: SampleCtx, arm: str, run_id: str, candidate_id: str, leak_terms: list[tuple[str, int]]
+) -> None:
     with reading(ctx.engine) as conn:
         frozen = load_frozen(conn, run_id)
         stored = stored_output(conn, run_id, "writer", "generate")
@@ -362,7 +376,7 @@ def _detect(ctx: SampleCtx, arm: str, run_id: str, candidate_id: str, leak_terms
         raise SampleFailed("failed_contract", f"{arm} 臂检测报告不合合同：{verdict.reason}")
 
 
-def check_summary(verdict, sample: Sample) -> dict[str, Any]:
+def check_summary(verdict: Verdict, sample: Sample) -> dict[str, Any]:
     hc = sample.outline().hard_constraints
     total = len(hc.constraint_ids()) + len(hc.required_entities)
     missing = sum(1 for f in verdict.findings if f.kind in MISSING_KINDS and f.severity == "high")

@@ -12,7 +12,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import Engine, Integer, func, select
+from sqlalchemy import Connection, Engine, Integer, Row, func, select
 
 from muse.agents.tables import model_calls
 from muse.core.errors import NotFound
@@ -32,11 +32,11 @@ def _f(value: str) -> Fraction:
     return Fraction(value)
 
 
-def _delta(final: dict, left: str, right: str) -> dict[str, str]:
+def _delta(final: dict[str, Any], left: str, right: str) -> dict[str, str]:
     return {d: f"{float(_f(final[left][d]) - _f(final[right][d])):g}" for d in DIMENSIONS}
 
 
-def _sample(conn, row) -> dict[str, Any]:
+def _sample(conn: Connection, row: Row[*tuple[Any, ...]]) -> dict[str, Any]:
     arms = arm_rows(conn, row.id)
     sheets = judge_sheets(conn, row.id)
     work = get_work_row(conn, row.work_id)
@@ -68,7 +68,7 @@ def _sample(conn, row) -> dict[str, Any]:
     return out
 
 
-def _distribution(samples: list[dict], key: str) -> dict[str, Any]:
+def _distribution(samples: list[dict[str, Any]], key: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for d in DIMENSIONS:
         values = [_f(s["deltas"][key][d]) for s in samples if s["deltas"]]
@@ -86,7 +86,7 @@ def _distribution(samples: list[dict], key: str) -> dict[str, Any]:
     return out
 
 
-def gate_facts(samples: list[dict], total: int, dry_run: bool) -> GateFacts:
+def gate_facts(samples: list[dict[str, Any]], total: int, dry_run: bool) -> GateFacts:
     valid = [s for s in samples if s["state"] in REPORT_STATES]
     checks = [a["check"] for s in samples for a in s["arms"].values() if a["check"]]
     c_checks = [
@@ -122,7 +122,7 @@ def gate_facts(samples: list[dict], total: int, dry_run: bool) -> GateFacts:
     )
 
 
-def _usage(conn, run_ids: list[str]) -> list[dict[str, Any]]:
+def _usage(conn: Connection, run_ids: list[str]) -> list[dict[str, Any]]:
     rows = conn.execute(
         select(
             model_calls.c.provider,

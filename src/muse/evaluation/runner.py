@@ -23,7 +23,7 @@ from muse.agents import resolve_provider
 from muse.context import refresh_index
 from muse.core.errors import InvalidInput, MuseError, StaleTransition
 from muse.core.text import count_han
-from muse.evaluation.contracts import EvaluationSet
+from muse.evaluation.contracts import EvaluationSet, RoleModel
 from muse.evaluation.judging import assess_sheets, final_by_arm, run_judge
 from muse.evaluation.preregistration import load_set
 from muse.evaluation.replay import (
@@ -57,7 +57,7 @@ class Estimate:
         return asdict(self)
 
 
-def _pending(engine: Engine, set_id: str) -> list[dict]:
+def _pending(engine: Engine, set_id: str) -> list[dict[str, Any]]:
     with reading(engine) as conn:
         rows = conn.execute(
             select(eval_runs).where(eval_runs.c.set_id == set_id).order_by(eval_runs.c.sample_key)
@@ -65,7 +65,7 @@ def _pending(engine: Engine, set_id: str) -> list[dict]:
         return [dict(r) for r in rows if r["state"] not in EVAL_TERMINAL]
 
 
-def _prose_tokens(engine: Engine, row: dict) -> int:
+def _prose_tokens(engine: Engine, row: dict[str, Any]) -> int:
     with reading(engine) as conn:
         numbers = list(range(max(1, row["as_of"] - 3), row["as_of"] + 1))
         return sum(
@@ -83,7 +83,7 @@ def estimate(engine: Engine, ref: str) -> Estimate:
     out_tokens = evaluation_set.maxGenerationBudget.maxOutputTokens
     usage: dict[tuple[str, str], list[int]] = {}
 
-    def add(role_model, calls: int, tokens_in: int, tokens_out: int) -> None:
+    def add(role_model: RoleModel, calls: int, tokens_in: int, tokens_out: int) -> None:
         key = (role_model.provider, role_model.model)
         got = usage.setdefault(key, [0, 0, 0])
         got[0] += calls
@@ -184,7 +184,8 @@ def _locked(progress: Progress | None, lock: threading.Lock) -> Progress | None:
 
 def _state(ctx: SampleCtx) -> str:
     with reading(ctx.engine) as conn:
-        return eval_row(conn, ctx.eval_run_id)["state"]
+        state: str = eval_row(conn, ctx.eval_run_id)["state"]
+    return state
 
 
 def _move(ctx: SampleCtx, state: str, new: str, **values: Any) -> None:
@@ -208,7 +209,8 @@ def _detecting(ctx: SampleCtx, state: str) -> None:
 
 def _labels(ctx: SampleCtx) -> dict[str, str]:
     with reading(ctx.engine) as conn:
-        return eval_row(conn, ctx.eval_run_id)["labels"]
+        labels: dict[str, str] = eval_row(conn, ctx.eval_run_id)["labels"]
+    return labels
 
 
 def _judging_pair(ctx: SampleCtx, state: str) -> None:

@@ -9,6 +9,8 @@ that does not step by exactly one are refused by the database on both backends, 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from muse.evaluation import states
 
 _T = "eval_runs"
@@ -21,7 +23,7 @@ _MSG = {
 }
 
 
-def _quote(values) -> str:
+def _quote(values: Iterable[str]) -> str:
     return ", ".join(f"'{v}'" for v in sorted(values))
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, RowMapping, select
 from sqlalchemy.exc import IntegrityError
 
 from muse.context import QUALITY_POLICY_VERSION, index_chapter
@@ -153,7 +153,7 @@ def _previous_after_race(
         return _previous(conn, command_id, candidate_id)
 
 
-def _refuse_ineligible(cand, run) -> None:
+def _refuse_ineligible(cand: RowMapping, run: RowMapping) -> None:
     """Refusals that are not run outcomes: the author asked for something impossible."""
     if (
         run["run_type"] != "production"
@@ -167,7 +167,7 @@ def _refuse_ineligible(cand, run) -> None:
         raise InvalidInput(f"该运行当前处于 {run['state']}，不在候选待审状态，不能采纳。")
 
 
-def _preflight(conn: Connection, cand, run) -> None:
+def _preflight(conn: Connection, cand: RowMapping, run: RowMapping) -> None:
     chapter = cand["chapter"]
     report = cand["report"] or {}
     if (
@@ -202,7 +202,7 @@ def _preflight(conn: Connection, cand, run) -> None:
         )
 
 
-def _check_context_sources(conn: Connection, cand, revisions: dict[int, int]) -> None:
+def _check_context_sources(conn: Connection, cand: RowMapping, revisions: dict[int, int]) -> None:
     read = conn.execute(
         select(context_snapshots.c.chapter_revisions).where(
             context_snapshots.c.id == cand["context_snapshot_id"]
@@ -226,7 +226,12 @@ class FactChoice:
 
 
 def _commit(
-    conn: Connection, cand, run, command_id: str, actor: str, facts: FactChoice
+    conn: Connection,
+    cand: RowMapping,
+    run: RowMapping,
+    command_id: str,
+    actor: str,
+    facts: FactChoice,
 ) -> AcceptOutcome:
     chapter, work_id = cand["chapter"], cand["work_id"]
     decision_id = new_id("dec")
@@ -304,17 +309,25 @@ def _commit(
     )
 
 
-def _title(conn: Connection, cand) -> str:
+def _title(conn: Connection, cand: RowMapping) -> str:
     """The chapter title from the fine outline the candidate was written from."""
     payload = conn.execute(
         select(context_snapshots.c.payload).where(
             context_snapshots.c.id == cand["context_snapshot_id"]
         )
     ).scalar_one()
-    return payload["fineOutline"].get("title", "")
+    title: str = payload["fineOutline"].get("title", "")
+    return title
 
 
-def _record_failure(engine, cand, run, command_id, actor, failed: PreflightFailed) -> AcceptOutcome:
+def _record_failure(
+    engine: Engine,
+    cand: RowMapping,
+    run: RowMapping,
+    command_id: str,
+    actor: str,
+    failed: PreflightFailed,
+) -> AcceptOutcome:
     with engine.begin() as conn:
         current = conn.execute(select(runs.c.state).where(runs.c.id == run["id"])).scalar()
         if current == "shadow_ready":

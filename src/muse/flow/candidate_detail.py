@@ -79,7 +79,9 @@ def _versions(conn: Connection, run_id: str) -> list[dict[str, Any]]:
     return [{"id": r.id, "version": r.version, "state": r.state, "sha256": r.sha256} for r in rows]
 
 
-def locate(body: str, start: int | None, end: int | None, quote: str | None) -> dict | None:
+def locate(
+    body: str, start: int | None, end: int | None, quote: str | None
+) -> dict[str, Any] | None:
     """Where a finding is: its range, or its quote found verbatim; line from 1, code points."""
     if start is None and quote:
         at = body.find(quote)
@@ -148,7 +150,9 @@ def context_summary(conn: Connection, snapshot_id: str) -> dict[str, Any]:
     }
 
 
-def _decisions(conn: Connection, run_candidates: list[str], candidate_id: str) -> list[dict]:
+def _decisions(
+    conn: Connection, run_candidates: list[str], candidate_id: str
+) -> list[dict[str, Any]]:
     rows = conn.execute(
         select(decisions)
         .where(decisions.c.candidate_id.in_(run_candidates))
@@ -171,6 +175,6 @@ def _decisions(conn: Connection, run_candidates: list[str], candidate_id: str) -
     ]
 
 
-def _attribution(rows: list[dict], candidate_id: str) -> str:
+def _attribution(rows: list[dict[str, Any]], candidate_id: str) -> str:
     made_by_edit = any(d["newCandidateId"] == candidate_id for d in rows)
     return "author_edit" if made_by_edit else "writer"

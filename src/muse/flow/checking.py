@@ -415,7 +415,9 @@ def with_attempt(
     return output.model_copy(update={"attempt": attempt}), unlocated
 
 
-def located(body: str, start: int | None, end: int | None, margin: int = 12) -> dict | None:
+def located(
+    body: str, start: int | None, end: int | None, margin: int = 12
+) -> dict[str, Any] | None:
     """Where ``[start, end)`` is in ``body``, for the author: paragraph number (from 1) and the
     quote with a little text around it."""
     if start is None or end is None or not 0 <= start <= end <= len(body):

@@ -200,7 +200,7 @@ def diff_texts(old: str, new: str) -> TextDiff:
     return TextDiff(old_units, new_units, tuple(changes))
 
 
-def _matcher(old: tuple[Unit, ...], new: tuple[Unit, ...]) -> SequenceMatcher:
+def _matcher(old: tuple[Unit, ...], new: tuple[Unit, ...]) -> SequenceMatcher[str]:
     return SequenceMatcher(None, [u.text for u in old], [u.text for u in new], autojunk=False)
 
 

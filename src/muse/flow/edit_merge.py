@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, RowMapping, select
 from sqlalchemy.exc import IntegrityError
 
 from muse.context import WriterOutput
@@ -84,7 +84,7 @@ def edit_candidate(
     return _check_new_version(engine, started)
 
 
-class _Started(dict):
+class _Started(dict[str, Any]):
     """What step 1 hands to steps 2 and 3 (run and candidate ids, the output, the decision)."""
 
 
@@ -215,7 +215,14 @@ def _revision_conflict(conn: Connection, cand: Any, run: Any, expected: int | No
 
 
 def _record_conflict(
-    conn, cand, run, body, expected, command_id, actor, why
+    conn: Connection,
+    cand: RowMapping,
+    run: RowMapping,
+    body: str,
+    expected: int | None,
+    command_id: str,
+    actor: str,
+    why: str,
 ) -> dec.DecisionOutcome:
     message = why + "你的修改已原样保存在决定记录中，没有丢失；请基于最新正文重新运行。"
     decision_id = dec.insert_decision(

@@ -27,7 +27,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from muse.context import AsOfView, WriterOutput, summarize
+from muse.context import AsOfView, NewSettingDeclaration, WriterOutput, summarize
 from muse.core.canonical import sha256_hex
 from muse.core.errors import NotFound
 from muse.knowledge import CardState
@@ -85,11 +85,18 @@ def _named_cards(states: list[CardState], text: str) -> list[CardState]:
     return [s for s in states if any(n and n in text for n in (s.name, *s.aliases))]
 
 
-def _declared(output: WriterOutput, text: str):
+def _declared(output: WriterOutput, text: str) -> list[NewSettingDeclaration]:
     return [d for d in output.new_setting_declarations if d.name in text]
 
 
-def _resolve(view, states, in_conflict, index, gap: EvidenceGap, output) -> GapResolution:
+def _resolve(
+    view: AsOfView,
+    states: list[CardState],
+    in_conflict: set[str],
+    index: int,
+    gap: EvidenceGap,
+    output: WriterOutput,
+) -> GapResolution:
     if gap.origin == "verdict_without_issue" or not gap.subject.strip():
         return GapResolution(
             index, gap, "undetermined", (), None, "检测员没有指明缺什么证据，无从检索；请作者判断。"
@@ -157,7 +164,7 @@ def _prose_evidence(view: AsOfView, cards: list[CardState], subject: str) -> lis
     ]
 
 
-def _new_setting(gap: EvidenceGap, declared) -> dict[str, Any]:
+def _new_setting(gap: EvidenceGap, declared: list[NewSettingDeclaration]) -> dict[str, Any]:
     if declared:
         d = declared[0]
         return {

@@ -51,8 +51,8 @@ from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.flow.verdicts import commit_verdict
 from muse.flow.writer_phases import EvidenceLedger, answer_requests, explore_and_replay
-from muse.planning import load_confirmed
-from muse.works import latest_chapter_number, take_snapshot
+from muse.planning import FineOutline, load_confirmed
+from muse.works import AuthorizationSnapshot, latest_chapter_number, take_snapshot
 from muse.works.tables import chapters
 
 Progress = Callable[[str, str], None]  # (node, status): the simple form, kept for the demo
@@ -68,8 +68,8 @@ class AttemptSummary:
     outcome: str
     candidate_state: str
     han_count: int
-    findings: list[dict] = field(default_factory=list)
-    revision_list: list[dict] = field(default_factory=list)
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    revision_list: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -78,16 +78,16 @@ class RunSummary:
     state: str
     reason: str | None = None
     candidate_id: str | None = None
-    findings: list[dict] = field(default_factory=list)
+    findings: list[dict[str, Any]] = field(default_factory=list)
     han_count: int | None = None
     context_snapshot_id: str | None = None
     semantic_status: str | None = None
     attempt: int = 1
     max_rewrites: int = 0
     attempts: list[AttemptSummary] = field(default_factory=list)
-    evidence_gaps: list[dict] = field(default_factory=list)
-    new_setting_candidates: list[dict] = field(default_factory=list)
-    evidence_requests: dict[str, list] = field(default_factory=dict)
+    evidence_gaps: list[dict[str, Any]] = field(default_factory=list)
+    new_setting_candidates: list[dict[str, Any]] = field(default_factory=list)
+    evidence_requests: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -189,7 +189,9 @@ def _loop(run: RunCtx, frozen: FrozenContext, policy: RewritePolicy, summary: Ru
         revision = revision_request(attempt, verdict.revision_list)
 
 
-def _insert_run(conn, work_id: int, chapter: int, as_of: int, provider: str, model: str) -> str:
+def _insert_run(
+    conn: Connection, work_id: int, chapter: int, as_of: int, provider: str, model: str
+) -> str:
     base = (
         conn.execute(
             select(chapters.c.current_revision).where(
@@ -222,7 +224,7 @@ def _insert_run(conn, work_id: int, chapter: int, as_of: int, provider: str, mod
     return run_id
 
 
-def _validate(run: RunCtx, work_id: int, policy: RewritePolicy):
+def _validate(run: RunCtx, work_id: int, policy: RewritePolicy) -> AuthorizationSnapshot:
     node = "validating_context"
     started = run.begin(node, 1)
     holder: dict[str, Any] = {}
@@ -243,11 +245,20 @@ def _validate(run: RunCtx, work_id: int, policy: RewritePolicy):
     except AuthorizationError as err:
         run.end(node, 1, "failed", started)
         raise run.stop("authorization_stale", str(err), node, 1, started) from None
-    run.end(node, 1, "ok", started, {"authorizationSnapshotId": holder["snapshot"].id})
-    return holder["snapshot"]
+    snapshot: AuthorizationSnapshot = holder["snapshot"]
+    run.end(node, 1, "ok", started, {"authorizationSnapshotId": snapshot.id})
+    return snapshot
 
 
-def _retrieve(run: RunCtx, work_id, outline, section_id, as_of, auth, item7) -> FrozenContext:
+def _retrieve(
+    run: RunCtx,
+    work_id: int,
+    outline: FineOutline,
+    section_id: str,
+    as_of: int,
+    auth: AuthorizationSnapshot,
+    item7: tuple[str | None, int],
+) -> FrozenContext:
     """Explore (the writer with read-only tools), replay without a model, freeze."""
     node = "retrieving"
     started = run.begin(node, 1)
@@ -293,7 +304,7 @@ def _retrieve(run: RunCtx, work_id, outline, section_id, as_of, auth, item7) -> 
         record_event(conn, run.run_id, 1, node, "ok", run.ms(started), holder["detail"])
 
     run.commit_node(node, work)
-    frozen = holder["frozen"]
+    frozen: FrozenContext = holder["frozen"]
     if frozen.blocking:
         run.end(node, 1, "blocked", started)
         reason = "覆盖门阻断：" + "；".join(r.note for r in frozen.blocking)
@@ -303,7 +314,11 @@ def _retrieve(run: RunCtx, work_id, outline, section_id, as_of, auth, item7) -> 
 
 
 def _generate(
-    run: RunCtx, frozen: FrozenContext, attempt: int, revision, ledger: EvidenceLedger
+    run: RunCtx,
+    frozen: FrozenContext,
+    attempt: int,
+    revision: dict[str, Any] | None,
+    ledger: EvidenceLedger,
 ) -> tuple[FrozenContext, _Written]:
     """The writer's tool-less call (``writing`` for attempt 1, ``rewriting`` after), again
     after its evidence requests are answered, and the new candidate version, inserted DRAFT and
@@ -369,7 +384,13 @@ def _generate(
 
 
 def _detect(
-    run: RunCtx, frozen, written: _Written, attempt: int, policy, summary, lexicons: Lexicons
+    run: RunCtx,
+    frozen: FrozenContext,
+    written: _Written,
+    attempt: int,
+    policy: RewritePolicy,
+    summary: RunSummary,
+    lexicons: Lexicons,
 ) -> Verdict:
     node = "detecting"
     started = run.begin(node, attempt, {"candidateId": written.candidate_id})
@@ -414,7 +435,14 @@ def _detect(
     return verdict
 
 
-def _summarise(summary: RunSummary, verdict: Verdict, written: _Written, attempt, state, reason):
+def _summarise(
+    summary: RunSummary,
+    verdict: Verdict,
+    written: _Written,
+    attempt: int,
+    state: str,
+    reason: str | None,
+) -> None:
     body = written.output.candidate_body
     findings = [
         {**f.to_dict(), "location": located(body, f.start, f.end)} for f in verdict.findings

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, RowMapping, func, select
 
 from muse.agents.tables import model_calls
 from muse.core.clock import iso
@@ -14,7 +14,7 @@ from muse.flow.states import RUN_STATE_LABELS
 from muse.flow.tables import candidates, run_events, runs
 
 
-def list_runs(conn: Connection, work_id: int, limit: int = 50) -> list[dict]:
+def list_runs(conn: Connection, work_id: int, limit: int = 50) -> list[dict[str, Any]]:
     rows = conn.execute(
         select(runs)
         .where(runs.c.work_id == work_id)
@@ -35,7 +35,7 @@ def token_cache(tokens_in: int, cached: list[int | None]) -> dict[str, Any]:
     return {"tokensIn": tokens_in, "tokensCached": total if reported else None, "share": share}
 
 
-def _token_caches(conn: Connection, run_ids: list[str]) -> dict[str, dict]:
+def _token_caches(conn: Connection, run_ids: list[str]) -> dict[str, dict[str, Any]]:
     """Per run: input tokens and the cached ones the receipts recorded (one query)."""
     if not run_ids:
         return {}
@@ -51,9 +51,9 @@ def _token_caches(conn: Connection, run_ids: list[str]) -> dict[str, dict]:
     return {run_id: token_cache(int(t_in), [cached]) for run_id, t_in, cached in rows}
 
 
-def chapter_token_caches(runs_listed: list[dict]) -> dict[int, dict]:
+def chapter_token_caches(runs_listed: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
     """Per chapter, over the listed runs: the same sums as per run."""
-    by_chapter: dict[int, list[dict]] = {}
+    by_chapter: dict[int, list[dict[str, Any]]] = {}
     for r in runs_listed:
         by_chapter.setdefault(r["chapter"], []).append(r["tokenCache"])
     return {
@@ -64,7 +64,7 @@ def chapter_token_caches(runs_listed: list[dict]) -> dict[int, dict]:
     }
 
 
-def _run(r) -> dict:
+def _run(r: RowMapping) -> dict[str, Any]:
     return {
         "id": r["id"],
         "chapter": r["target_chapter"],
@@ -80,7 +80,7 @@ def _run(r) -> dict:
     }
 
 
-def show_run(conn: Connection, run_id: str) -> dict:
+def show_run(conn: Connection, run_id: str) -> dict[str, Any]:
     row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
     if row is None:
         raise NotFound(f"运行 {run_id} 不存在。", hint="用 muse runs 查看运行记录。")
@@ -108,7 +108,9 @@ def show_run(conn: Connection, run_id: str) -> dict:
     return data
 
 
-def list_candidates(conn: Connection, work_id: int, chapter: int | None = None) -> list[dict]:
+def list_candidates(
+    conn: Connection, work_id: int, chapter: int | None = None
+) -> list[dict[str, Any]]:
     query = select(
         candidates.c.id,
         candidates.c.run_id,
@@ -136,7 +138,7 @@ def list_candidates(conn: Connection, work_id: int, chapter: int | None = None) 
     ]
 
 
-def show_candidate(conn: Connection, candidate_id: str) -> dict:
+def show_candidate(conn: Connection, candidate_id: str) -> dict[str, Any]:
     r = conn.execute(select(candidates).where(candidates.c.id == candidate_id)).mappings().first()
     if r is None:
         raise NotFound(f"候选 {candidate_id} 不存在。", hint="用 muse candidates 查看候选。")

@@ -19,8 +19,9 @@ is completed with the new run's id and final state when the run ends.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy.exc import IntegrityError
 
 from muse.agents import recorded_choice, resolve_model
@@ -147,7 +148,7 @@ def revise_candidate(
     )
 
 
-def _complete(engine: Engine, decision_id: str, outcome: str, extra: dict) -> None:
+def _complete(engine: Engine, decision_id: str, outcome: str, extra: dict[str, Any]) -> None:
     with engine.begin() as conn:
         detail = {**_detail(conn, decision_id), **extra}
         conn.execute(
@@ -157,7 +158,7 @@ def _complete(engine: Engine, decision_id: str, outcome: str, extra: dict) -> No
         )
 
 
-def _round_of(conn, snapshot_id: str | None) -> int:
+def _round_of(conn: Connection, snapshot_id: str | None) -> int:
     """The round the candidate was written in (1 when its context has no item 7)."""
     if snapshot_id is None:
         return 1
@@ -168,7 +169,7 @@ def _round_of(conn, snapshot_id: str | None) -> int:
     return int(instruction.get("round") or 1)
 
 
-def _detail(conn, decision_id: str) -> dict:
+def _detail(conn: Connection, decision_id: str) -> dict[str, Any]:
     return dict(
         conn.execute(select(decisions.c.detail).where(decisions.c.id == decision_id)).scalar() or {}
     )

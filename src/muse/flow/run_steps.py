@@ -65,12 +65,17 @@ class RunCtx:
         if self.observer is not None:
             self.observer(event)
 
-    def begin(self, node: str, attempt: int, detail: dict | None = None) -> float:
+    def begin(self, node: str, attempt: int, detail: dict[str, Any] | None = None) -> float:
         self.emit(NodeEvent(node, "running", attempt, 0, detail or {}))
         return time.perf_counter()
 
     def end(
-        self, node: str, attempt: int, status: str, started: float, detail: dict | None = None
+        self,
+        node: str,
+        attempt: int,
+        status: str,
+        started: float,
+        detail: dict[str, Any] | None = None,
     ) -> None:
         self.emit(NodeEvent(node, status, attempt, self.ms(started), detail or {}))
 
@@ -80,7 +85,9 @@ class RunCtx:
 
     # -- moves -----------------------------------------------------------------------------------
 
-    def advance(self, conn: Connection, node: str, attempt: int, next_state: str, **values) -> None:
+    def advance(
+        self, conn: Connection, node: str, attempt: int, next_state: str, **values: Any
+    ) -> None:
         """Apply ``node``'s result: refuse it if late, else move on and start the next deadline."""
         if not guard_result(conn, self.run_id, attempt, node):
             raise _Late(node)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Table, select
 from sqlalchemy.exc import DBAPIError
 
 from muse.core.clock import utc_now
@@ -35,7 +35,7 @@ def _check_expected(what: str, seen: dict[str, Any], expected: dict[str, Any]) -
             )
 
 
-def _apply(conn: Connection, table, where: dict[str, Any], values: dict[str, Any]) -> None:
+def _apply(conn: Connection, table: Table, where: dict[str, Any], values: dict[str, Any]) -> None:
     try:
         compare_and_set(conn, table, where=where, values=values)
     except DBAPIError as err:

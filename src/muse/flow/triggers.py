@@ -30,6 +30,7 @@ copy" batch migrations of ``runs`` or ``candidates`` drop the triggers: re-insta
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
 from sqlalchemy.exc import DBAPIError
@@ -74,7 +75,7 @@ def _pairs(table: Mapping[str, frozenset[str]]) -> str:
     return _quote(f"{old}>{new}" for old, targets in table.items() for new in targets)
 
 
-def _spec(table: str) -> dict:
+def _spec(table: str) -> dict[str, Any]:
     if table == "runs":
         return {
             "initial": states.RUN_INITIAL,

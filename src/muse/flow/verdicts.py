@@ -17,6 +17,8 @@ Any refusal raises ``StaleTransition`` and the caller's transaction rolls everyt
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Connection, select
 
 from muse.core.clock import utc_now
@@ -44,7 +46,7 @@ def commit_verdict(
     run_state: str,
     node: str = "detecting",
     reason: str | None = None,
-    detail: dict | None = None,
+    detail: dict[str, Any] | None = None,
 ) -> bool:
     """Apply ``verdict`` of ``candidate_id`` (attempt ``attempt``); ``False``: it came too late.
 
@@ -114,7 +116,17 @@ def _store_gaps(
         )
 
 
-def _record(conn, run_id, attempt, candidate_id, verdict: Verdict, run_state, node, reason, extra):
+def _record(
+    conn: Connection,
+    run_id: str,
+    attempt: int,
+    candidate_id: str,
+    verdict: Verdict,
+    run_state: str,
+    node: str,
+    reason: str | None,
+    extra: dict[str, Any],
+) -> None:
     timings = verdict.timings_ms
     blocking = verdict.blocking
     mechanical_blocking = [f for f in blocking if not f.kind.startswith("semantic_")]

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from muse.context import (
+    EvidenceRequest,
     ExplorationManifest,
     FrozenContext,
     ReplayedRead,
@@ -85,7 +86,7 @@ class EvidenceLedger:
     answered: list[dict[str, Any]] = field(default_factory=list)
     gaps: list[dict[str, Any]] = field(default_factory=list)
 
-    def new_requests(self, draft: WriterDraft) -> list:
+    def new_requests(self, draft: WriterDraft) -> list[EvidenceRequest]:
         fresh = [r for r in draft.evidence_requests if r.query not in self.asked]
         self.asked.update(r.query for r in fresh)
         return fresh

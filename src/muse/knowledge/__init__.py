@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         unify_names,
     )
     from muse.knowledge.card_book import cache_overview, drop_book
-    from muse.knowledge.card_import import import_cards_yaml
+    from muse.knowledge.card_import import ImportReport, import_cards_yaml
     from muse.knowledge.card_state import state_as_of, work_state_as_of
     from muse.knowledge.card_types import card_type
     from muse.knowledge.cards import find_card, get_card, load_cards
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         CardState,
         CardStatus,
         Cycle,
+        DraftOutcome,
         PlannedStep,
         SourceRef,
         StateAsOf,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from muse.knowledge.discovery import discover
     from muse.knowledge.discovery_drafts import DiscoveryReport, discover_work, parse_chapter_range
     from muse.knowledge.draft_review import (
+        DraftGroup,
         confirm_groups,
         group_drafts,
         merge_drafts,
@@ -178,6 +180,9 @@ __all__ = [
     "unify_names",
     "work_state_as_of",
     "cache_overview",
+    "DraftOutcome",
+    "DraftGroup",
+    "ImportReport",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
@@ -200,7 +205,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "unify_names",
     ),
     "card_book": ("drop_book", "cache_overview"),
-    "card_import": ("import_cards_yaml",),
+    "card_import": ("import_cards_yaml", "ImportReport"),
     "card_state": ("state_as_of", "work_state_as_of"),
     "card_types": ("card_type",),
     "cards": ("find_card", "get_card", "load_cards"),
@@ -215,6 +220,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "PlannedStep",
         "SourceRef",
         "StateAsOf",
+        "DraftOutcome",
     ),
     "discovery": ("discover",),
     "discovery_drafts": ("DiscoveryReport", "discover_work", "parse_chapter_range"),
@@ -224,6 +230,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "merge_drafts",
         "reject_groups",
         "select_groups",
+        "DraftGroup",
     ),
     "drafts": ("confirm_all", "confirm_draft", "list_drafts", "reject_draft", "submit_draft"),
     "extraction": (

@@ -32,7 +32,7 @@ from itertools import groupby, repeat
 from operator import add, itemgetter
 from typing import Any
 
-from sqlalchemy import Connection, literal, select
+from sqlalchemy import ColumnElement, Connection, literal, select
 from sqlalchemy.sql import Select
 
 from muse.knowledge.contracts import (
@@ -50,7 +50,7 @@ from muse.knowledge.tables import card_milestones, card_relations, cards, source
 from muse.knowledge.trusted import maker, trusted
 
 Row = tuple[Any, ...]
-NO_REFS: tuple = ()
+NO_REFS: tuple[Row, ...] = ()
 
 # card
 C_ID, C_WORK, C_STATUS, C_REVISION, C_TYPES_VERSION, C_SPEC_SHA256, C_TYPE, C_NAME = range(8)
@@ -65,7 +65,7 @@ CYCLES = {c.value: c for c in Cycle}
 _STATUSES = {s.value: s for s in CardStatus}
 
 
-def fetch(conn: Connection, query: Select) -> list[Row]:
+def fetch(conn: Connection, query: Select[*tuple[Any, ...]]) -> list[Row]:
     """The rows of ``query`` as the driver's plain tuples, in the caller's transaction."""
     compiled = query.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
     params: Any = compiled.params
@@ -75,7 +75,8 @@ def fetch(conn: Connection, query: Select) -> list[Row]:
     cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
     try:
         cursor.execute(str(compiled), params)
-        return cursor.fetchall()
+        rows: list[Row] = cursor.fetchall()
+        return rows
     finally:
         cursor.close()
 
@@ -86,7 +87,7 @@ def _json(value: Any) -> Any:
 
 
 def load_card_rows(
-    conn: Connection, work_id: int, where: list, *, by_id: bool = False
+    conn: Connection, work_id: int, where: list[ColumnElement[bool]], *, by_id: bool = False
 ) -> tuple[Row, ...]:
     """Cards matching ``where`` (all of work ``work_id``) as plain rows, in (type, name) order.
 
@@ -131,7 +132,7 @@ _TAIL = itemgetter(slice(2, None))  # a fetched row without those two
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
-def _refs(conn: Connection, work_id: int, chosen: Select | None) -> Refs:
+def _refs(conn: Connection, work_id: int, chosen: Select[*tuple[Any, ...]] | None) -> Refs:
     r = source_refs.c
     query = (
         select(
@@ -165,7 +166,9 @@ def _items(rows: list[Row], refs: Refs) -> dict[str, tuple[Row, ...]]:
     }
 
 
-def _milestones(conn: Connection, chosen: Select, refs: Refs) -> dict[str, tuple[Row, ...]]:
+def _milestones(
+    conn: Connection, chosen: Select[*tuple[Any, ...]], refs: Refs
+) -> dict[str, tuple[Row, ...]]:
     m = card_milestones.c
     query = (
         select(
@@ -183,7 +186,9 @@ def _milestones(conn: Connection, chosen: Select, refs: Refs) -> dict[str, tuple
     return _items(fetch(conn, query), refs)
 
 
-def _relations(conn: Connection, chosen: Select, refs: Refs) -> dict[str, tuple[Row, ...]]:
+def _relations(
+    conn: Connection, chosen: Select[*tuple[Any, ...]], refs: Refs
+) -> dict[str, tuple[Row, ...]]:
     r = card_relations.c
     query = (
         select(r.card_id, literal("relation:") + r.id, r.kind, r.target, r.since_chapter, r.note)
@@ -193,7 +198,7 @@ def _relations(conn: Connection, chosen: Select, refs: Refs) -> dict[str, tuple[
     return _items(fetch(conn, query), refs)
 
 
-def _card(head: Row, milestones: dict, relations: dict, refs: Refs) -> Row:
+def _card(head: Row, milestones: dict[str, Any], relations: dict[str, Any], refs: Refs) -> Row:
     card_id, work_id, status, revision, types_version, spec_sha, type_, name = head[:8]
     aliases, fields, growth_arc = map(_json, head[8:11])
     ending_direction, end_state = head[11:]

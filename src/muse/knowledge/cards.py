@@ -8,6 +8,7 @@ compare-and-set, so two decisions racing on one card cannot both land.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from typing import Any
 
 from sqlalchemy import Connection, select
 
@@ -73,7 +74,7 @@ def require_valid(spec: CardSpec) -> CardSpec:
 # --- writing -------------------------------------------------------------------------------
 
 
-def _fields_doc(spec: CardSpec) -> dict:
+def _fields_doc(spec: CardSpec) -> dict[str, Any]:
     return {k: v.model_dump(mode="json", exclude={"refs"}) for k, v in spec.fields.items()}
 
 
@@ -282,7 +283,9 @@ def find_card(
     raise InvalidInput(f"「{name}」对应多张卡片：{listing}。", hint="用卡片 ID 或 --type 指定。")
 
 
-def _cards_named(conn, work_id, name, statuses) -> list[Card]:
+def _cards_named(
+    conn: Connection, work_id: int, name: str, statuses: Collection[CardStatus | str]
+) -> list[Card]:
     rows = conn.execute(
         select(cards.c.id, cards.c.name, cards.c.aliases).where(
             cards.c.work_id == work_id, cards.c.status.in_([CardStatus(s).value for s in statuses])

@@ -13,6 +13,7 @@ The planning data of a card (成长弧线 ``growth_arc``, 结局方向 ``ending_
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -251,7 +252,7 @@ class Draft(_Frozen):
     name: str
     target_card_id: str | None
     origin: str
-    origin_detail: dict
+    origin_detail: dict[str, Any]
     status: str
     open_conflicts: int
     created_at: str
@@ -286,10 +287,10 @@ class Conflict(_Frozen):
     kind: str
     subject: str
     subject_label: str
-    confirmed_side: dict
-    draft_side: dict
+    confirmed_side: dict[str, Any]
+    draft_side: dict[str, Any]
     status: str
     resolution: str | None
-    resolved_value: dict | None
+    resolved_value: dict[str, Any] | None
     created_at: str
     resolved_at: str | None

@@ -21,6 +21,7 @@ re-run never duplicates a draft and never touches a confirmed card.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,7 +162,7 @@ def _spec(entity: DiscoveredEntity, texts: ChapterTexts, aliases: list[Alias]) -
     )
 
 
-def _aliases(entity: DiscoveredEntity, locate) -> list[Alias]:
+def _aliases(entity: DiscoveredEntity, locate: Callable[[str], int | None]) -> list[Alias]:
     out = []
     for suggestion in entity.aliases:
         since = locate(suggestion.name)
@@ -240,7 +241,13 @@ def discover_work(
     return report
 
 
-def _store(conn, work_id: int, entity, texts: ChapterTexts, aliases: list[Alias]) -> str | None:
+def _store(
+    conn: Connection,
+    work_id: int,
+    entity: DiscoveredEntity,
+    texts: ChapterTexts,
+    aliases: list[Alias],
+) -> str | None:
     try:
         spec = _spec(entity, texts, aliases)
     except MuseError:

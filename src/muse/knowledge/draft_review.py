@@ -24,7 +24,7 @@ from muse.core.errors import InvalidInput
 from muse.knowledge.card_state import debut_of
 from muse.knowledge.card_types import card_type
 from muse.knowledge.cards import get_card, rewrite_card, spec_of
-from muse.knowledge.contracts import Alias, Card, Draft, DraftOutcome
+from muse.knowledge.contracts import Alias, Card, CardSpec, Draft, DraftOutcome
 from muse.knowledge.drafts import confirm_draft, list_drafts, reject_draft
 
 
@@ -161,7 +161,7 @@ def merge_drafts(conn: Connection, work_id: int, keep_id: str, other_id: str) ->
     return DraftOutcome(status="merged", draft_id=keep_id, card_id=shadow.id, name=shadow.name)
 
 
-def _with_aliases(shadow: Card, absorbed: Card):
+def _with_aliases(shadow: Card, absorbed: Card) -> CardSpec:
     spec = spec_of(shadow)
     debut = debut_of(shadow).chapter
     since = debut_of(absorbed).chapter

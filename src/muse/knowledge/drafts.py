@@ -133,7 +133,7 @@ def submit_draft(
     )
 
 
-def _draft_row(conn: Connection, draft_id: str):
+def _draft_row(conn: Connection, draft_id: str) -> Row[*tuple[Any, ...]]:
     row = conn.execute(select(card_drafts).where(card_drafts.c.id == draft_id)).first()
     if row is None:
         raise NotFound(f"草稿 {draft_id} 不存在。", hint="用 muse drafts 查看待确认的草稿。")
@@ -142,7 +142,9 @@ def _draft_row(conn: Connection, draft_id: str):
     return row
 
 
-def _decide(conn: Connection, row, status: str, decided_by: str, note: str | None) -> None:
+def _decide(
+    conn: Connection, row: Row[*tuple[Any, ...]], status: str, decided_by: str, note: str | None
+) -> None:
     compare_and_set(
         conn,
         card_drafts,

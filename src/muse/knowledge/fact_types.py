@@ -19,7 +19,7 @@ refuse it).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -111,7 +111,7 @@ class FactDelta(BaseModel):
     type: FactType
     chapter: int
     subject: str
-    payload: dict
+    payload: dict[str, Any]
     evidence_quote: str
     evidence_start: int
     evidence_end: int
@@ -133,7 +133,7 @@ class LedgerEntry(BaseModel):
     type: FactType
     chapter: int
     subject: str
-    payload: dict
+    payload: dict[str, Any]
     evidence_quote: str
     approved_by: str
     approved_at: str

@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Row, select
 
 from muse.core.canonical import hash_value
 from muse.core.clock import iso, utc_now
 from muse.core.errors import ContractViolation, InvalidInput, NotFound
 from muse.core.ids import new_id
 from muse.core.text import normalize_text
+from muse.knowledge.contracts import SourceRef
 from muse.knowledge.fact_types import (
     COMMON_KEYS,
     PROPOSAL,
@@ -137,7 +138,9 @@ def _locate_in_shadow(shadow: ShadowText, delta: FactDeltaProposal) -> tuple[str
     return quote, start
 
 
-def _to_delta(row, refs) -> FactDelta:
+def _to_delta(
+    row: Row[*tuple[Any, ...]], refs: Mapping[tuple[str, str], list[SourceRef]]
+) -> FactDelta:
     found = refs.get((row.id, "evidence"))
     if found:
         start, end, stale = found[0].start, found[0].end, found[0].stale
@@ -184,7 +187,7 @@ def list_fact_deltas(
     return [_to_delta(row, refs) for row in rows]
 
 
-def _shadow_rows(conn: Connection, work_id: int, candidate_id: str) -> list:
+def _shadow_rows(conn: Connection, work_id: int, candidate_id: str) -> list[Row[*tuple[Any, ...]]]:
     rows = conn.execute(
         select(fact_deltas)
         .where(fact_deltas.c.work_id == work_id, fact_deltas.c.origin == "candidate")
@@ -223,7 +226,7 @@ def fact_delta_candidate(conn: Connection, delta_id: str) -> str | None:
     return row.origin_detail.get("candidateId") if row.origin == "candidate" else None
 
 
-def _proposed_row(conn: Connection, delta_id: str):
+def _proposed_row(conn: Connection, delta_id: str) -> Row[*tuple[Any, ...]]:
     row = conn.execute(select(fact_deltas).where(fact_deltas.c.id == delta_id)).first()
     if row is None:
         raise NotFound(f"事实增量 {delta_id} 不存在。", hint="用 muse facts 查看。")

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Connection, and_, func, literal, select
+from sqlalchemy import Connection, Row, Select, and_, func, literal, select
 
 from muse.knowledge.card_state import debut_of
 from muse.knowledge.contracts import Card, Cycle, Milestone, SourceRef
@@ -59,7 +60,9 @@ def term_appearances(conn: Connection, work_id: int) -> list[TermAppearance]:
     return out
 
 
-def _appearance(row, term: str, role: str, chapter: int | None, basis: str) -> TermAppearance:
+def _appearance(
+    row: Row[*tuple[Any, ...]], term: str, role: str, chapter: int | None, basis: str
+) -> TermAppearance:
     return TermAppearance(
         term=term,
         card_id=row.id,
@@ -81,7 +84,7 @@ def _card_first_chapter(debuts: list[Milestone], first_ref: int | None) -> tuple
     return 0, "setting"
 
 
-def _cards_query(work_id: int):
+def _cards_query(work_id: int) -> Select[*tuple[Any, ...]]:
     r = source_refs.c
     first_ref = (
         select(r.owner_id, func.min(r.chapter).label("chapter"))

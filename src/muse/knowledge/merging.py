@@ -18,7 +18,7 @@ merge (both: texts joined or the author's own text, relations and milestones sid
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -43,8 +43,8 @@ class Contradiction(BaseModel):
 
     kind: Literal["field", "relation", "debut", "plan"]
     subject: str
-    confirmed_side: dict
-    draft_side: dict
+    confirmed_side: dict[str, Any]
+    draft_side: dict[str, Any]
 
 
 def _same(a: object, b: object) -> bool:
@@ -63,7 +63,7 @@ def _later(a: int | None, b: int | None) -> int | None:
     return max(dates) if dates else None
 
 
-def _dump(items: Sequence[BaseModel]) -> list[dict]:
+def _dump(items: Sequence[BaseModel]) -> list[dict[str, Any]]:
     return [i.model_dump(mode="json") for i in items]
 
 
@@ -91,7 +91,7 @@ def _merge_field(kind_type: str, key: str, mine: CardField, theirs: CardField) -
     return None
 
 
-def _field_side(value: CardField | None) -> dict:
+def _field_side(value: CardField | None) -> dict[str, Any]:
     return value.model_dump(mode="json") if value is not None else {}
 
 
@@ -116,7 +116,7 @@ def _debuts(spec: CardSpec) -> list[Milestone]:
     return [m for m in spec.milestones if m.cycle is Cycle.debut and m.chapter is not None]
 
 
-def _milestone_key(m: Milestone) -> tuple:
+def _milestone_key(m: Milestone) -> tuple[int | None, Cycle, str, str]:
     return (
         m.chapter,
         m.cycle,
@@ -182,7 +182,9 @@ def compare_cards(
     return merged, contradictions
 
 
-def _add_relation(relations, rel, original, skip) -> tuple[list[Relation], list[Contradiction]]:
+def _add_relation(
+    relations: list[Relation], rel: Relation, original: Sequence[Relation], skip: Collection[str]
+) -> tuple[list[Relation], list[Contradiction]]:
     same = [
         i
         for i, old in enumerate(relations)
@@ -210,7 +212,7 @@ def _add_relation(relations, rel, original, skip) -> tuple[list[Relation], list[
 
 
 def _add_milestones(
-    confirmed: CardSpec, draft: CardSpec, skip
+    confirmed: CardSpec, draft: CardSpec, skip: Collection[str]
 ) -> tuple[list[Milestone], list[Contradiction]]:
     milestones = list(confirmed.milestones)
     known = {_milestone_key(m): i for i, m in enumerate(milestones)}
@@ -247,8 +249,10 @@ def _add_milestones(
 PLAN_KEYS = ("growth_arc", "ending_direction", "end_state")
 
 
-def _merge_plan(confirmed: CardSpec, draft: CardSpec, skip) -> tuple[dict, list[Contradiction]]:
-    plan: dict = {}
+def _merge_plan(
+    confirmed: CardSpec, draft: CardSpec, skip: Collection[str]
+) -> tuple[dict[str, Any], list[Contradiction]]:
+    plan: dict[str, Any] = {}
     found = []
     for key in PLAN_KEYS:
         mine, theirs = getattr(confirmed, key), getattr(draft, key)
@@ -268,7 +272,7 @@ def _merge_plan(confirmed: CardSpec, draft: CardSpec, skip) -> tuple[dict, list[
     return plan, found
 
 
-def _plain(value):
+def _plain(value: object) -> object:
     return _dump(value) if isinstance(value, list) else value
 
 
@@ -304,7 +308,9 @@ def apply_resolution(
     return _resolve_plan(confirmed, draft, key, resolution, value)
 
 
-def _resolve_field(confirmed, draft, key, resolution, value) -> CardSpec:
+def _resolve_field(
+    confirmed: CardSpec, draft: CardSpec, key: str, resolution: Resolution, value: str | None
+) -> CardSpec:
     mine, theirs = confirmed.fields[key], draft.fields[key]
     if resolution == "replace":
         new = theirs
@@ -318,7 +324,9 @@ def _resolve_field(confirmed, draft, key, resolution, value) -> CardSpec:
     return confirmed.model_copy(update={"fields": {**confirmed.fields, key: new}})
 
 
-def _resolve_plan(confirmed, draft, key, resolution, value) -> CardSpec:
+def _resolve_plan(
+    confirmed: CardSpec, draft: CardSpec, key: str, resolution: Resolution, value: str | None
+) -> CardSpec:
     mine, theirs = getattr(confirmed, key), getattr(draft, key)
     if resolution == "replace":
         new = theirs

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import Any
 
-from sqlalchemy import Connection, Select, select
+from sqlalchemy import Connection, Row, Select, select
 
 from muse.core.canonical import sha256_hex
 from muse.core.clock import utc_now
@@ -123,7 +124,7 @@ def _short(text: str, limit: int = 24) -> str:
 
 def ref_rows(
     work_id: int, owner_kind: str, owner_id: str, target: str, refs: Sequence[SourceRef]
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Rows of ``source_refs`` for ``refs`` (insert many at once with :func:`insert_ref_rows`)."""
     now = utc_now()
     return [
@@ -148,7 +149,7 @@ def ref_rows(
     ]
 
 
-def insert_ref_rows(conn: Connection, rows: list[dict]) -> None:
+def insert_ref_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
     if rows:
         conn.execute(source_refs.insert(), rows)
 
@@ -176,7 +177,14 @@ def delete_refs(
 
 
 def ref_from_row(
-    chapter, start, end, sha256, revision, quote, stale, stale_reason=None
+    chapter: int,
+    start: int,
+    end: int,
+    sha256: str,
+    revision: int,
+    quote: str,
+    stale: bool,
+    stale_reason: str | None = None,
 ) -> SourceRef:
     """A SourceRef from a source_refs row's columns, in table order."""
     return SourceRef(
@@ -195,7 +203,7 @@ def load_refs(
     conn: Connection,
     owner_kind: str,
     *,
-    owner_ids: Iterable[str] | Select | None = None,
+    owner_ids: Iterable[str] | Select[*tuple[Any, ...]] | None = None,
     work_id: int | None = None,
 ) -> dict[tuple[str, str], list[SourceRef]]:
     """References grouped by (owner id, target), in their stored order."""
@@ -260,7 +268,12 @@ def revalidate_source_refs(
 
 
 def _revalidate_row(
-    conn, row, chapter: ChapterText | None, counts, newly_stale, recheck: bool = False
+    conn: Connection,
+    row: Row[*tuple[Any, ...]],
+    chapter: ChapterText | None,
+    counts: dict[str, int],
+    newly_stale: list[StaleRef],
+    recheck: bool = False,
 ) -> None:
     unchanged = chapter is not None and chapter.revision == row.chapter_revision
     if unchanged and not row.stale and not recheck:
@@ -268,7 +281,7 @@ def _revalidate_row(
     reason = _stale_reason(row, chapter)
     if reason is None and unchanged and not row.stale:
         return  # a recheck confirmed it
-    values: dict = {"checked_at": utc_now()}
+    values: dict[str, Any] = {"checked_at": utc_now()}
     if reason is None:
         counts["restored" if row.stale else "reanchored"] += 1
         values.update(stale=False, stale_reason=None, chapter_revision=chapter.revision)  # type: ignore[union-attr]
@@ -289,7 +302,7 @@ def _revalidate_row(
     conn.execute(source_refs.update().where(source_refs.c.id == row.id).values(**values))
 
 
-def _stale_reason(row, chapter: ChapterText | None) -> str | None:
+def _stale_reason(row: Row[*tuple[Any, ...]], chapter: ChapterText | None) -> str | None:
     if chapter is None:
         return f"第 {row.chapter} 章已不存在。"
     span = chapter.text[row.start_offset : row.end_offset]
@@ -301,7 +314,7 @@ def _stale_reason(row, chapter: ChapterText | None) -> str | None:
     )
 
 
-def refs_into_chapter(conn: Connection, work_id: int, chapter: int) -> list[dict]:
+def refs_into_chapter(conn: Connection, work_id: int, chapter: int) -> list[dict[str, Any]]:
     """Every stored reference pointing into ``chapter``: who cites it, where, and whether it holds
     (the chapter page of the workbench shows them)."""
     c = source_refs.c

@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from muse.knowledge.as_of_rules import (
     BookTerms,
     Debut,
@@ -53,7 +55,7 @@ from muse.knowledge.card_rows import (
     row_of,
 )
 from muse.knowledge.card_types import CardType, card_type
-from muse.knowledge.contracts import Card, CardState, Exclusion, SourceRef, StateAsOf
+from muse.knowledge.contracts import Card, CardState, Exclusion, Milestone, SourceRef, StateAsOf
 from muse.knowledge.trusted import trusted
 
 Texts = tuple[tuple[float, str], ...]  # (date, reason) of each non-empty text, in order
@@ -67,7 +69,7 @@ Texts = tuple[tuple[float, str], ...]  # (date, reason) of each non-empty text, 
 # label: how an exclusion names it (None for a milestone: made when needed, from its row).
 Item = tuple[Any, ...]  # typed by the layout above
 SLOT, KEY, DATE, TEXTS, LAST_TEXT, ROW, STALE, FIXED, LABEL = range(9)
-_NOTHING: tuple = ()
+_NOTHING: tuple[()] = ()
 
 
 def _mention(texts: Texts, as_of: int) -> str | None:
@@ -87,7 +89,7 @@ def _texts(book: BookTerms, texts: Sequence[str | None]) -> tuple[Texts, float]:
     return dated, last
 
 
-def _stale(refs: tuple[Row, ...], label: str) -> tuple:
+def _stale(refs: tuple[Row, ...], label: str) -> tuple[Exclusion, ...]:
     """Exclusions of the stale ones among ``refs`` (which can only be those ≤ the item's date)."""
     return tuple(
         exclusion(
@@ -116,7 +118,7 @@ class Prepared:
     milestones_in_order: bool  # the card's order is already the chapter order
     fields: tuple[Item, ...]
     relations: tuple[Item, ...]
-    models: list  # per slot: the item as a state shows it, built when first shown
+    models: list[BaseModel | None]  # per slot: the item as a state shows it, built when first shown
     card: Card | None = None  # the model it was prepared from (pure functions)
     card_refs: list[SourceRef] | None = None
 
@@ -165,7 +167,7 @@ class Prepared:
             model = self.models[item[SLOT]] = build(row)
         return model
 
-    def _milestones(self, as_of: int, out: list[Exclusion]) -> list:
+    def _milestones(self, as_of: int, out: list[Exclusion]) -> list[Milestone]:
         kept = []
         for item in self.milestones:
             date = item[DATE]

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from functools import cached_property, lru_cache
+from typing import Any
 
 
-def _trie(terms: Iterable[str]) -> dict:
-    root: dict = {}
+def _trie(terms: Iterable[str]) -> dict[str, Any]:
+    root: dict[str, Any] = {}
     for term in terms:
         node = root
         for char in term:
@@ -25,7 +26,7 @@ def _trie(terms: Iterable[str]) -> dict:
     return root
 
 
-def _pattern(node: dict) -> str:
+def _pattern(node: dict[str, Any]) -> str:
     branches = [re.escape(char) + _pattern(child) for char, child in sorted(node.items()) if char]
     if not branches:
         return ""

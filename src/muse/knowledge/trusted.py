@@ -38,7 +38,7 @@ def trusted(cls: type[M], **values: Any) -> M:
     _set(instance, "__pydantic_fields_set__", fields_set)
     _set(instance, "__pydantic_extra__", None)
     _set(instance, "__pydantic_private__", None)
-    return instance  # type: ignore[no-any-return]
+    return instance
 
 
 def maker(cls: type[M]) -> Callable[[dict[str, Any]], M]:
@@ -55,6 +55,6 @@ def maker(cls: type[M]) -> Callable[[dict[str, Any]], M]:
         _set(instance, "__pydantic_fields_set__", fields_set)
         _set(instance, "__pydantic_extra__", None)
         _set(instance, "__pydantic_private__", None)
-        return instance  # type: ignore[no-any-return]
+        return instance
 
     return make

@@ -60,11 +60,11 @@ class Node:
 
     def items(self) -> Iterator[tuple[str, Node]]:
         """Entries of a mapping; each value's line is its key's (where the author wrote it)."""
-        for key, value in self._node.value:  # type: ignore[union-attr]
+        for key, value in self._node.value:
             yield str(SafeConstructor().construct_object(key)), Node(value, key.start_mark.line + 1)
 
     def children(self) -> list[Node]:
-        return [Node(n) for n in self._node.value]  # type: ignore[union-attr]
+        return [Node(n) for n in self._node.value]
 
 
 def _normalise(value: Any) -> Any:

@@ -8,6 +8,8 @@ and the field, and a file with any error imports nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from sqlalchemy import Connection
@@ -28,6 +30,8 @@ from muse.knowledge.contracts import (
 from muse.knowledge.source_refs import ChapterTexts, resolve_ref
 from muse.knowledge.yaml_doc import Node, Problems, compose, expect, int_of, keyed, text_of
 from muse.works import get_work_row
+
+T = TypeVar("T")
 
 FORMAT = "muse-cards-v1"
 
@@ -105,7 +109,7 @@ class CardParser:
             return None
         return self._finish(spec, node.line, parts.get("fields"))
 
-    def _finish(self, spec: dict, line: int, fields_node: Node | None) -> CardSpec | None:
+    def _finish(self, spec: dict[str, Any], line: int, fields_node: Node | None) -> CardSpec | None:
         try:
             card = CardSpec(**spec)
         except ValidationError as err:
@@ -133,7 +137,7 @@ class CardParser:
             self.problems.add(node.line if node else line, f"{err.message}{err.hint or ''}")
             return None
 
-    def _list(self, node: Node | None, what: str, parse) -> list:
+    def _list(self, node: Node | None, what: str, parse: Callable[[Node], T | None]) -> list[T]:
         if node is None or not expect(node, "seq", what, self.problems):
             return []
         return [item for child in node.children() if (item := parse(child)) is not None]
@@ -186,7 +190,9 @@ class CardParser:
             return CardField(doubt=doubt, since_chapter=since, refs=refs)
         return self._field_value(value_node, label, is_list, since, refs)
 
-    def _field_value(self, node: Node, label: str, is_list: bool, since, refs) -> CardField | None:
+    def _field_value(
+        self, node: Node, label: str, is_list: bool, since: int | None, refs: list[SourceRef]
+    ) -> CardField | None:
         value = node.value()
         if is_list and not isinstance(value, list):
             value = [value]
@@ -221,7 +227,7 @@ class CardParser:
                 return cycle
         if text is not None:
             self.problems.add(
-                node.line if node else line,  # type: ignore[union-attr]
+                node.line if node else line,
                 f"「周期」只能是 {' / '.join(c.value for c in Cycle)}，写成了「{text}」。",
             )
         return None

@@ -49,8 +49,9 @@ def _text_leaves(value: Any, limit: int = 6) -> list[str]:
 
 def _as_of(task_input: dict[str, Any]) -> int | None:
     for key in ("asOf", "as_of"):
-        if isinstance(task_input.get(key), int):
-            return task_input[key]
+        value = task_input.get(key)
+        if isinstance(value, int):
+            return value
     return None
 
 

@@ -37,11 +37,11 @@ def _sized(head: str, han: int, variant: int = 1) -> str:
     return text.rstrip("，") + "。"
 
 
-def _title(task: dict) -> str:
+def _title(task: dict[str, Any]) -> str:
     return str(task.get("work", {}).get("title") or "本书")
 
 
-def foundation(task: dict) -> dict:
+def foundation(task: dict[str, Any]) -> dict[str, Any]:
     v, title = task["variant"], _title(task)
     tone = _TONES[(v - 1) % len(_TONES)]
     core = {
@@ -58,7 +58,7 @@ def foundation(task: dict) -> dict:
     return {"work_core": core, "length_target": _length_target(task.get("existingBook"))}
 
 
-def _length_target(book: dict | None) -> dict:
+def _length_target(book: dict[str, Any] | None) -> dict[str, Any]:
     """120 chapters in 3 volumes; a continued book gets room after what it already has."""
     if not book:
         return {
@@ -75,7 +75,7 @@ def _length_target(book: dict | None) -> dict:
     }
 
 
-def outline(task: dict) -> dict | None:
+def outline(task: dict[str, Any]) -> dict[str, Any] | None:
     f = task.get("confirmed", {}).get("foundation")
     if not f:
         return None
@@ -136,7 +136,7 @@ def outline(task: dict) -> dict | None:
     }
 
 
-def setting(task: dict) -> dict | None:
+def setting(task: dict[str, Any]) -> dict[str, Any] | None:
     f = task.get("confirmed", {}).get("foundation")
     if not f:
         return None
@@ -164,7 +164,7 @@ def setting(task: dict) -> dict | None:
     return {"cards": [hero, rival], "design_issues": []}
 
 
-def assembly(task: dict) -> dict | None:
+def assembly(task: dict[str, Any]) -> dict[str, Any] | None:
     available = sorted(task.get("availablePatterns", []), key=lambda p: p["key"])
     v = task["variant"]
     chosen = [available[(v - 1 + i) % len(available)] for i in range(min(3, len(available)))]
@@ -191,13 +191,13 @@ def assembly(task: dict) -> dict | None:
     return {"patterns": patterns, "style": style}
 
 
-def fine_outline(task: dict) -> dict | None:
+def fine_outline(task: dict[str, Any]) -> dict[str, Any] | None:
     n = task.get("chapter")
     if not isinstance(n, int):
         return None
     confirmed, v = task.get("confirmed", {}), task["variant"]
     plan = confirmed.get("outline") or {}
-    actions: list[dict] = []
+    actions: list[dict[str, Any]] = []
     for t in plan.get("foreshadowing_threads", []):
         kind = (
             "埋"
@@ -275,6 +275,6 @@ _BUILDERS = {
 
 
 @builtin_generator("planner", "draft")
-def generate(task_input: dict[str, Any], output_model: type[BaseModel]) -> dict | None:
+def generate(task_input: dict[str, Any], output_model: type[BaseModel]) -> dict[str, Any] | None:
     builder = _BUILDERS.get(output_model)
     return builder(task_input) if builder else None

@@ -75,7 +75,7 @@ def bind_assembly(
     )
 
 
-def load_bound_patterns(conn: Connection, work_id: int) -> list[dict]:
+def load_bound_patterns(conn: Connection, work_id: int) -> list[dict[str, Any]]:
     """Patterns bound through the work's confirmed assembly, in assembly order; [] if none.
 
     Each: ``id`` (card version id), ``key``, ``name``, ``category``, ``version``,
@@ -118,7 +118,7 @@ def load_bound_patterns(conn: Connection, work_id: int) -> list[dict]:
     return out
 
 
-def load_confirmed_style(conn: Connection, work_id: int) -> dict | None:
+def load_confirmed_style(conn: Connection, work_id: int) -> dict[str, Any] | None:
     """The confirmed style profile as camelCase style constraints, or None if none is confirmed.
 
     Keys: the eight fields (``personViewpoint`` … ``samplePassage``) plus ``profileSha256`` and

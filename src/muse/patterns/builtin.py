@@ -8,9 +8,10 @@ import yaml
 from sqlalchemy import Connection
 
 from muse.patterns.cards import PatternRecord, parse_pattern_files, save_pattern
+from muse.patterns.contracts import PatternFile
 
 
-def builtin_pattern_files():
+def builtin_pattern_files() -> list[PatternFile]:
     text = resources.files("muse.patterns").joinpath("builtin_patterns.yaml").read_text("utf-8")
     return parse_pattern_files(yaml.safe_load(text)["patterns"], "builtin_patterns.yaml")
 

@@ -6,10 +6,12 @@ stored as the next version, so an assembly that pinned version *n* keeps meaning
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import ColumnElement, Connection, func, or_, select
+from sqlalchemy import ColumnElement, Connection, Row, func, or_, select
 
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
@@ -36,7 +38,7 @@ class PatternRecord:
     def public(self) -> bool:
         return self.work_id is None
 
-    def brief(self) -> dict:
+    def brief(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "key": self.key,
@@ -52,7 +54,7 @@ def scope_of(work_id: int | None) -> str:
     return PUBLIC if work_id is None else f"work:{work_id}"
 
 
-def _record(row) -> PatternRecord:
+def _record(row: Row[*tuple[Any, ...]]) -> PatternRecord:
     return PatternRecord(
         id=row.id,
         work_id=row.work_id,
@@ -157,7 +159,7 @@ def find_pattern(
     return _record(row)
 
 
-def parse_pattern_files(docs: list, source: str) -> list[PatternFile]:
+def parse_pattern_files(docs: Sequence[object], source: str) -> list[PatternFile]:
     """Validate pattern cards read from a file; every problem is named with its card and field."""
     problems, cards = [], []
     for index, doc in enumerate(docs):

@@ -8,6 +8,7 @@ the WriterContext is camelCase (:func:`style_wire`). Each field carries its Chin
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
@@ -80,6 +81,6 @@ class StyleProfile(Strict):
 STYLE_FIELDS = tuple(StyleProfile.model_fields)
 
 
-def style_wire(profile: StyleProfile) -> dict:
+def style_wire(profile: StyleProfile) -> dict[str, Any]:
     """The camelCase form of a style profile (``personViewpoint`` …) for the WriterContext."""
     return {to_camel(k): v for k, v in profile.model_dump(mode="json").items()}

@@ -8,7 +8,7 @@ from muse.core.faces import lazy_face
 
 if TYPE_CHECKING:
     from muse.planning.batches import resume_batch, start_outline_batch
-    from muse.planning.checking import check_plan
+    from muse.planning.checking import CheckReport, check_plan
     from muse.planning.confirming import confirm_and_record, confirm_section
     from muse.planning.contracts import FineOutline, OutlineItem
     from muse.planning.editing import export_text, import_file
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from muse.planning.planner import draft_stage
     from muse.planning.planner_io import SettingProposal
     from muse.planning.reviews import Review, open_reviews
-    from muse.planning.saving import build_signoff, save_stage_section
+    from muse.planning.saving import Saved, build_signoff, save_stage_section
     from muse.planning.sections import (
         confirmed_section,
         discard_section,
@@ -58,13 +58,15 @@ __all__ = [
     "STAGES",
     "FINE_OUTLINE",
     "confirmed_section",
+    "CheckReport",
+    "Saved",
     "Review",
     "open_reviews",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
     "batches": ("resume_batch", "start_outline_batch"),
-    "checking": ("check_plan",),
+    "checking": ("check_plan", "CheckReport"),
     "reviews": ("Review", "open_reviews"),
     "confirming": ("confirm_and_record", "confirm_section"),
     "contracts": ("FineOutline", "OutlineItem"),
@@ -73,7 +75,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "fine_outlines": ("load_confirmed", "save_fine_outline"),
     "planner": ("draft_stage",),
     "planner_io": ("SettingProposal",),
-    "saving": ("build_signoff", "save_stage_section"),
+    "saving": ("build_signoff", "save_stage_section", "Saved"),
     "sections": ("discard_section", "get_section", "list_sections", "confirmed_section"),
     "stage_contracts": ("Assembly", "WorkFoundation", "WorkOutline"),
     "stages": ("stage_of", "STAGES", "FINE_OUTLINE"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection, Engine, Row, select
 
@@ -38,7 +39,7 @@ class BatchReport:
     first: int | None
     last: int | None
 
-    def wire(self) -> dict:
+    def wire(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "workId": self.work_id,
@@ -152,7 +153,7 @@ def resume_batch(engine: Engine, batch_id: str) -> BatchReport:
     return _run(engine, batch_id, token=token)
 
 
-def _pending(conn: Connection, batch_id: str) -> Sequence[Row]:
+def _pending(conn: Connection, batch_id: str) -> Sequence[Row[*tuple[Any, ...]]]:
     return conn.execute(
         select(plan_batch_items)
         .where(plan_batch_items.c.batch_id == batch_id, plan_batch_items.c.state != "done")
@@ -213,7 +214,11 @@ def _hold(conn: Connection, batch_id: str, token: int) -> None:
 
 
 def _item_done(
-    conn: Connection, batch_id: str, item, section_id: str | None, receipt_id: str
+    conn: Connection,
+    batch_id: str,
+    item: Row[*tuple[Any, ...]],
+    section_id: str | None,
+    receipt_id: str,
 ) -> None:
     now = utc_now()
     conn.execute(
@@ -235,7 +240,9 @@ def _item_done(
     )
 
 
-def _item_failed(engine: Engine, batch_id: str, item, token: int, err: Exception) -> None:
+def _item_failed(
+    engine: Engine, batch_id: str, item: Row[*tuple[Any, ...]], token: int, err: Exception
+) -> None:
     reason = str(err) or type(err).__name__
     message = f"第 {item.position} 项（第 {item.target_chapter} 章）失败：{reason}"
     with engine.begin() as conn:

@@ -17,7 +17,7 @@ from muse.core.errors import NotFound
 from muse.core.text import count_han
 from muse.patterns import find_pattern
 from muse.planning.contracts import FineOutline
-from muse.planning.findings import Finding, error, warning
+from muse.planning.findings import Finding, Where, error, warning
 from muse.planning.foreshadowing import check_threads
 from muse.planning.plan_view import PlanView
 from muse.planning.sections import Section
@@ -35,7 +35,7 @@ def assembly_patterns(view: PlanView, a: Assembly, _s: Section | None) -> Iterat
         yield error("patterns_empty", "范式装配为空：至少选定并绑定一张范式卡", field="patterns")
     keys = [(p.public, p.key) for p in a.patterns]
     for i, choice in enumerate(a.patterns):
-        where = {"field": f"patterns.{i}"}
+        where: Where = {"field": f"patterns.{i}"}
         if keys.count((choice.public, choice.key)) > 1:
             yield warning("pattern_repeated", f"范式「{choice.key}」装配了不止一次", **where)
         try:

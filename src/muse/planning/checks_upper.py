@@ -13,7 +13,7 @@ from decimal import Decimal
 from muse.core.length_target import LENGTH_MAX, LENGTH_MIN
 from muse.core.text import count_han
 from muse.planning import existing_book
-from muse.planning.findings import Finding, error, warning
+from muse.planning.findings import Finding, Where, error, warning
 from muse.planning.plan_view import PlanView
 from muse.planning.sections import Section
 from muse.planning.stage_contracts import SettingSignoff, WorkFoundation, WorkOutline
@@ -128,7 +128,7 @@ def sketch_size(view: PlanView, o: WorkOutline, _s: Section | None) -> Iterator[
     for i, v in enumerate(o.volumes):
         volume_chars = per_chapter * (v.last_chapter - v.first_chapter + 1)
         share = ratio(count_han(v.sketch), volume_chars)
-        where = {"field": f"volumes.{i}.sketch"}
+        where: Where = {"field": f"volumes.{i}.sketch"}
         told = (
             f"第 {v.number} 卷粗纲 {count_han(v.sketch)} 个汉字，约为卷正文（约 {int(volume_chars)} 字）"
             f"的 {percent(share)}，应在 {percent(low)}–{percent(high)}"
@@ -202,7 +202,7 @@ def signoff_cards(view: PlanView, so: SettingSignoff, _s: Section | None) -> Ite
     limit = view.foundation.length_target.target_chapters if view.foundation else None
     for i, pin in enumerate(so.cards):
         card = current.get(pin.card_id)
-        where = {"field": f"cards.{i}"}
+        where: Where = {"field": f"cards.{i}"}
         if card is None or card.spec_sha256 != pin.spec_sha256:
             # A signed-off ledger whose cards evolved while writing is expected: reported only.
             signed = _s is not None and _s.state == "confirmed"

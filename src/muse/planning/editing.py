@@ -8,6 +8,7 @@ new shadow; it never changes an existing section.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -26,7 +27,7 @@ def editable_payload(
     *,
     chapter: int | None = None,
     section_id: str | None = None,
-) -> tuple[dict, str]:
+) -> tuple[dict[str, Any], str]:
     """(payload, where it came from) for the author to edit."""
     if section_id is not None:
         section = get_section(conn, section_id)

@@ -9,11 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
-from typing import Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from muse.core.errors import InvalidInput
 
 Severity = Literal["error", "warning"]
+
+
+class Where(TypedDict, total=False):
+    """Where a finding points (the keyword arguments of :func:`error` and :func:`warning`)."""
+
+    stage: int | None
+    field: str | None
+    section_id: str | None
 
 
 @dataclass(frozen=True)
@@ -25,7 +33,7 @@ class Finding:
     field: str | None = None  # dotted path inside the payload
     section_id: str | None = None
 
-    def wire(self) -> dict:
+    def wire(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
     def line(self) -> str:
@@ -36,11 +44,11 @@ class Finding:
         return f"[{mark}] {where + '：' if where else ''}{self.message}"
 
 
-def error(code: str, message: str, **where) -> Finding:
+def error(code: str, message: str, **where: Unpack[Where]) -> Finding:
     return Finding(code, "error", message, **where)
 
 
-def warning(code: str, message: str, **where) -> Finding:
+def warning(code: str, message: str, **where: Unpack[Where]) -> Finding:
     return Finding(code, "warning", message, **where)
 
 

@@ -8,6 +8,8 @@ refuses an outline whose upper stages are not all confirmed or that contradicts 
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Connection
 
 from muse.core.errors import InvalidInput, NotFound
@@ -23,12 +25,12 @@ from muse.planning.validation import parse_stage_payload
 __all__ = ["confirm_section", "load_confirmed", "parse_fine_outline", "save_fine_outline"]
 
 
-def parse_fine_outline(payload: dict) -> FineOutline:
+def parse_fine_outline(payload: dict[str, Any]) -> FineOutline:
     """The payload as a FineOutline, or InvalidInput naming every bad field."""
     return parse_stage_payload(FINE_OUTLINE, payload)  # type: ignore[return-value]
 
 
-def save_fine_outline(conn: Connection, work_id: int, payload: dict) -> str:
+def save_fine_outline(conn: Connection, work_id: int, payload: dict[str, Any]) -> str:
     """Validate and store a fine outline as a shadow section; returns its id."""
     return save_stage_section(conn, work_id, FINE_OUTLINE.number, payload).section_id
 

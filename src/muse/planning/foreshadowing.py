@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from muse.planning.contracts import FineOutline
-from muse.planning.findings import Finding, error, warning
+from muse.planning.findings import Finding, Where, error, warning
 from muse.planning.stage_contracts import ThreadPlan, WorkOutline
 
 
@@ -54,7 +55,7 @@ def check_threads(
     """Findings of ``outline``'s foreshadowing actions against the plan and earlier outlines."""
     n, plans, history = outline.target_chapter, _plans(plan), thread_history(before)
     for i, a in enumerate(outline.hard_constraints.foreshadowing):
-        where = {"field": f"hard_constraints.foreshadowing.{i}"}
+        where: Where = {"field": f"hard_constraints.foreshadowing.{i}"}
         planned, h = plans.get(a.thread), history.get(a.thread, ThreadHistory())
         if a.action != "埋" and h.planted is None and planned is None:
             verb = "回收" if a.action == "收" else "推进"
@@ -128,13 +129,13 @@ def _due(
 @dataclass(frozen=True)
 class ThreadStatus:
     thread: str
-    plan: dict | None  # {plant, advances, payoff} from the confirmed outline
+    plan: dict[str, Any] | None  # {plant, advances, payoff} from the confirmed outline
     planted: int | None
     advanced: tuple[int, ...]
     paid: int | None
     status: str  # 未埋 | 已埋 | 已收 | 逾期 | 计划外
 
-    def wire(self) -> dict:
+    def wire(self) -> dict[str, Any]:
         return {
             "thread": self.thread,
             "plan": self.plan,

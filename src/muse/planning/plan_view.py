@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy import Connection
@@ -23,6 +24,8 @@ from muse.planning.setting_link import SettingState, setting_state
 from muse.planning.stage_contracts import Assembly, SettingSignoff, WorkFoundation, WorkOutline
 from muse.planning.stages import STAGES
 from muse.works import chapter_lengths, get_work_row
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -49,25 +52,30 @@ class PlanView:
     def latest_chapter(self) -> int:
         return max((n for n, _ in self.chapter_lengths), default=0)
 
-    def model(self, stage: int):
+    def model(self, stage: int) -> BaseModel | None:
         found = self.confirmed.get(stage)
         return found.model if found else None
 
+    def _stage(self, stage: int, kind: type[M]) -> M | None:
+        found = self.model(stage)
+        assert found is None or isinstance(found, kind)  # stage n holds stage n's contract
+        return found
+
     @property
     def foundation(self) -> WorkFoundation | None:
-        return self.model(0)
+        return self._stage(0, WorkFoundation)
 
     @property
     def outline(self) -> WorkOutline | None:
-        return self.model(1)
+        return self._stage(1, WorkOutline)
 
     @property
     def signoff(self) -> SettingSignoff | None:
-        return self.model(2)
+        return self._stage(2, SettingSignoff)
 
     @property
     def assembly(self) -> Assembly | None:
-        return self.model(3)
+        return self._stage(3, Assembly)
 
     @cached_property
     def setting(self) -> SettingState:
@@ -76,7 +84,7 @@ class PlanView:
     def outlines_before(self, chapter: int) -> list[FineOutline]:
         return [c.model for n, c in sorted(self.fine_outlines.items()) if n < chapter]  # type: ignore[misc]
 
-    def basis(self, stage: int) -> list[dict]:
+    def basis(self, stage: int) -> list[dict[str, Any]]:
         """The confirmed upstream of ``stage``, as stored with its confirmation."""
         return [
             {"stage": s, "id": c.section.id, "sha256": c.section.payload_sha256}

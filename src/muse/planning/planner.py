@@ -14,11 +14,12 @@ transaction.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import Connection, Engine
 
-from muse.agents import dispatch
+from muse.agents import DispatchResult, dispatch
 from muse.core.errors import ContractViolation, InvalidInput
 from muse.core.ids import new_id
 from muse.planning.findings import Finding, GateBlocked
@@ -39,9 +40,9 @@ class Drafted:
     model_returned: str
     section_id: str | None = None  # stages 0, 1, 3, 4
     findings: list[Finding] = field(default_factory=list)
-    card_drafts: list[dict] = field(default_factory=list)  # stage 2
+    card_drafts: list[dict[str, Any]] = field(default_factory=list)  # stage 2
 
-    def wire(self) -> dict:
+    def wire(self) -> dict[str, Any]:
         return {
             "variant": self.variant,
             "receiptId": self.receipt_id,
@@ -63,7 +64,7 @@ def planner_inputs(
     variants: int,
     chapter: int | None,
     note: str | None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Frozen inputs of the calls, or GateBlocked when an upper stage is not confirmed."""
     with engine.connect().execution_options(sqlite_begin="DEFERRED") as conn, conn.begin():
         view = load_plan_view(conn, work_id)
@@ -81,12 +82,12 @@ def planner_inputs(
 def call_planner(
     engine: Engine,
     stage: StageDef,
-    data: dict,
+    data: dict[str, Any],
     *,
     provider: str,
     model: str,
     run_id: str | None = None,
-):
+) -> DispatchResult:
     return dispatch(
         engine,
         role="planner",
@@ -103,12 +104,12 @@ def store_output(
     conn: Connection,
     work_id: int,
     stage: StageDef,
-    result,
+    result: DispatchResult,
     *,
     variant: tuple[str, int] | None,
     chapter: int | None,
     origin: str = "planner",
-    extra: dict | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Drafted:
     """Save one planner answer: a shadow section (stage 2: knowledge card drafts)."""
     output = result.output.model_dump(mode="json")

@@ -8,7 +8,7 @@ their own contracts; stage 2 answers with card proposals, which become knowledge
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -44,8 +44,8 @@ class SettingProposal(Strict):
     design_issues: tuple[str, ...] = Field(default=(), title="设计问题")
 
 
-def _confirmed(view: PlanView, below: int) -> dict:
-    out: dict = {}
+def _confirmed(view: PlanView, below: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     names = {0: "foundation", 1: "outline", 2: "setting", 3: "assembly"}
     for stage, key in names.items():
         if stage < below and stage in view.confirmed:
@@ -70,9 +70,9 @@ def task_input(
     variant: int,
     chapter: int | None = None,
     note: str | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The frozen input of one planner call (JSON only, nothing unconfirmed)."""
-    data: dict = {
+    data: dict[str, Any] = {
         "task": stage.key,
         "stage": stage.number,
         "stageName": stage.name,

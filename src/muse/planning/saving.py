@@ -95,7 +95,7 @@ def save_stage_section(
     return Saved(section_id, st.number, located(findings, stage=st.number, section_id=section_id))
 
 
-def build_signoff(conn: Connection, work_id: int, note: str = "") -> dict:
+def build_signoff(conn: Connection, work_id: int, note: str = "") -> dict[str, Any]:
     """Stage 2's payload: the work's confirmed cards, pinned by their content hash (设定台账)."""
     cards = setting_state(conn, work_id).cards
     if not cards:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import ColumnElement, Connection, Row, select
 
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
@@ -36,18 +36,18 @@ class Section:
     section_type: str
     target_chapter: int | None
     state: str
-    payload: dict
+    payload: dict[str, Any]
     payload_sha256: str
     origin: str | None
-    origin_detail: dict | None
+    origin_detail: dict[str, Any] | None
     variant_group: str | None
     variant_index: int | None
     basis: Any
-    check_report: list | None
+    check_report: list[dict[str, Any]] | None
     created_at: datetime
     confirmed_at: datetime | None
 
-    def brief(self) -> dict:
+    def brief(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "stage": self.stage,
@@ -63,7 +63,7 @@ class Section:
         }
 
 
-def _section(row) -> Section:
+def _section(row: Row[*tuple[Any, ...]]) -> Section:
     return Section(**{name: row._mapping[name] for name in Section.__dataclass_fields__})
 
 
@@ -73,7 +73,7 @@ def insert_section(
     *,
     section_type: str,
     stage: int | None,
-    payload: dict,
+    payload: dict[str, Any],
     target_chapter: int | None = None,
     origin: str = "import",
     origin_detail: Mapping[str, Any] | None = None,
@@ -182,7 +182,7 @@ def record_check(conn: Connection, section_id: str, findings: list[Finding]) -> 
     )
 
 
-def _twins(section: Section):
+def _twins(section: Section) -> ColumnElement[bool]:
     """Rows of the same work, stage and chapter: at most one of them is confirmed."""
     same = (
         (plan_sections.c.work_id == section.work_id)
@@ -203,7 +203,7 @@ def lock_twins(conn: Connection, section: Section) -> None:
     conn.execute(select(plan_sections.c.id).where(_twins(section)).with_for_update()).all()
 
 
-def mark_confirmed(conn: Connection, section: Section, basis: list[dict]) -> None:
+def mark_confirmed(conn: Connection, section: Section, basis: list[dict[str, Any]]) -> None:
     """Shadow → confirmed; the confirmed twin (same work, stage, chapter) becomes superseded.
 
     The twins are locked first, so two concurrent confirmations of two drafts serialise and

@@ -76,7 +76,7 @@ def submit_card_proposals(
     work_id: int,
     proposals: Iterable[Mapping[str, Any]],
     origin_detail: Mapping[str, Any],
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The planner's card proposals as knowledge drafts (shadow; the author confirms them).
 
     A required field the planner left out is stored as 「字段存疑」 with the reason, never

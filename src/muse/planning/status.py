@@ -6,10 +6,12 @@ could be confirmed now; fine outlines are summarised by chapter, with the batche
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Connection
 
 from muse.planning.batches import list_batches
-from muse.planning.checking import check_plan
+from muse.planning.checking import CheckReport, check_plan
 from muse.planning.findings import errors
 from muse.planning.gates import review, stage_order
 from muse.planning.plan_view import PlanView, load_plan_view
@@ -17,7 +19,7 @@ from muse.planning.sections import Section, list_sections
 from muse.planning.stages import STAGES, StageDef
 
 
-def _draft_brief(view: PlanView, stage: StageDef, section: Section) -> dict:
+def _draft_brief(view: PlanView, stage: StageDef, section: Section) -> dict[str, Any]:
     found = review(view, stage.number, stage.contract.model_validate(section.payload), section)
     return {
         **section.brief(),
@@ -37,7 +39,7 @@ def _ranges(numbers: list[int]) -> str:
     return "、".join(parts)
 
 
-def _upper_stage(view: PlanView, conn: Connection, stage: StageDef) -> dict:
+def _upper_stage(view: PlanView, conn: Connection, stage: StageDef) -> dict[str, Any]:
     sections = list_sections(conn, view.work_id, stage=stage.number)
     confirmed = next((s for s in sections if s.state == "confirmed"), None)
     shadows = [_draft_brief(view, stage, s) for s in sections if s.state == "shadow"]
@@ -68,7 +70,7 @@ def _upper_stage(view: PlanView, conn: Connection, stage: StageDef) -> dict:
     return entry
 
 
-def _fine_outlines(view: PlanView, conn: Connection) -> dict:
+def _fine_outlines(view: PlanView, conn: Connection) -> dict[str, Any]:
     sections = list_sections(conn, view.work_id, stage=4)
     confirmed = sorted(view.fine_outlines)
     shadow_chapters = sorted({s.target_chapter or 0 for s in sections if s.state == "shadow"})
@@ -80,13 +82,13 @@ def _fine_outlines(view: PlanView, conn: Connection) -> dict:
         "state": "confirmed" if confirmed else ("shadow" if shadow_chapters else "empty"),
         "confirmedChapters": _ranges(confirmed),
         "confirmedCount": len(confirmed),
-        "shadowChapters": _ranges(shadow_chapters),  # type: ignore[arg-type]
+        "shadowChapters": _ranges(shadow_chapters),
         "batches": [b.wire() for b in list_batches(conn, view.work_id)],
         "blockers": blockers,
     }
 
 
-def plan_status(conn: Connection, work_id: int, *, stage: int | None = None) -> dict:
+def plan_status(conn: Connection, work_id: int, *, stage: int | None = None) -> dict[str, Any]:
     """The stages with their blockers. The gates are those of ``muse plan check`` (one
     computation, :func:`check_plan`): show never says writing is ready while check blocks."""
     view = load_plan_view(conn, work_id)
@@ -127,7 +129,9 @@ def plan_status(conn: Connection, work_id: int, *, stage: int | None = None) -> 
     return _status(work_id, view, stages, advice, report)
 
 
-def _status(work_id: int, view: PlanView, stages: list, advice: str, report) -> dict:
+def _status(
+    work_id: int, view: PlanView, stages: list[dict[str, Any]], advice: str, report: CheckReport
+) -> dict[str, Any]:
     return {
         "workId": work_id,
         "mode": view.mode,

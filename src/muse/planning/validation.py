@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from muse.core.errors import InvalidInput
 from muse.patterns import doubt_reason
@@ -78,7 +79,7 @@ def _inner_model(annotation: object) -> type[BaseModel] | None:
     return None
 
 
-def field_label(model: type[BaseModel], loc: tuple) -> str:
+def field_label(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
     labels: list[str] = []
     current: type[BaseModel] | None = model
     for part in loc:
@@ -94,9 +95,9 @@ def field_label(model: type[BaseModel], loc: tuple) -> str:
     return " › ".join(labels) or "整体"
 
 
-def _clean_loc(model: type[BaseModel], loc: tuple) -> tuple:
+def _clean_loc(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
     """Drop pydantic's union-member tags (``'tuple[str, ...]'``) from a location."""
-    out: list = []
+    out: list[int | str] = []
     current: type[BaseModel] | None = model
     for part in loc:
         if isinstance(part, int):
@@ -110,7 +111,7 @@ def _clean_loc(model: type[BaseModel], loc: tuple) -> tuple:
     return tuple(out)
 
 
-def _message(e: Any, is_text: bool) -> str:
+def _message(e: ErrorDetails, is_text: bool) -> str:
     kind, ctx = e["type"], e.get("ctx") or {}
     messages = {
         "missing": "缺失" + ("（确实无从判断时可写「字段存疑：原因」）" if is_text else ""),
@@ -137,7 +138,7 @@ def _message(e: Any, is_text: bool) -> str:
     return messages.get(kind, e["msg"])
 
 
-def _is_text_field(model: type[BaseModel], loc: tuple) -> bool:
+def _is_text_field(model: type[BaseModel], loc: tuple[int | str, ...]) -> bool:
     current: type[BaseModel] | None = model
     info = None
     for part in loc:
@@ -185,7 +186,9 @@ def _dedupe(problems: list[Problem]) -> list[Problem]:
     return out
 
 
-def iter_doubts(value: object, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
+def iter_doubts(
+    value: object, path: tuple[int | str, ...] = ()
+) -> Iterator[tuple[tuple[int | str, ...], str]]:
     """(path, reason) of every 「字段存疑」 value inside a validated model."""
     if isinstance(value, BaseModel):
         for name in type(value).model_fields:
@@ -197,7 +200,7 @@ def iter_doubts(value: object, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
         yield path, reason
 
 
-def schema_findings(stage: StageDef, model: BaseModel, payload: dict) -> list[Finding]:
+def schema_findings(stage: StageDef, model: BaseModel, payload: dict[str, Any]) -> list[Finding]:
     """Doubtful fields and missing recommended fields: reported, never blocking."""
     found = [
         warning("field_in_doubt", f"字段存疑：{reason}", field=".".join(map(str, path)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Connection
 
 from muse.core.errors import InvalidInput
@@ -10,7 +12,7 @@ from muse.planning.stages import STAGES
 from muse.planning.validation import field_label
 
 
-def _leaves(value: object, path: tuple = ()) -> dict[tuple, object]:
+def _leaves(value: object, path: tuple[int | str, ...] = ()) -> dict[tuple[int | str, ...], object]:
     if isinstance(value, dict):
         return {k: v for key, item in value.items() for k, v in _leaves(item, (*path, key)).items()}
     if isinstance(value, list):
@@ -18,7 +20,7 @@ def _leaves(value: object, path: tuple = ()) -> dict[tuple, object]:
     return {path: value}
 
 
-def compare_sections(conn: Connection, section_ids: list[str]) -> dict:
+def compare_sections(conn: Connection, section_ids: list[str]) -> dict[str, Any]:
     """The fields on which the given sections (of one stage) differ, with each one's value."""
     sections = [get_section(conn, i) for i in section_ids]
     if len(sections) < 2 or len({(s.work_id, s.stage) for s in sections}) != 1:

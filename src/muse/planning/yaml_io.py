@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import typing
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel
@@ -22,10 +23,10 @@ from muse.core.yaml_safe import safe_load as bounded_load
 from muse.planning.stages import STAGES, StageDef
 from muse.planning.validation import FALLBACK_LABELS, PayloadInvalid
 
-Lines = dict[tuple, int]
+Lines = dict[tuple[int | str, ...], int]
 
 
-def load_yaml(path: Path) -> dict:
+def load_yaml(path: Path) -> dict[str, Any]:
     """A plan file as a non-empty mapping (see :func:`load_plan_file` for line numbers)."""
     return load_plan_file(path)[0]
 
@@ -37,7 +38,7 @@ def _read(path: Path) -> str:
         raise InvalidInput(f"{path}：不是 UTF-8 文本。") from None
 
 
-def load_plan_file(path: Path) -> tuple[dict, Lines]:
+def load_plan_file(path: Path) -> tuple[dict[str, Any], Lines]:
     """The file's data and the line (1-based) of every value path."""
     text = _read(path)
     try:
@@ -54,7 +55,7 @@ def load_plan_file(path: Path) -> tuple[dict, Lines]:
     return data, lines
 
 
-def _walk(node: Node | None, path: tuple, lines: Lines) -> None:
+def _walk(node: Node | None, path: tuple[int | str, ...], lines: Lines) -> None:
     if node is None:
         return
     lines[path] = node.start_mark.line + 1
@@ -70,7 +71,7 @@ def _walk(node: Node | None, path: tuple, lines: Lines) -> None:
             _walk(item, (*path, index), lines)
 
 
-def line_of(lines: Lines, path: tuple) -> int:
+def line_of(lines: Lines, path: tuple[int | str, ...]) -> int:
     """The line of ``path``, else of its nearest written ancestor."""
     for end in range(len(path), -1, -1):
         if path[:end] in lines:
@@ -108,7 +109,7 @@ _MARKERS = (
 )
 
 
-def guess_stage(data: dict, path: Path) -> StageDef:
+def guess_stage(data: dict[str, Any], path: Path) -> StageDef:
     if data.get("schema_version") in _VERSIONS:
         return STAGES[_VERSIONS[data["schema_version"]]]
     for key, stage in _MARKERS:
@@ -120,7 +121,7 @@ def guess_stage(data: dict, path: Path) -> StageDef:
 # -- writing ------------------------------------------------------------------------------------
 
 
-def _inner(annotation: object) -> list:
+def _inner(annotation: object) -> list[Any]:
     args = typing.get_args(annotation)
     return [a for a in args if a is not type(None) and a is not Ellipsis] or [annotation]
 
@@ -135,9 +136,9 @@ def _label_lines(model: type[BaseModel], prefix: str, out: list[str]) -> None:
                     _label_lines(inner, f"{prefix}{name}.", out)
 
 
-def template(model: type[BaseModel]) -> dict:
+def template(model: type[BaseModel]) -> dict[str, Any]:
     """An empty skeleton of ``model``: importing it unfilled names every field to fill."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     for name, info in model.model_fields.items():
         if not info.is_required():
             default = info.get_default(call_default_factory=True)
@@ -153,7 +154,7 @@ def template(model: type[BaseModel]) -> dict:
     return out
 
 
-def _empty(annotation: object):
+def _empty(annotation: object) -> object:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return template(annotation)
     origin = typing.get_origin(annotation)
@@ -165,12 +166,12 @@ def _empty(annotation: object):
     return 0 if annotation is int else ""
 
 
-def dump_plan(stage: StageDef, payload: dict, *, source: str | None = None) -> str:
+def dump_plan(stage: StageDef, payload: dict[str, Any], *, source: str | None = None) -> str:
     header = [f"# {stage.label}（{stage.key}）。字段与中文名：", *_label_lines_of(stage)]
     if source:
         header.insert(1, f"# 来源：{source}")
     header.append("# 必填的文字字段确实无从判断时，可写「字段存疑：原因」；保存后作者确认才生效。")
-    body = yaml.safe_dump(payload, allow_unicode=True, sort_keys=False, width=100)
+    body: str = yaml.safe_dump(payload, allow_unicode=True, sort_keys=False, width=100)
     return "\n".join(header) + "\n" + body
 
 

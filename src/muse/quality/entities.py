@@ -308,7 +308,9 @@ def _given_after(surname: str, nxt: str) -> str | None:
     return nxt[:1]
 
 
-def _recurring_names(jieba: rjieba.Jieba, text: str, tokens: list[tuple[str, str]], offset: int):
+def _recurring_names(
+    jieba: rjieba.Jieba, text: str, tokens: list[tuple[str, str]], offset: int
+) -> Iterator[EntitySpan]:
     """Surname + given name that jieba cut apart (苏 + 晚晴, 顾长 + 歌), kept only when the joined
     name occurs at least twice in ``text``: a recurring unknown word led by a surname."""
     pos = offset

@@ -7,6 +7,7 @@ A location is a code point range ``[start, end)`` of the candidate body and its 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -19,5 +20,5 @@ class Finding:
     quote: str | None = None
     line: int | None = None  # 1-based line of ``start`` in the candidate body
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -115,7 +115,7 @@ def _explicit_names(context: WriterContext) -> Iterator[str]:
         yield from action.cards
 
 
-def _strings(value) -> Iterator[str]:
+def _strings(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 
 from muse.core.redaction import json_dumps_storable, storable_text
 
@@ -55,7 +55,9 @@ def _install_storable(engine: Engine) -> None:
     surrogates replaced; ``core.redaction``); JSON values go through the JSON serializer."""
 
     @event.listens_for(engine, "before_cursor_execute", retval=True)
-    def _clean(conn: Any, cursor: Any, statement: str, params: Any, context: Any, many: bool):
+    def _clean(
+        conn: Any, cursor: Any, statement: str, params: Any, context: Any, many: bool
+    ) -> tuple[str, Any]:
         if many and isinstance(params, (list, tuple)):
             return statement, [_clean_params(p) for p in params]
         return statement, _clean_params(params)
@@ -95,7 +97,7 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def reading(engine: Engine):
+def reading(engine: Engine) -> Connection:
     """A connection for reads only: on SQLite its transactions are DEFERRED, so a long read
     (an explore phase, a listing) never holds the write lock other writers are waiting for."""
     return engine.connect().execution_options(sqlite_begin="DEFERRED")

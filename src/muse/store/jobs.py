@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, or_, select
+from sqlalchemy import ColumnElement, Connection, Engine, and_, or_, select
 
 from muse.core.clock import iso, utc_now
 from muse.core.errors import InvalidInput, NotFound, StaleTransition
@@ -139,7 +139,7 @@ class JobInfo:
         }
 
 
-def _due(now: datetime, lease: timedelta):
+def _due(now: datetime, lease: timedelta) -> ColumnElement[bool]:
     return or_(
         and_(jobs.c.status == "queued", jobs.c.run_after <= now),
         and_(jobs.c.status == "running", jobs.c.locked_at < now - lease),
@@ -246,7 +246,7 @@ def finish_job(
 
 def backoff_delay(base: timedelta, attempts: int) -> timedelta:
     """The wait before the next attempt after ``attempts`` failed ones: base × 2^(attempts−1)."""
-    return base * (2 ** max(attempts - 1, 0))
+    return base * int(2 ** max(attempts - 1, 0))
 
 
 def fail_job(

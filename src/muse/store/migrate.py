@@ -22,9 +22,9 @@ import importlib
 import re
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Engine, MetaData, inspect, text
 
 from muse.store.metadata import metadata
 
@@ -48,7 +48,7 @@ TABLE_MODULES = (
 _MIGRATIONS = Path(__file__).with_name("migrations")
 
 
-def load_all_tables():
+def load_all_tables() -> MetaData:
     for name in TABLE_MODULES:
         importlib.import_module(name)
     return metadata
@@ -107,7 +107,9 @@ def is_up_to_date(engine: Engine) -> bool:
     return current_revisions(engine) == head_revisions()
 
 
-def include_object(obj, name, type_, reflected, compare_to) -> bool:  # noqa: ANN001
+def include_object(
+    obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any
+) -> bool:
     """Leave out of schema comparison the objects migrations create with raw DDL.
 
     Some objects cannot be declared portably in SQLAlchemy (SQLite FTS5 virtual tables, a

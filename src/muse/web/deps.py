@@ -15,7 +15,8 @@ from muse.works import get_work_row, latest_chapter_number
 
 
 def engine_of(request: Request) -> Engine:
-    return request.app.state.engine
+    engine: Engine = request.app.state.engine
+    return engine
 
 
 @contextmanager

@@ -8,6 +8,7 @@ mark that covers it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def segments(text: str, marks: list[Mark]) -> list[Segment]:
     return out
 
 
-def finding_marks(findings: list[dict]) -> list[Mark]:
+def finding_marks(findings: list[dict[str, Any]]) -> list[Mark]:
     marks = []
     for i, f in enumerate(findings):
         loc = f.get("location")
@@ -60,7 +61,7 @@ def finding_marks(findings: list[dict]) -> list[Mark]:
     return marks
 
 
-def claim_marks(claims: list[dict]) -> list[Mark]:
+def claim_marks(claims: list[dict[str, Any]]) -> list[Mark]:
     return [
         Mark(
             c["startCodePoint"],

@@ -80,12 +80,13 @@ def _last_accepted_run(ctx: JobContext, work_id: int | None) -> str | None:
     if work_id is None:
         return None
     with reading(ctx.engine) as conn:
-        return conn.execute(
+        found: str | None = conn.execute(
             select(runs.c.id)
             .where(runs.c.work_id == work_id, runs.c.state == "extraction_queued")
             .order_by(runs.c.updated_at.desc(), runs.c.id.desc())
             .limit(1)
         ).scalar()
+    return found
 
 
 def summarize(report: ExtractionReport) -> str:

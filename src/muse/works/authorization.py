@@ -8,7 +8,7 @@ the source changed underneath.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, RowMapping, select
 
 from muse.core.clock import iso, utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, NotFound
@@ -25,7 +25,7 @@ from muse.works.tables import authorization_snapshots, works
 PURPOSE_LABELS = {"production": "正式创作", "evaluation": "离线评测"}
 
 
-def _check_allowed(row, purpose: Purpose) -> None:
+def _check_allowed(row: RowMapping, purpose: Purpose) -> None:
     if row["source_status"] != SourceStatus.active.value:
         raise AuthorizationError(
             f"《{row['title']}》的来源状态是「{STATUS_LABELS[row['source_status']]}」，不能用于"

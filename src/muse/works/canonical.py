@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, CursorResult, select
 
 from muse.core.canonical import sha256_hex
 from muse.core.clock import utc_now
@@ -24,7 +24,7 @@ from muse.works.tables import chapters, prose_blocks
 ORIGINS = ("import", "accept", "edit", "revert")
 
 
-def _new_id(result) -> int:
+def _new_id(result: CursorResult[Any]) -> int:
     """The primary key of the row an INSERT just wrote."""
     key = result.inserted_primary_key
     assert key is not None

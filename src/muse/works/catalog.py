@@ -8,8 +8,19 @@ rule (nothing after the freeze point) is applied by callers passing ``upto``.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
-from sqlalchemy import Connection, func, select, tuple_
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    CursorResult,
+    Row,
+    RowMapping,
+    Select,
+    func,
+    select,
+    tuple_,
+)
 
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound
@@ -30,7 +41,7 @@ DEFAULT_PURPOSES = {
 }
 
 
-def _new_id(result) -> int:
+def _new_id(result: CursorResult[Any]) -> int:
     """The primary key of the row an INSERT just wrote."""
     key = result.inserted_primary_key
     assert key is not None
@@ -82,7 +93,7 @@ def find_imported_work(conn: Connection, title: str, source_version: str) -> int
     return None if found is None else int(found[0])
 
 
-def get_work_row(conn: Connection, work_id: int):
+def get_work_row(conn: Connection, work_id: int) -> RowMapping:
     row = conn.execute(select(works).where(works.c.id == work_id)).mappings().first()
     if row is None:
         raise NotFound(f"作品 {work_id} 不存在。", hint="用 muse works 查看已有作品。")
@@ -139,7 +150,7 @@ def resolve_work(conn: Connection, work: int | str | None) -> int:
     return int(found[0])
 
 
-def _current_block():
+def _current_block() -> ColumnElement[bool]:
     return (prose_blocks.c.chapter_id == chapters.c.id) & (
         prose_blocks.c.revision == chapters.c.current_revision
     )
@@ -180,7 +191,7 @@ def list_chapters(conn: Connection, work_id: int, *, upto: int | None = None) ->
     ]
 
 
-def _text_query(work_id: int):
+def _text_query(work_id: int) -> Select[*tuple[Any, ...]]:
     return (
         select(
             chapters.c.number,
@@ -195,7 +206,7 @@ def _text_query(work_id: int):
     )
 
 
-def _to_text(work_id: int, row) -> ChapterText:
+def _to_text(work_id: int, row: Row[*tuple[Any, ...]]) -> ChapterText:
     return ChapterText(
         work_id=work_id,
         number=row.number,

@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, CursorResult, Engine, select
 
 from muse.core.canonical import sha256_hex
 from muse.core.clock import utc_now
@@ -61,7 +62,7 @@ class ImportReport:
     def han_count(self) -> int:
         return sum(c.han_count for c in self.chapters)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "workId": self.work_id,
             "title": self.title,
@@ -93,7 +94,7 @@ class ImportReport:
         }
 
 
-def _new_id(result) -> int:
+def _new_id(result: CursorResult[Any]) -> int:
     """The primary key of the row an INSERT just wrote."""
     key = result.inserted_primary_key
     assert key is not None
@@ -376,7 +377,7 @@ def _insert_chapters(
             progress(min(start + _BATCH, total), total)
 
 
-def _attribution(version: str, line: int, notes: list[str] | None) -> dict:
+def _attribution(version: str, line: int, notes: list[str] | None) -> dict[str, Any]:
     """Where the prose came from; the author notes taken out of it are kept here, not lost."""
-    base: dict = {"file": version, "line": line}
+    base: dict[str, Any] = {"file": version, "line": line}
     return {**base, "authorNotes": notes} if notes else base

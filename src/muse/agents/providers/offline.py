@@ -131,6 +131,7 @@ def fallback_instance(
             f"离线提供方无法为 {output_model.__name__} 自动生成合法输出：{err.error_count()} 处校验错误。",
             hint=f"请用 register_offline_generator('{role}', '{task}', fn) 注册专用的离线生成器。",
         ) from err
+    assert isinstance(data, dict)  # it validated as a model, so it is a JSON object
     return data
 
 

@@ -1,5 +1,7 @@
 """Alembic environment: the engine comes from ``config.attributes`` (see muse.store.migrate)."""
 
+from typing import Any
+
 from alembic import context
 
 from muse.store.migrate import include_object, load_all_tables
@@ -8,7 +10,9 @@ config = context.config
 target_metadata = load_all_tables()
 
 
-def _include_object(obj, name, type_, reflected, compare_to):  # noqa: ANN001
+def _include_object(
+    obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any
+) -> bool:
     """Autogenerate for a subset of tables when ``only_tables`` is set (scripts/new_migration.py)."""
     if not include_object(obj, name, type_, reflected, compare_to):
         return False

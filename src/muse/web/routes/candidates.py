@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
+from sqlalchemy import Connection
 
 from muse.context import round_inputs
 from muse.core.ids import new_id
@@ -72,7 +73,7 @@ def candidate_page(request: Request, candidate_id: str, against: int | None = No
     )
 
 
-def _round_items(conn, view: dict[str, Any]) -> list[dict[str, Any]] | None:
+def _round_items(conn: Connection, view: dict[str, Any]) -> list[dict[str, Any]] | None:
     if view["context"].get("missing"):
         return None
     context = load_context(conn, view["contextSnapshotId"])

@@ -8,7 +8,7 @@ from collections import defaultdict
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from muse.knowledge import BookTerms, CardStatus, card_type, get_card, load_cards, state_as_of
+from muse.knowledge import BookTerms, Card, CardStatus, card_type, get_card, load_cards, state_as_of
 from muse.web.deps import read, work_nav
 from muse.web.render import page
 
@@ -31,7 +31,7 @@ def card_list(request: Request, work_id: int, type: str | None = None) -> Respon
     with read(request) as conn:
         info = work_nav(conn, work_id)
         cards = load_cards(conn, work_id, statuses=ALL_STATUSES)
-    by_type: dict[str, list] = defaultdict(list)
+    by_type: dict[str, list[Card]] = defaultdict(list)
     for card in cards:
         if type is None or card.type == type:
             by_type[card.type].append(card)

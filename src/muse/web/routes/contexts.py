@@ -8,8 +8,11 @@ round's seven input items on demand.
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
+from sqlalchemy import Connection
 
 from muse.context import budget_usage, round_inputs
 from muse.core.errors import NotFound
@@ -66,7 +69,7 @@ def round_item(request: Request, snapshot_id: str, position: int) -> Response:
     return page(request, "fragments/round_item.html", item=item)
 
 
-def _summary(conn, snapshot_id: str) -> dict:
+def _summary(conn: Connection, snapshot_id: str) -> dict[str, Any]:
     summary = context_summary(conn, snapshot_id)
     if summary.get("missing"):
         raise NotFound(f"上下文快照 {snapshot_id} 不存在。")

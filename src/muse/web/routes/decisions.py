@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from muse.core.errors import InvalidInput, MuseError
 from muse.flow import (
+    Observer,
     accept_candidate,
     discard_candidate,
     edit_candidate,
@@ -22,7 +23,7 @@ from muse.flow import (
     propose_candidate_facts,
     revise_candidate,
 )
-from muse.web.deps import actor, engine_of, read, work_nav
+from muse.web.deps import WorkNav, actor, engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import page
 from muse.web.tasks import TaskResult, summary_result
@@ -93,7 +94,7 @@ def edit(request: Request, candidate_id: str, form: Form = Depends(read_form)) -
         return _refused(request, candidate_id, "修改", err)
     command_id, who = form.get("command_id") or None, actor()
 
-    def job(observer) -> TaskResult:
+    def job(observer: Observer) -> TaskResult:
         outcome = edit_candidate(
             engine,
             candidate_id,
@@ -152,7 +153,7 @@ def revise(request: Request, candidate_id: str, form: Form = Depends(read_form))
         return _refused(request, candidate_id, "改写", err)
     command_id, who = form.get("command_id") or None, actor()
 
-    def job(observer) -> TaskResult:
+    def job(observer: Observer) -> TaskResult:
         outcome = revise_candidate(
             engine, candidate_id, words, command_id=command_id, actor=who, observer=observer
         )
@@ -216,7 +217,7 @@ def _refused(request: Request, candidate_id: str, what: str, err: MuseError) -> 
     )
 
 
-def _work_of(request: Request, candidate_id: str):
+def _work_of(request: Request, candidate_id: str) -> WorkNav | None:
     try:
         with read(request) as conn:
             cand, _ = load(conn, candidate_id)

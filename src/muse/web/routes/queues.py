@@ -14,6 +14,7 @@ from muse.core.errors import InvalidInput, MuseError
 from muse.knowledge import (
     FACT_TYPE_LABELS,
     RESOLUTION_LABELS,
+    DraftOutcome,
     approve_fact_delta,
     card_type,
     confirm_all,
@@ -109,7 +110,7 @@ def decide_drafts(request: Request, work_id: int, form: Form = Depends(read_form
     return _done(request, work_id, "drafts", lines)
 
 
-def _draft_line(outcome) -> str:
+def _draft_line(outcome: DraftOutcome) -> str:
     if outcome.status == "conflict":
         return f"未确认：{outcome.name} 出现 {len(outcome.conflicts)} 个新冲突，请先处理冲突。"
     verb = "已驳回" if outcome.status == "rejected" else "已确认"

@@ -15,7 +15,12 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+import pytest
+
+from muse.agents.providers.presets import PRESETS
 
 
 @dataclass
@@ -180,3 +185,46 @@ class StubServer:
                 pass
 
         return Handler
+
+
+# -- configuration ---------------------------------------------------------------------------------
+
+STUB_SECRET = "sk-stub-SECRET-7c1e9a0b"  # the stub's API key: no output, file or row may hold it
+
+
+def isolate_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty Muse configuration and no preset key in the environment: neither the developer's
+    own config nor a real key can change a result (real requests stay disallowed)."""
+    path = tmp_path / "empty-config.toml"
+    monkeypatch.setenv("MUSE_CONFIG", str(path))
+    for preset in PRESETS.values():
+        if preset.key_env:
+            monkeypatch.delenv(preset.key_env, raising=False)
+    monkeypatch.setenv("MUSE_ALLOW_MODEL_REQUESTS", "0")
+    return path
+
+
+def configure_stub(
+    server: StubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, secret: str
+) -> Path:
+    """Two providers on the stub: ``stub`` (strict json_schema) and ``stub-json`` (JSON mode),
+    their key ``secret`` in ``STUB_API_KEY``."""
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f"""
+[providers.stub]
+base_url = "{server.url}"
+api_key_env = "STUB_API_KEY"
+supports_json_schema = true
+
+[providers.stub-json]
+base_url = "{server.url}"
+api_key_env = "STUB_API_KEY"
+supports_json_schema = false
+json_mode_requires_word_json = true
+""",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("MUSE_CONFIG", str(path))
+    monkeypatch.setenv("STUB_API_KEY", secret)
+    return path
