@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from hypothesis import HealthCheck, settings
 from sqlalchemy import Engine, text
 
 from muse import offline
@@ -39,6 +40,11 @@ BACKEND = os.environ.get("MUSE_TEST_BACKEND", "sqlite")
 
 # Real model requests are disallowed in tests; only local stub servers and the offline provider.
 os.environ["MUSE_ALLOW_MODEL_REQUESTS"] = "0"
+
+# Property tests check behaviour, not speed: on a busy 2-core CI machine Hypothesis's per-example
+# deadline and its "generation too slow" health check fail for reasons unrelated to the property.
+settings.register_profile("muse", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("muse")
 
 # The test suite is a composition root: it installs the offline provider's generators.
 offline.install()
