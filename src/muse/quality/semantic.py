@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from sqlalchemy import Engine
 
-from muse.agents.dispatch import dispatch
+from muse.agents.dispatch import dispatch, stored_reply
 from muse.agents.ledger import dependency_list
 from muse.agents.outputs import DetectorReport
 from muse.agents.tools import ToolSet
@@ -239,8 +239,13 @@ def run_semantic_detector(
     model: str,
     tools: ToolSet | None = None,
     timeout_s: float | None = None,
+    reuse_stored: bool = False,
 ) -> SemanticReport:
     """Dispatch detector/check for ``output`` and return Muse's verified report.
+
+    ``reuse_stored``: a receipted reply of this run's detector to exactly this input is used
+    instead of a new call (a resumed replay, where the reply came before a crash and its
+    commit did not); it is assessed exactly as a fresh reply.
 
     Model-call failures (``AgentCallError``: refused input, timeout, invalid output…) propagate:
     the caller ends the run ``failed`` with the error. An output that is not from ``context`` and
@@ -248,18 +253,30 @@ def run_semantic_detector(
     back with status ``forged`` and ``failure_reason == "detector_forgery"``.
     """
     _require_pair(context, output, run_id)
-    result = dispatch(
-        engine,
-        role="detector",
-        task="check",
-        provider=provider,
-        model=model,
-        task_input=detector_input(context, output),
-        output_model=DetectorReport,
-        run_id=run_id,
-        tools=tools,
-        timeout_s=timeout_s,
-    )
+    task_input = detector_input(context, output)
+    result = None
+    if reuse_stored:
+        result = stored_reply(
+            engine,
+            run_id=run_id,
+            role="detector",
+            task="check",
+            task_input=task_input,
+            output_model=DetectorReport,
+        )
+    if result is None:
+        result = dispatch(
+            engine,
+            role="detector",
+            task="check",
+            provider=provider,
+            model=model,
+            task_input=task_input,
+            output_model=DetectorReport,
+            run_id=run_id,
+            tools=tools,
+            timeout_s=timeout_s,
+        )
     reads = dependency_list(engine, run_id)
     return assess(
         result.output,  # type: ignore[arg-type]
