@@ -113,7 +113,7 @@ def _generate_arm(ctx: SampleCtx, arm: str) -> None:
 
 def _run_state(engine: Engine, run_id: str) -> str:
     with reading(engine) as conn:
-        return conn.execute(select(runs.c.state).where(runs.c.id == run_id)).scalar_one()
+        return str(conn.execute(select(runs.c.state).where(runs.c.id == run_id)).scalar_one())
 
 
 def _start_arm_run(ctx: SampleCtx, arm: str) -> str:
