@@ -21,8 +21,8 @@ ONE = BOOKS[0]
 NEWCOMER = "韩千机"  # a canary name: first written in chapter 6, on no card
 
 
-def _later(n: int) -> str:
-    if n < 6:
+def _later(n: int, first: int = 6) -> str:
+    if n < first:
         return ""
     return (
         f"\n山门外来了一人，名叫{NEWCOMER}。{NEWCOMER}道：“我在此等候多时。”"
@@ -30,11 +30,11 @@ def _later(n: int) -> str:
     )
 
 
-def _book(engine) -> int:
+def _book(engine, first: int = 6) -> int:
     with engine.begin() as conn:
         work_id = create_work(conn, ONE, default_chapter_chars=2500)
         for n in range(1, 9):
-            add_chapter(conn, work_id, n, f"第{n}章", book_text(n) + _later(n))
+            add_chapter(conn, work_id, n, f"第{n}章", book_text(n) + _later(n, first))
     return work_id
 
 
@@ -82,3 +82,24 @@ def test_a_later_name_is_caught_and_never_reaches_the_writer(engine, router, stu
         stored = [row.check for row in conn.execute(select(eval_arms))]
     leaks = [f["message"] for c in stored for f in c["findings"] if f["kind"] == "future_leak"]
     assert len(leaks) == 3 and all(NEWCOMER in m and "第 6 章" in m for m in leaks)
+
+
+def test_a_later_name_the_outline_itself_writes_is_no_leak(engine, router):
+    """The preregistered outline is given to the writer: a name it writes (or a longer word
+    containing the term) cannot have come from the oracle."""
+    import yaml
+
+    _book(engine, first=7)  # first written after the target chapter: no debut exemption
+    doc = yaml.safe_load(set_yaml("lexicon-outline", {ONE: 1}))
+    doc["samples"][0]["fineOutline"]["hard_constraints"]["hard_events"].append(
+        {"id": "H2", "text": f"众人在{NEWCOMER}阁外等候"}
+    )
+
+    def use_newcomer(draft, task_input):
+        draft["paragraphs"].append(f"他早听说过{NEWCOMER}阁的名头。")
+        return draft
+
+    router.writer_edit = use_newcomer
+    report = _run(engine, router, yaml.safe_dump(doc, allow_unicode=True, sort_keys=False))
+    for arm in "ABC":
+        assert report["samples"][0]["arms"][arm]["check"]["futureLeaks"] == 0

@@ -17,6 +17,7 @@ future-leak gate only.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -380,6 +381,10 @@ def detect_arms(ctx: SampleCtx) -> None:
     with reading(ctx.engine) as conn:
         rows = arm_rows(conn, ctx.eval_run_id)
         leak_terms = replay_lexicon(conn, ctx.work_id, ctx.as_of)
+    # what the preregistered outline itself writes was given to the writer, so it cannot have
+    # come from the oracle (「金刚琢」 in the outline's hook makes 「金刚」 no leak)
+    given = json.dumps(ctx.sample.fineOutline, ensure_ascii=False)
+    leak_terms = [(term, first) for term, first in leak_terms if term not in given]
     for arm in ARMS:
         row = rows[arm]
         if row.check is None:
