@@ -30,7 +30,7 @@ import yaml
 
 from muse import offline
 from muse.cli.evaluation import _render_report
-from muse.evaluation.preregister import parse_set, preregister
+from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.report import build_report
 from muse.evaluation.runner import estimate, run_set
 from muse.store.engine import make_engine

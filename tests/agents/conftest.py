@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from muse.agents.dispatch import dispatch
+from muse.agents.dispatching import dispatch
 from muse.agents.outputs import WriterDraft
 from muse.agents.providers.presets import PRESETS
 from muse.agents.structured import RetryPolicy

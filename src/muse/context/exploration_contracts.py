@@ -14,7 +14,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from muse.agents.contracts import ToolName
+from muse.agents import ToolName
 from muse.core.contract import Contract
 
 EXPLORATION_VERSION: Final = "exploration-manifest-v1"

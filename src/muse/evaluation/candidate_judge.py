@@ -12,8 +12,7 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from muse.agents.dispatch import dispatch
-from muse.agents.outputs import JudgeScores
+from muse.agents import JudgeScores, dispatch
 from muse.context.tables import context_snapshots
 from muse.core.clock import iso, utc_now
 from muse.core.errors import ContractViolation, NotFound

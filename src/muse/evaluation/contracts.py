@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from muse.evaluation.variables import Settings, variable_problem
-from muse.planning.contracts import FineOutline
+from muse.planning import FineOutline
 
 EVAL_POLICY_VERSION = "writer-eval-v1"
 

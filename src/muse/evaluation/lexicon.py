@@ -26,9 +26,8 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection
 
-from muse.knowledge.discovery import DiscoveredEntity, discover
-from muse.knowledge.first_appearance import term_appearances
-from muse.works.catalog import iter_chapter_texts
+from muse.knowledge import DiscoveredEntity, discover, term_appearances
+from muse.works import iter_chapter_texts
 
 MIN_MENTIONS = 3
 MIN_DENSITY = 2.0

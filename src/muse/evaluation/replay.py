@@ -25,14 +25,25 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Connection, Engine, select
 
-from muse.agents.dispatch import DispatchResult, dispatch, stored_reply
-from muse.agents.errors import AgentCallError, ForbiddenInput, InvalidOutput
+from muse.agents import (
+    AgentCallError,
+    DispatchResult,
+    ForbiddenInput,
+    InvalidOutput,
+    dispatch,
+    stored_reply,
+)
 from muse.agents.tables import model_calls
-from muse.context.contracts import WriterContext
-from muse.context.output_contracts import WriterDraft, WriterOutput
+from muse.context import (
+    FrozenContext,
+    UnlocatedClaim,
+    WriterContext,
+    WriterDraft,
+    WriterOutput,
+    build_output,
+    freeze_context,
+)
 from muse.context.tables import context_snapshots
-from muse.context.writer_context import FrozenContext, freeze_context
-from muse.context.writer_output import UnlocatedClaim, build_output
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, ContractViolation
 from muse.core.ids import new_id
@@ -42,13 +53,22 @@ from muse.evaluation.contracts import ARM_MODES, ARMS, EVAL_POLICY_VERSION, Eval
 from muse.evaluation.lexicon import replay_lexicon
 from muse.evaluation.sample_state import arm_rows, eval_row
 from muse.evaluation.tables import eval_arms
-from muse.flow.checking import Verdict, check_candidate, check_lexicons, with_attempt
-from muse.flow.rewrite import Decision, RewritePolicy, rewrite_loop, writer_input
+from muse.flow import (
+    Decision,
+    RewritePolicy,
+    Verdict,
+    check_candidate,
+    check_lexicons,
+    commit_verdict,
+    move_candidate,
+    move_run,
+    rewrite_loop,
+    with_attempt,
+    writer_input,
+)
 from muse.flow.tables import candidates, runs
-from muse.flow.transitions import move_candidate, move_run
-from muse.flow.verdicts import commit_verdict
 from muse.store.engine import reading
-from muse.works import authorization
+from muse.works import get_snapshot, take_snapshot
 from muse.works.tables import chapters
 
 LEAK_KINDS = frozenset({"future_leak", "semantic_future_leak"})
@@ -148,7 +168,7 @@ def _start_arm_run(ctx: SampleCtx, arm: str) -> str:
                     updated_at=now,
                 )
             )
-            snapshot = authorization.take_snapshot(conn, ctx.work_id, "evaluation")
+            snapshot = take_snapshot(conn, ctx.work_id, "evaluation")
             move_run(
                 conn,
                 run_id,
@@ -189,7 +209,7 @@ def _freeze(ctx: SampleCtx, arm: str, run_id: str) -> None:
                 run_id=run_id,
                 attempt=1,
                 as_of=ctx.as_of,
-                authorization=authorization.get_snapshot(conn, snapshot_id),
+                authorization=get_snapshot(conn, snapshot_id),
                 store=False,
                 budget=ctx.evaluation_set.settings.budget,
             )

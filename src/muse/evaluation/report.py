@@ -17,13 +17,13 @@ from sqlalchemy import Connection, Engine, func, select
 from muse.agents.tables import model_calls
 from muse.evaluation.contracts import ARMS, DIMENSIONS, SCENE_CLASSES, EvaluationSet
 from muse.evaluation.gates import GateFacts, SampleDeltas, gate_a, gate_b
-from muse.evaluation.preregister import load_set
+from muse.evaluation.preregistration import load_set
 from muse.evaluation.rounds import base_of, round_of_set, rounds_of, set_ids_in_order
 from muse.evaluation.sample_state import arm_rows, judge_sheets, zone_engine
 from muse.evaluation.states import EVAL_STATE_LABELS, EVAL_TERMINAL, REPORT_STATES
 from muse.evaluation.tables import eval_runs
 from muse.store.engine import reading
-from muse.works.catalog import get_work_row
+from muse.works import get_work_row
 
 SYSTEM_FAILURES = frozenset({"failed_model", "failed_freeze", "failed_authorization"})
 

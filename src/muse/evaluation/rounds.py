@@ -29,7 +29,7 @@ from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound, StaleTransition
 from muse.core.ids import new_id
 from muse.evaluation.contracts import EvaluationSet
-from muse.evaluation.preregister import load_set, preregister
+from muse.evaluation.preregistration import load_set, preregister
 from muse.evaluation.replay import Progress
 from muse.evaluation.runner import RunResult, run_set
 from muse.evaluation.sample_state import zone_engine

@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from muse.context.contracts import TokenBudget
-from muse.context.retrieval_plan import DEFAULT_BUDGET
-from muse.flow.rewrite import DEFAULT_MAX_REWRITES, UPPER_LIMIT, RewritePolicy
+from muse.context import DEFAULT_BUDGET, TokenBudget
+from muse.flow import DEFAULT_MAX_REWRITES, UPPER_LIMIT, RewritePolicy
 
 
 @dataclass(frozen=True)

@@ -36,25 +36,34 @@ from typing import Any, Literal
 
 from sqlalchemy import Engine
 
-from muse.context.contracts import WriterContext
-from muse.context.output_contracts import DraftClaim, WriterDraft, WriterOutput
-from muse.context.writer_context import FrozenContext
-from muse.context.writer_output import UnlocatedClaim, build_output
+from muse.context import (
+    DraftClaim,
+    FrozenContext,
+    UnlocatedClaim,
+    WriterContext,
+    WriterDraft,
+    WriterOutput,
+    build_output,
+)
 from muse.core.errors import MuseError
 from muse.flow.evidence_gaps import GapResolution, overall, resolve_gaps
-from muse.knowledge.first_appearance import term_appearances
-from muse.quality import mechanical
-from muse.quality.ai_flavor import ai_flavor_summary
-from muse.quality.entities import EntityLexicon, book_text_as_of, entity_lexicon_from
-from muse.quality.hard_events import detector_marks, event_checks
-from muse.quality.leak import LeakLexicon, leak_lexicon_from
-from muse.quality.mechanical import Finding
-from muse.quality.semantic import (
+from muse.knowledge import term_appearances
+from muse.quality import (
+    EntityLexicon,
+    Finding,
+    LeakLexicon,
     SemanticReport,
+    ai_flavor_summary,
+    book_text_as_of,
+    detector_marks,
+    entity_lexicon_from,
+    event_checks,
+    leak_lexicon_from,
     run_semantic_detector,
     settle_as_new_settings,
     unsettleable,
 )
+from muse.quality import check as mechanical_check
 from muse.store.engine import reading
 
 Outcome = Literal[
@@ -193,7 +202,7 @@ def check_candidate(
     step("mechanical_gate", "running", 0)
     leak, entities = lexicons or check_lexicons(engine, context, leak_terms)
     findings = tuple(
-        mechanical.check(
+        mechanical_check(
             context, output, list(unlocated or []), leak_lexicon=leak, entity_lexicon=entities
         )
     )

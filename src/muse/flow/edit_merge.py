@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
-from muse.context.output_contracts import WriterOutput
+from muse.context import WriterOutput
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput, StaleTransition
 from muse.core.ids import new_id

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
-from muse.context.contracts import WriterContext
+from muse.context import WriterContext
 from muse.core.errors import StaleTransition
 from muse.flow.author_edit import ATTRIBUTION, AuthorOutput
 from muse.flow.checking import Verdict, check_candidate

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from muse.context.contracts import WriterContext
-from muse.context.round_inputs import writer_input as round_writer_input
+from muse.context import WriterContext
+from muse.context import writer_input as round_writer_input
 from muse.core.errors import ConfigError
 from muse.flow.checking import RevisionItem, Verdict
 

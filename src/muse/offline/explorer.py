@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from muse.agents.providers.offline import builtin_generator
+from muse.agents import builtin_generator
 
 EXPLORE_INPUT_VERSION = "writer-explore-input-v1"  # context.exploration_contracts
 NOTE = "【离线模式】探索清单由离线提供方依据细纲确定性生成：前一章、实体卡、人物近况与伏笔检索。"

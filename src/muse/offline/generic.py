@@ -12,8 +12,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muse.agents import outputs
-from muse.agents.providers.offline import builtin_generator, offline_seed
+from muse.agents import (
+    DetectorReport,
+    ExploreList,
+    ExtractionDraft,
+    JudgeDimensions,
+    JudgeScores,
+    PlannerDraft,
+    WriterDraft,
+    builtin_generator,
+    offline_seed,
+)
 
 OFFLINE_NOTE = "【离线模式】本内容由离线提供方依据冻结输入确定性生成，不代表模型写作能力。"
 
@@ -47,7 +56,7 @@ def _as_of(task_input: dict[str, Any]) -> int | None:
 
 @builtin_generator("writer", "explore")
 def explore(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] | None:
-    if model is not outputs.ExploreList:
+    if model is not ExploreList:
         return None
     reads: list[dict[str, Any]] = [
         {
@@ -77,7 +86,7 @@ def explore(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any
 
 @builtin_generator("writer", "generate")
 def generate(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] | None:
-    if model is not outputs.WriterDraft:
+    if model is not WriterDraft:
         return None
     leaves = _text_leaves(task_input) or ["（输入中没有可用的文字要点）"]
     paragraphs = [{"text": OFFLINE_NOTE}]
@@ -87,7 +96,7 @@ def generate(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, An
 
 @builtin_generator("planner", "draft")
 def plan(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] | None:
-    if model is not outputs.PlannerDraft:
+    if model is not PlannerDraft:
         return None
     title = task_input.get("title") if isinstance(task_input.get("title"), str) else "离线规划草稿"
     items = [
@@ -104,7 +113,7 @@ def plan(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] |
 
 @builtin_generator("extractor", "extract")
 def extract(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] | None:
-    if model is not outputs.ExtractionDraft:
+    if model is not ExtractionDraft:
         return None
     return {
         "entities": [],
@@ -117,7 +126,7 @@ def extract(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any
 
 @builtin_generator("detector", "check")
 def check(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] | None:
-    if model is not outputs.DetectorReport:
+    if model is not DetectorReport:
         return None
     return {
         "verdict": "passed",
@@ -140,10 +149,10 @@ def _candidates(task_input: dict[str, Any]) -> list[tuple[str, str]]:
 
 @builtin_generator("judge", "score")
 def score(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] | None:
-    if model is not outputs.JudgeScores:
+    if model is not JudgeScores:
         return None
     rng = random.Random(offline_seed("judge", "score", task_input, model))
-    dimensions = outputs.JudgeDimensions.model_fields
+    dimensions = JudgeDimensions.model_fields
     candidates = []
     for label, text in _candidates(task_input):
         quote = text.strip()[:20]

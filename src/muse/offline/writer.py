@@ -17,7 +17,7 @@ import hashlib
 import re
 from typing import Any
 
-from muse.agents.providers.offline import builtin_generator, stable_input
+from muse.agents import builtin_generator, stable_input
 from muse.core.canonical import canonical_json
 from muse.core.text import count_han
 
