@@ -46,6 +46,7 @@ from muse.quality.anti_forgery import (
     dependency_refs,
     verify_report,
 )
+from muse.quality.entities import EntityLexicon
 from muse.quality.hard_events import detector_marks, event_checks
 from muse.quality.mechanical import Finding
 
@@ -176,7 +177,9 @@ def settle_as_new_settings(
     )
 
 
-def detector_input(context: WriterContext, output: WriterOutput) -> dict[str, Any]:
+def detector_input(
+    context: WriterContext, output: WriterOutput, known: EntityLexicon | None = None
+) -> dict[str, Any]:
     """The frozen task input of one detector call."""
     body = output.candidate_body
     outline = FineOutline.model_validate(context.fine_outline)
@@ -219,7 +222,7 @@ def detector_input(context: WriterContext, output: WriterOutput) -> dict[str, An
         "checks": [{"id": check_id, "question": text} for check_id, text in CHECKS],
         "rules": list(RULES),
     }
-    marks = detector_marks(event_checks(context, output))
+    marks = detector_marks(event_checks(context, output, known))
     if marks:  # spec 000 §9: what the mechanical gate could not decide is the detector's to judge
         task_input["mechanicalUndecided"] = marks
     return task_input
@@ -236,12 +239,15 @@ def run_semantic_detector(
     tools: ToolSet | None = None,
     timeout_s: float | None = None,
     reuse_stored: bool = False,
+    known: EntityLexicon | None = None,
 ) -> SemanticReport:
     """Dispatch detector/check for ``output`` and return Muse's verified report.
 
     ``reuse_stored``: a receipted reply of this run's detector to exactly this input is used
     instead of a new call (a resumed replay, where the reply came before a crash and its
     commit did not); it is assessed exactly as a fresh reply.
+    ``known``: the work's names as of the freeze, the same the mechanical gate used, so the
+    hard events it left undecided are the ones shown here.
 
     Model-call failures (``AgentCallError``: refused input, timeout, invalid output…) propagate:
     the caller ends the run ``failed`` with the error. An output that is not from ``context`` and
@@ -249,7 +255,7 @@ def run_semantic_detector(
     back with status ``forged`` and ``failure_reason == "detector_forgery"``.
     """
     _require_pair(context, output, run_id)
-    task_input = detector_input(context, output)
+    task_input = detector_input(context, output, known)
     result = None
     if reuse_stored:
         result = stored_reply(
