@@ -1,6 +1,6 @@
-"""Evaluation benchmark: a 10-sample dry run over the two corpus novels (offline provider).
+"""Evaluation benchmark: 10 samples over the two corpus novels, offline or over a local stub.
 
-    .venv/bin/python bench/eval_run.py [--concurrency K]
+    .venv/bin/python bench/eval_run.py [--concurrency K] [--stub]
 
 Imports 西游记 and 三国演义 from ../shared/corpus (benchmarks may read it; tests never do),
 preregisters an evaluation set of 5 chapters per book (chapters 6–10, as_of = N − 1) across the
@@ -8,11 +8,19 @@ five scene classes with hand-written fine outlines, runs all three arms, the det
 blind judges with the offline model, and prints the wall time, the calls, and the author's
 report. The offline judge makes this a dry run: the Gate verdicts can only be
 insufficient_evidence.
+
+``--stub``: every role is called over real HTTP on a local stub of the OpenAI chat API (the
+test harness's routing stub, ``tests/evaluation/harness.py``): the writer and the detector
+answer with the offline generators, the judges from a fixed script (C +0.5 on 设定与实体保真,
+judge 2 +0.5 on 文笔质量). The judge model is on the judge-fixed whitelist, so the gates decide
+— on scripted scores, which say nothing about quality; the point is the wall time and calls of a
+whole evaluation over HTTP.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -20,6 +28,7 @@ from pathlib import Path
 
 import yaml
 
+from muse import offline
 from muse.cli.evaluation import _render_report
 from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.report import build_report
@@ -130,7 +139,7 @@ SANGUO = [
 ]
 
 
-def evaluation_set(version: str) -> str:
+def evaluation_set(version: str, stub: bool = False) -> str:
     samples = []
     for work, key, rows in (("西游记", "xyj", XIYOUJI), ("三国演义", "sgy", SANGUO)):
         for chapter, scene, events, result, hook, names in rows:
@@ -148,6 +157,12 @@ def evaluation_set(version: str) -> str:
         "models": {
             r: {"provider": "offline", "model": "offline-1"}
             for r in ("writer", "detector", "judge")
+        }
+        if not stub
+        else {
+            "writer": {"provider": "stub", "model": "deepseek-chat"},
+            "detector": {"provider": "stub", "model": "deepseek-chat"},
+            "judge": {"provider": "stub", "model": "deepseek-v4.1-flash"},
         },
         "maxGenerationBudget": {"maxOutputTokens": 16000},
         "samples": samples,
@@ -155,24 +170,78 @@ def evaluation_set(version: str) -> str:
     return yaml.safe_dump(doc, allow_unicode=True, sort_keys=False)
 
 
+def _scripted_judge(arm: str, dim: str, index: int, sample: str) -> float:
+    score = 3.5
+    if arm == "C" and dim == "settingFidelity":
+        score += 0.5
+    if index == 2 and dim == "proseQuality":
+        score += 0.5
+    return score
+
+
+def _start_stub(workdir: Path):  # type: ignore[no-untyped-def]
+    """The local stub server and its routing responder; MUSE_CONFIG points provider "stub" at it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.agents.stub_server import StubServer
+    from tests.evaluation.harness import start_router
+
+    server = StubServer().start()
+    config = workdir / "config.toml"
+    config.write_text(
+        f'[providers.stub]\nbase_url = "{server.url}"\napi_key_env = "STUB_API_KEY"\n'
+        "supports_json_schema = true\nsupports_tools = false\n",
+        encoding="utf-8",
+    )
+    os.environ["MUSE_CONFIG"] = str(config)
+    os.environ["STUB_API_KEY"] = "sk-bench-stub"
+    router = start_router(server)
+    router.judge = _scripted_judge
+    return server, router
+
+
+def _teach(engine, router, set_id: str) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import select
+
+    from muse.evaluation.sample_state import zone_engine
+    from muse.evaluation.tables import eval_runs
+
+    with zone_engine(engine).connect() as conn:
+        for row in conn.execute(select(eval_runs).where(eval_runs.c.set_id == set_id)):
+            for arm, label in row.labels.items():
+                router.label_arm[label] = arm
+                router.label_sample[label] = row.sample_key
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--stub", action="store_true", help="all roles over a local HTTP stub")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"shared corpus not found at {CORPUS}")
-    engine = make_engine(f"sqlite:///{tempfile.mkdtemp()}/eval.db")
+    offline.install()
+    workdir = Path(tempfile.mkdtemp())
+    server = router = None
+    if args.stub:
+        server, router = _start_stub(workdir)
+    engine = make_engine(f"sqlite:///{workdir}/eval.db")
     upgrade(engine)
     started = time.perf_counter()
     for title, name in (("西游记", "xiyouji.txt"), ("三国演义", "sanguoyanyi.txt")):
         import_book(engine, (CORPUS / name).read_bytes(), title=title, source_kind="public_domain")
     imported = time.perf_counter() - started
-    registered = preregister(engine, parse_set(evaluation_set("corpus-dry-1")))
+    version = "corpus-stub-1" if args.stub else "corpus-dry-1"
+    registered = preregister(engine, parse_set(evaluation_set(version, stub=args.stub)))
+    if router is not None:
+        _teach(engine, router, registered.set_id)
     est = estimate(engine, registered.set_id)
     started = time.perf_counter()
     result = run_set(engine, registered.set_id, concurrency=args.concurrency)
     wall = time.perf_counter() - started
     report = build_report(engine, registered.set_id)
+    if server is not None:
+        print(f"stub server: {len(server.requests)} HTTP requests received")
+        server.stop()
     print(f"import of two books: {imported:.1f} s")
     print(f"estimate: {est.calls} calls (max {est.max_calls}) for {est.samples} samples")
     print(

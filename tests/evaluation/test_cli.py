@@ -125,6 +125,14 @@ def test_candidate_judge_on_demand(muse, engine, books):
     assert after["state"] == before["state"]  # never moves a state
     listed = muse.json("candidate", "judgements", summary.candidate_id)
     assert [j["id"] for j in listed] == [judged["id"]]
+    # shown with the candidate: --json carries the stored judgement, the text shows its scores
+    assert before["judgements"] == []
+    assert [j["id"] for j in after["judgements"]] == [judged["id"]]
+    assert after["judgements"][0]["sheet"] == judged["sheet"]
+    text = muse("candidate", "show", summary.candidate_id).stdout
+    assert "按需质量评审 1 次" in text and judged["id"] in text
+    first = judged["sheet"]["settingFidelity"]
+    assert f"设定与实体保真：{first['score']}" in text
 
 
 def test_an_evaluation_candidate_cannot_be_judged_on_demand(muse, engine, dry_set):

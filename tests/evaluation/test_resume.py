@@ -45,6 +45,8 @@ def _roles(stub) -> dict[str, int]:
     [
         ("A:frozen", "ok"),  # before any model call
         ("B:writer", "ok"),  # the reply is receipted, the candidate not yet stored
+        ("A:detector", "replied"),  # the detector's reply receipted, its verdict not committed
+        ("C:detector", "replied"),
         ("C:detector", "passed"),  # checks stored, the move to judging not yet made
         ("judge1", "ok"),  # one sheet receipted, not yet stored
         ("state", "judging_pair"),

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         register_configured_secrets,
     )
     from muse.agents.contracts import ToolName, load_roles
-    from muse.agents.dispatching import DispatchResult, dispatch
+    from muse.agents.dispatching import DispatchResult, dispatch, stored_reply
     from muse.agents.errors import (
         AgentCallError,
         AsOfViolation,
@@ -83,6 +83,8 @@ if TYPE_CHECKING:
     from muse.agents.tools import TOOL_SPECS, ToolSet
 
 __all__ = [
+    "DispatchResult",
+    "stored_reply",
     "AgentCallError",
     "AsOfViolation",
     "CONFIG_ENV",
@@ -155,7 +157,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "register_configured_secrets",
     ),
     "contracts": ("ToolName", "load_roles"),
-    "dispatching": ("dispatch", "DispatchResult"),
+    "dispatching": ("dispatch", "stored_reply", "DispatchResult"),
     "errors": (
         "AgentCallError",
         "AsOfViolation",

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 
 from muse.agents.approvals import effective_catalog
 from muse.agents.config import MuseConfig
@@ -49,6 +49,7 @@ from muse.agents.providers import resolve_provider
 from muse.agents.providers.base import CallMeta
 from muse.agents.receipts import CallTrace, write_receipt
 from muse.agents.structured import RetryPolicy, ensure_json_word, output_mode_for, run_structured
+from muse.agents.tables import model_calls
 from muse.agents.tools import TOOL_SPECS, ToolSession, ToolSet
 from muse.core.canonical import canonical_json, hash_value
 from muse.core.errors import InvalidInput, MuseError
@@ -128,6 +129,40 @@ def dispatch(
     trace.output = output.model_dump(mode="json")
     write_receipt(engine, trace, status="ok", error=None)
     return DispatchResult(output, trace.id, trace.model_returned or "", trace.last_text)
+
+
+def stored_reply(
+    engine: Engine,
+    *,
+    run_id: str,
+    role: str,
+    task: str,
+    task_input: dict[str, Any],
+    output_model: type[BaseModel],
+) -> DispatchResult | None:
+    """The receipted successful reply of ``run_id``'s ``role``/``task`` call with exactly this
+    task input (by its input hash), validated again; None when there is none.
+
+    For a caller that resumes after a crash between a model's reply and the commit of what it
+    produced: the reply is already stored and paid for, so it is used instead of asked again.
+    """
+    wanted = hash_value(task_input)
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(model_calls.c.id, model_calls.c.output, model_calls.c.model_returned)
+            .where(
+                model_calls.c.run_id == run_id,
+                model_calls.c.role == role,
+                model_calls.c.task == task,
+                model_calls.c.status == "ok",
+                model_calls.c.input_sha256 == wanted,
+            )
+            .order_by(model_calls.c.finished_at.desc())
+        ).first()
+    if row is None or row.output is None:
+        return None
+    output = output_model.model_validate(row.output)
+    return DispatchResult(output, row.id, row.model_returned or "", "")
 
 
 def _require_json(task_input: Any) -> None:

@@ -160,11 +160,23 @@ def render_candidate(d: dict[str, Any]) -> None:
             markup=False,
             highlight=False,
         )
+    _render_judgements(d.get("judgements") or [])
     console.rule("正文")
     print_prose(d["body"])
     if d["diff"]:
         console.rule("与上一版的差异")
         render_diff(d["diff"])
+
+
+def _render_judgements(items: list[dict[str, Any]]) -> None:
+    """Stored on-demand judgements: informative only, they never block or move a state."""
+    if not items:
+        return
+    from muse.cli.evaluation import _render_judgement
+
+    console.print(f"按需质量评审 {len(items)} 次（仅供参考，不阻断、不改变状态）：")
+    for item in items:
+        _render_judgement(item)
 
 
 def _render_report(d: dict[str, Any]) -> None:
@@ -205,8 +217,14 @@ def _render_context(c: dict[str, Any]) -> None:
 
 def candidate_show_data(candidate_id: str) -> dict[str, Any]:
     """The data ``muse candidate show`` prints (the hook for ``cli/writing.py``)."""
-    with reading(get_engine()) as conn:
-        return candidate_view(conn, candidate_id)
+    from muse.evaluation import candidate_judgements_of
+
+    engine = get_engine()
+    with reading(engine) as conn:
+        view = candidate_view(conn, candidate_id)
+    # the on-demand judgements stored with the candidate (muse candidate judge; spec 000 §3.1)
+    view["judgements"] = candidate_judgements_of(engine, candidate_id)
+    return view
 
 
 def register(app: typer.Typer, candidate_app: typer.Typer) -> None:

@@ -1,4 +1,4 @@
-"""``muse eval preregister|run|report``, ``muse invariants`` and ``muse candidate judge``.
+"""``muse eval preregister|run|round|report``, ``muse invariants``, ``muse candidate judge``.
 
 The offline evaluation chain (spec 000 §10) for the author: preregister a set, run it (an
 estimate and a confirmation first), read the report; check the standing invariants of the
@@ -16,6 +16,7 @@ from rich.table import Table
 
 from muse.cli.common import JsonOption, get_engine
 from muse.cli.output import console, emit, err_console, fail, print_json
+from muse.core.errors import MuseError
 
 if TYPE_CHECKING:
     from muse.evaluation import Estimate
@@ -103,6 +104,93 @@ def run_command(
     console.print("用 muse eval report 查看报告。")
 
 
+@eval_app.command("round")
+def round_command(
+    ref: str = SetArgument,
+    variable: list[str] = typer.Option(
+        [], "--variable", help="本轮改变的变量（须在评测集 variables 中声明；每轮恰好一个）"
+    ),
+    value: list[int] = typer.Option([], "--value", help="该变量本轮的值（整数）"),
+    round_file: Path | None = typer.Option(
+        None, "--file", help="轮次文件（YAML：「变量: 值」，恰好一项）"
+    ),
+    concurrency: int = typer.Option(2, "--concurrency", "-k", help="同时运行的样本数（1–16）"),
+    yes: bool = typer.Option(False, "--yes", "-y", help="不再确认，直接运行（脚本用）"),
+    json_out: bool = JsonOption,
+) -> None:
+    """离线优化的一轮（最多 5 轮）：在上一轮的基础上只改一个已声明变量，完整评测后与上一轮比较。"""
+    from muse.evaluation import (
+        build_report,
+        declare_round,
+        estimate,
+        evaluate_round,
+        read_round_file,
+    )
+
+    if round_file is not None and (variable or value):
+        fail("请只用 --variable/--value 或 --file 其中一种方式给出本轮的变量。")
+    if len(variable) != len(value):
+        fail("--variable 与 --value 必须成对给出。")
+    if len(variable) > 1:
+        fail(f"每轮只能改变一个变量，本轮给了 {len(variable)} 组 --variable/--value。")
+    changes: dict[str, object] = (
+        dict(read_round_file(round_file)) if round_file else dict(zip(variable, value, strict=True))
+    )
+    engine = get_engine()
+    try:
+        item = declare_round(engine, _set_ref(ref), changes)
+    except MuseError as err:
+        fail(err)
+    est = estimate(engine, item.set_id)
+    if not json_out:
+        console.print(
+            f"第 {item.number} 轮：{item.variable} {item.previous_value} → {item.value}",
+            markup=False,
+        )
+        _render_estimate(est)
+    if est.samples and not yes:
+        if not sys.stdin.isatty():
+            fail("需要确认后才会调用模型：请在终端中运行，或加 --yes。")
+        if not typer.confirm("开始本轮评测？", default=False):
+            fail("已取消，没有调用任何模型；本轮已声明，可再次运行同一命令继续。")
+
+    def progress(sample: str, step: str, status: str) -> None:
+        if not json_out:
+            err_console.print(f"  [{sample}] {step} {status}", markup=False, highlight=False)
+
+    item, result = evaluate_round(engine, item, concurrency=concurrency, progress=progress)
+    rounds = build_report(engine, item.set_id)["rounds"]
+    payload = {"round": item.to_dict(), "run": result.to_dict(), "rounds": rounds}
+    emit(payload, json_out, lambda _: _render_rounds(rounds))
+
+
+def _render_rounds(rounds: list[dict[str, Any]]) -> None:
+    from muse.evaluation import DIMENSIONS
+
+    console.print("\n离线优化轮次（每轮只改一个变量，与上一轮比较）：")
+    for r in rounds:
+        if r["number"] == 0:
+            head = f"第 0 轮（基础评测集 {r['evaluationSetVersion']}）"
+        else:
+            head = (
+                f"第 {r['number']} 轮：改变 {r['variableLabel']}（{r['variable']}）"
+                f" {r['previousValue']} → {r['value']}"
+            )
+        state = "" if r["finished"] else "【未完成】"
+        console.print(
+            f"{state}{head}；Gate A {r['gateA']}，Gate B {r['gateB']}；调用 {r['calls']} 次",
+            markup=False,
+        )
+        change = r["changeFromPrevious"] or {}
+        parts = []
+        for d, mean in r["meanCminusA"].items():
+            text = f"{DIMENSIONS[d]} {mean if mean is not None else '—'}"
+            if change.get(d):
+                text += f"（较上一轮 {change[d]}）"
+            parts.append(text)
+        console.print("  C−A 均值：" + "；".join(parts), markup=False)
+
+
 def _scores_line(final: dict[str, Any] | None, dims: dict[str, str]) -> str:
     if not final:
         return "—"
@@ -112,6 +200,13 @@ def _scores_line(final: dict[str, Any] | None, dims: dict[str, str]) -> str:
 def _render_report(report: dict[str, Any]) -> None:
     dims = report["dimensions"]
     console.print(f"评测集 {report['evaluationSetVersion']}（{report['setId']}）", markup=False)
+    if report.get("round"):
+        r = report["round"]
+        console.print(
+            f"离线优化第 {r['number']} 轮：{r['variableLabel']}（{r['variable']}）"
+            f" {r['previousValue']} → {r['value']}",
+            markup=False,
+        )
     if report["dryRun"]:
         console.print("【演练】评委为离线模型：分数不代表质量，Gate 只能为「证据不足」。")
     for s in report["samples"]:
@@ -154,6 +249,8 @@ def _render_report(report: dict[str, Any]) -> None:
         g = report[gate]
         name = "Gate A 链路可运行" if gate == "gateA" else "Gate B 正文层正式通过"
         console.print(f"{name}：{g['verdict']}（{g['rule']}）— {g['reason']}", markup=False)
+    if report.get("rounds"):
+        _render_rounds(report["rounds"])
     totals = report["totals"]
     console.print(
         f"调用 {totals['calls']} 次，输入 {totals['inputTokens']} token，输出 {totals['outputTokens']} token。"

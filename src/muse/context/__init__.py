@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from muse.context.as_of import AsOfView
     from muse.context.budget_view import budget_usage
     from muse.context.card_hits import summarize
-    from muse.context.contracts import CoverageState, EvidenceCoverage, WriterContext
+    from muse.context.contracts import CoverageState, EvidenceCoverage, TokenBudget, WriterContext
     from muse.context.evidence_requests import fulfil_evidence_requests
     from muse.context.exploration_contracts import (
         EXPLORE_INPUT_VERSION,
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     )
     from muse.context.plan_reads import explore_whitelist, from_draft, merge_reads, planned_reads
     from muse.context.replaying import replay, replay_bytes
+    from muse.context.retrieval_plan import DEFAULT_BUDGET
     from muse.context.round_order import round_inputs, writer_input
     from muse.context.search_index import Hit, search_query
     from muse.context.tool_reader import AsOfToolReader
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
     from muse.context.writer_output import UnlocatedClaim, build_output
 
 __all__ = [
+    "DEFAULT_BUDGET",
+    "TokenBudget",
     "AsOfToolReader",
     "AsOfView",
     "ClaimLedgerEntry",
@@ -105,10 +108,11 @@ __all__ = [
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
+    "retrieval_plan": ("DEFAULT_BUDGET",),
     "as_of": ("AsOfView",),
     "budget_view": ("budget_usage",),
     "card_hits": ("summarize",),
-    "contracts": ("EvidenceCoverage", "WriterContext", "CoverageState"),
+    "contracts": ("EvidenceCoverage", "WriterContext", "CoverageState", "TokenBudget"),
     "evidence_requests": ("fulfil_evidence_requests",),
     "exploration_contracts": (
         "EXPLORE_INPUT_VERSION",

@@ -12,10 +12,14 @@ if TYPE_CHECKING:
     from muse.evaluation.invariants import check_invariants
     from muse.evaluation.preregistration import preregister, read_set_file
     from muse.evaluation.report import build_report, list_sets, sample_detail
+    from muse.evaluation.rounds import declare_round, evaluate_round, read_round_file
     from muse.evaluation.runner import Estimate, estimate, run_set
     from muse.evaluation.states import EVAL_STATE_LABELS
 
 __all__ = [
+    "read_round_file",
+    "evaluate_round",
+    "declare_round",
     "DIMENSIONS",
     "EVAL_STATE_LABELS",
     "build_report",
@@ -32,6 +36,7 @@ __all__ = [
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
+    "rounds": ("declare_round", "evaluate_round", "read_round_file"),
     "candidate_judge": ("candidate_judgements_of", "judge_candidate"),
     "contracts": ("DIMENSIONS",),
     "invariants": ("check_invariants",),

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from muse.evaluation.variables import Settings, variable_problem
 from muse.planning import FineOutline
 
 EVAL_POLICY_VERSION = "writer-eval-v1"
@@ -102,6 +103,10 @@ class EvaluationSet(_Strict):
     models: SetModels
     maxGenerationBudget: GenerationBudget
     samples: tuple[Sample, ...] = Field(min_length=1, max_length=200)
+    variables: dict[str, int] = Field(
+        default_factory=dict,
+        description="the optimisation variables rounds may change, with their round-0 values",
+    )
 
     @field_validator("evaluationSetVersion")
     @classmethod
@@ -109,6 +114,19 @@ class EvaluationSet(_Strict):
         if value != value.strip() or any(ord(ch) < 32 for ch in value):
             raise ValueError("evaluationSetVersion 不能含首尾空白或控制字符")
         return value
+
+    @field_validator("variables", mode="before")
+    @classmethod
+    def _variables(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            problems = [p for k, v in value.items() if (p := variable_problem(str(k), v))]
+            if problems:
+                raise ValueError("；".join(problems))
+        return value
+
+    @property
+    def settings(self) -> Settings:
+        return Settings.of(self.variables)
 
     @model_validator(mode="after")
     def _unique(self) -> EvaluationSet:

@@ -120,9 +120,18 @@ def anonymous_labels() -> dict[str, str]:
     return dict(zip(ARMS, sorted(labels), strict=True))
 
 
+def set_document(evaluation_set: EvaluationSet) -> dict[str, Any]:
+    """The stored form of a set; without ``variables`` when it declares none, so a set of
+    the time before optimisation rounds hashes as it did then."""
+    document = evaluation_set.model_dump(mode="json")
+    if not document["variables"]:
+        del document["variables"]
+    return document
+
+
 def preregister(engine: Engine, evaluation_set: EvaluationSet) -> Registered:
     _check_models(evaluation_set)
-    document = evaluation_set.model_dump(mode="json")
+    document = set_document(evaluation_set)
     digest = hash_value(document)
     with engine.begin() as conn:
         existing = conn.execute(

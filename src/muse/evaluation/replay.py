@@ -3,9 +3,12 @@
 Each arm is a ``runs`` row of ``run_type = 'evaluation'`` that walks the production states
 validating_context → retrieving → writing → detecting → shadow_ready | blocked_user_action |
 failed, through the production helpers (freeze, writer dispatch, WriterOutput, check, verdict).
-Every step commits what it produced before the next begins, and every step first looks at what
-is stored: a killed evaluation resumes where it stopped, and a writer reply already receipted is
-reused rather than requested again.
+The check runs through the production rewrite loop (``flow.rewrite.rewrite_loop``): arm C, on
+the production policy, rewrites a rejected candidate within the set's attempt budget (the
+production default of 2 rewrites, or the round's ``maxRewrites``); the diagnostic arms A and B
+get one attempt. Every step commits what it produced before the next begins, and every step
+first looks at what is stored: a killed evaluation resumes where it stopped, and a writer or
+detector reply already receipted is reused rather than requested again.
 
 The oracle red line: the writer and detector read only the frozen arm context, built through
 ``AsOfView(work, as_of = N − 1)``; the replay lexicon (later names) goes to the mechanical
@@ -14,13 +17,22 @@ future-leak gate only.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import Connection, Engine, select
 
-from muse.agents import AgentCallError, ForbiddenInput, InvalidOutput, dispatch
+from muse.agents import (
+    AgentCallError,
+    DispatchResult,
+    ForbiddenInput,
+    InvalidOutput,
+    dispatch,
+    stored_reply,
+)
 from muse.agents.tables import model_calls
 from muse.context import (
     FrozenContext,
@@ -42,12 +54,15 @@ from muse.evaluation.lexicon import replay_lexicon
 from muse.evaluation.sample_state import arm_rows, eval_row
 from muse.evaluation.tables import eval_arms
 from muse.flow import (
+    Decision,
+    RewritePolicy,
     Verdict,
     check_candidate,
     check_lexicons,
     commit_verdict,
     move_candidate,
     move_run,
+    rewrite_loop,
     with_attempt,
     writer_input,
 )
@@ -112,13 +127,14 @@ def _generate_arm(ctx: SampleCtx, arm: str) -> None:
         state = "writing"
     if state != "writing":
         raise SampleFailed("failed_contract", f"{arm} 臂运行停在意外的状态 {state}。")
-    _write(ctx, arm, run_id)
+    with reading(ctx.engine) as conn:
+        frozen = load_frozen(conn, run_id)
+    produce(ctx, arm, run_id, frozen, 1, None)
 
 
 def _run_state(engine: Engine, run_id: str) -> str:
     with reading(engine) as conn:
-        state: str = conn.execute(select(runs.c.state).where(runs.c.id == run_id)).scalar_one()
-    return state
+        return str(conn.execute(select(runs.c.state).where(runs.c.id == run_id)).scalar_one())
 
 
 def _start_arm_run(ctx: SampleCtx, arm: str) -> str:
@@ -195,6 +211,7 @@ def _freeze(ctx: SampleCtx, arm: str, run_id: str) -> None:
                 as_of=ctx.as_of,
                 authorization=get_snapshot(conn, snapshot_id),
                 store=False,
+                budget=ctx.evaluation_set.settings.budget,
             )
             if arm == "C" and full.blocking:  # the production sufficiency gate
                 raise SampleFailed(
@@ -219,29 +236,60 @@ def load_frozen(conn: Connection, run_id: str) -> FrozenContext:
     return FrozenContext(row.id, WriterContext.model_validate(row.payload), ())
 
 
-def stored_output(conn: Connection, run_id: str, role: str, task: str) -> dict[str, Any] | None:
-    """The validated output of the run's last successful ``role/task`` call, if receipted."""
-    row = conn.execute(
-        select(model_calls.c.id, model_calls.c.output, model_calls.c.tokens_out)
-        .where(
-            model_calls.c.run_id == run_id,
-            model_calls.c.role == role,
-            model_calls.c.task == task,
-            model_calls.c.status == "ok",
-        )
-        .order_by(model_calls.c.finished_at.desc())
-    ).first()
-    return (
-        None if row is None else {"id": row.id, "output": row.output, "tokensOut": row.tokens_out}
-    )
+@dataclass(frozen=True)
+class Written:
+    """One attempt's candidate of an arm run, as the check needs it."""
+
+    output: WriterOutput
+    unlocated: list[UnlocatedClaim]
+    candidate_id: str
+    receipt_id: str
 
 
-def _writer_draft(ctx: SampleCtx, arm: str, run_id: str, frozen: FrozenContext) -> dict[str, Any]:
+def produce(
+    ctx: SampleCtx,
+    arm: str,
+    run_id: str,
+    frozen: FrozenContext,
+    attempt: int,
+    revision: dict[str, Any] | None,
+) -> Written:
+    """Attempt ``attempt`` of the arm's candidate (version = attempt), idempotently: a stored
+    candidate is rebuilt from its receipted writer reply, a receipted reply whose candidate was
+    not stored yet (a crash in between) is used, and only otherwise is the writer called."""
+    task_input = writer_input(frozen.context, revision)
     with reading(ctx.engine) as conn:
-        stored = stored_output(conn, run_id, "writer", "generate")
-    if stored is not None:
+        existing = conn.execute(
+            select(candidates.c.id).where(
+                candidates.c.run_id == run_id, candidates.c.version == attempt
+            )
+        ).scalar()
+    reply = stored_reply(
+        ctx.engine,
+        run_id=run_id,
+        role="writer",
+        task="generate",
+        task_input=task_input,
+        output_model=WriterDraft,
+    )
+    if existing is not None:
+        if reply is None:
+            raise SampleFailed("failed_contract", f"{arm} 臂第 {attempt} 稿没有写手回执。")
+        output, unlocated = _build(frozen, reply.output, attempt)
+        return Written(output, unlocated, existing, reply.receipt_id)
+    if reply is not None:
         ctx.emit(f"{arm}:writer", "reused")
-        return stored
+    else:
+        reply = _call_writer(ctx, arm, run_id, task_input)
+    _within_budget(ctx, arm, reply.receipt_id)
+    output, unlocated = _build(frozen, reply.output, attempt)
+    candidate_id = _store_candidate(ctx, arm, run_id, frozen, output, attempt, reply.receipt_id)
+    return Written(output, unlocated, candidate_id, reply.receipt_id)
+
+
+def _call_writer(
+    ctx: SampleCtx, arm: str, run_id: str, task_input: dict[str, Any]
+) -> DispatchResult:
     writer = ctx.evaluation_set.models.writer
     ctx.emit(f"{arm}:writer", "running")
     try:
@@ -251,7 +299,7 @@ def _writer_draft(ctx: SampleCtx, arm: str, run_id: str, frozen: FrozenContext) 
             task="generate",
             provider=writer.provider,
             model=writer.model,
-            task_input=writer_input(frozen.context),
+            task_input=task_input,
             output_model=WriterDraft,
             run_id=run_id,
         )
@@ -259,34 +307,41 @@ def _writer_draft(ctx: SampleCtx, arm: str, run_id: str, frozen: FrozenContext) 
         raise SampleFailed("failed_contract", f"{arm} 臂写手输出不合合同：{err}") from None
     except AgentCallError as err:
         raise SampleFailed("failed_model", f"{arm} 臂写手调用失败：{err}") from None
-    with reading(ctx.engine) as conn:
-        stored = stored_output(conn, run_id, "writer", "generate")
-    assert stored is not None and stored["id"] == result.receipt_id
     ctx.emit(f"{arm}:writer", "ok")
-    return stored
+    return result
 
 
-def _write(ctx: SampleCtx, arm: str, run_id: str) -> None:
+def _within_budget(ctx: SampleCtx, arm: str, receipt_id: str) -> None:
     with reading(ctx.engine) as conn:
-        frozen = load_frozen(conn, run_id)
-    stored = _writer_draft(ctx, arm, run_id, frozen)
+        used = conn.execute(
+            select(model_calls.c.tokens_out).where(model_calls.c.id == receipt_id)
+        ).scalar_one()
     limit = ctx.evaluation_set.maxGenerationBudget.maxOutputTokens
-    if stored["tokensOut"] > limit:
+    if used > limit:
         raise SampleFailed(
-            "failed_model",
-            f"{arm} 臂写手用了 {stored['tokensOut']} 个输出 token，超过预算 {limit}。",
+            "failed_model", f"{arm} 臂写手用了 {used} 个输出 token，超过预算 {limit}。"
         )
-    output, _ = _build(frozen, stored["output"])
+
+
+def _store_candidate(
+    ctx: SampleCtx,
+    arm: str,
+    run_id: str,
+    frozen: FrozenContext,
+    output: WriterOutput,
+    attempt: int,
+    receipt_id: str,
+) -> str:
     now = utc_now()
+    candidate_id = new_id("cand")
     with ctx.engine.begin() as conn:
-        candidate_id = new_id("cand")
         conn.execute(
             candidates.insert().values(
                 id=candidate_id,
                 run_id=run_id,
                 work_id=ctx.work_id,
                 chapter=ctx.sample.targetChapter,
-                version=1,
+                version=attempt,
                 state="DRAFT",
                 revision=0,
                 acceptance_eligible=False,  # an evaluation run: never (triggers agree)
@@ -301,20 +356,23 @@ def _write(ctx: SampleCtx, arm: str, run_id: str) -> None:
             )
         )
         move_candidate(conn, candidate_id, "CHECKING", expected_state="DRAFT")
-        move_run(conn, run_id, "detecting", expected_state="writing", expected_attempt=1)
+        node = "writing" if attempt == 1 else "rewriting"
+        move_run(conn, run_id, "detecting", expected_state=node, expected_attempt=attempt)
         conn.execute(
             eval_arms.update()
             .where(eval_arms.c.eval_run_id == ctx.eval_run_id, eval_arms.c.arm == arm)
-            .values(candidate_id=candidate_id, writer_receipt_id=stored["id"], updated_at=now)
+            .values(candidate_id=candidate_id, writer_receipt_id=receipt_id, updated_at=now)
         )
+    return candidate_id
 
 
 def _build(
-    frozen: FrozenContext, draft_wire: dict[str, Any]
+    frozen: FrozenContext, draft: BaseModel, attempt: int
 ) -> tuple[WriterOutput, list[UnlocatedClaim]]:
     try:
-        draft = WriterDraft.model_validate(draft_wire)
-        return with_attempt(*build_output(frozen.context, frozen.snapshot_id, draft, 1), 1)
+        parsed = WriterDraft.model_validate(draft.model_dump(mode="json"))
+        built = build_output(frozen.context, frozen.snapshot_id, parsed, attempt)
+        return with_attempt(*built, attempt)
     except (ValueError, ContractViolation) as err:
         raise SampleFailed("failed_contract", f"写手输出无法组成 WriterOutput：{err}") from None
 
@@ -322,66 +380,115 @@ def _build(
 # -- detecting -----------------------------------------------------------------------------------
 
 
+def arm_policy(ctx: SampleCtx, arm: str) -> RewritePolicy:
+    """C runs the production rewrite loop within the set's attempt budget (production default
+    2 rewrites); the diagnostic arms A and B get one attempt and no automatic rewrite."""
+    if ARM_MODES[arm] != "production":
+        return RewritePolicy(0)
+    return ctx.evaluation_set.settings.rewrite_policy
+
+
+def oracle_findings(verdict: Verdict) -> str | None:
+    """A mechanical future-leak finding comes from the replay lexicon (the oracle): its
+    revision line would tell the writer which names the later chapters hold, so such a verdict
+    is never sent back for a rewrite; the arm stops with it (and Gate A sees the leak)."""
+    if any(f.kind == "future_leak" for f in verdict.findings):
+        return "（机械门的未来泄漏来自回放词表，即标准答案；评测中不把它写进返修单交给写手。）"
+    return None
+
+
 def detect_arms(ctx: SampleCtx) -> None:
     with reading(ctx.engine) as conn:
         rows = arm_rows(conn, ctx.eval_run_id)
         leak_terms = replay_lexicon(conn, ctx.work_id, ctx.as_of)
+    # what the preregistered outline itself writes was given to the writer, so it cannot have
+    # come from the oracle (「金刚琢」 in the outline's hook makes 「金刚」 no leak)
+    given = json.dumps(ctx.sample.fineOutline, ensure_ascii=False)
+    leak_terms = [(term, first) for term, first in leak_terms if term not in given]
     for arm in ARMS:
         row = rows[arm]
         if row.check is None:
-            _detect(ctx, arm, row.run_id, row.candidate_id or "", leak_terms)
+            _detect(ctx, arm, row.run_id, leak_terms)
 
 
-def _detect(
-    ctx: SampleCtx, arm: str, run_id: str, candidate_id: str, leak_terms: list[tuple[str, int]]
-) -> None:
+def _detect(ctx: SampleCtx, arm: str, run_id: str, leak_terms: list[tuple[str, int]]) -> None:
+    """The arm's check, through the production rewrite loop (``flow.rewrite.rewrite_loop``).
+
+    Every step is idempotent, so a resumed sample walks the loop again from attempt 1 without a
+    model call for anything stored: candidates are rebuilt from their receipted writer replies,
+    the detector's receipted reply to the same input is used again, and a verdict already
+    committed is not committed twice."""
     with reading(ctx.engine) as conn:
         frozen = load_frozen(conn, run_id)
-        stored = stored_output(conn, run_id, "writer", "generate")
-    assert stored is not None
-    output, unlocated = _build(frozen, stored["output"])
+    lexicons = check_lexicons(ctx.engine, frozen.context, leak_terms)
     detector = ctx.evaluation_set.models.detector
-    ctx.emit(f"{arm}:detector", "running")
-    verdict = check_candidate(
-        ctx.engine,
-        run_id=run_id,
-        attempt=1,
-        frozen_or_context=frozen,
-        output=output,
-        provider=detector.provider,
-        model=detector.model,
-        unlocated=unlocated,
-        lexicons=check_lexicons(ctx.engine, frozen.context, leak_terms),
-    )
-    run_state = verdict.run_state(may_rewrite=False)
-    summary = check_summary(verdict, ctx.sample)
-    with ctx.engine.begin() as conn:
-        commit_verdict(
-            conn,
+
+    def write(attempt: int, revision: dict[str, Any] | None) -> Written:
+        return produce(ctx, arm, run_id, frozen, attempt, revision)
+
+    def check(written: Written, attempt: int) -> Verdict:
+        ctx.emit(f"{arm}:detector", "running")
+        verdict = check_candidate(
+            ctx.engine,
             run_id=run_id,
-            attempt=1,
-            candidate_id=candidate_id,
-            verdict=verdict,
-            run_state=run_state,
+            attempt=attempt,
+            frozen_or_context=frozen,
+            output=written.output,
+            provider=detector.provider,
+            model=detector.model,
+            unlocated=written.unlocated,
+            lexicons=lexicons,
+            reuse_stored=True,
         )
-        conn.execute(
-            eval_arms.update()
-            .where(eval_arms.c.eval_run_id == ctx.eval_run_id, eval_arms.c.arm == arm)
-            .values(check=summary, updated_at=utc_now())
-        )
-    ctx.emit(f"{arm}:detector", verdict.outcome)
+        ctx.emit(f"{arm}:detector", "replied")  # the reply is receipted, nothing committed yet
+        return verdict
+
+    def commit(written: Written, attempt: int, verdict: Verdict, decision: Decision) -> None:
+        final = decision.run_state != "rewriting"
+        with ctx.engine.begin() as conn:
+            state = conn.execute(
+                select(candidates.c.state).where(candidates.c.id == written.candidate_id)
+            ).scalar_one()
+            if state != "CHECKING":
+                return  # committed before a crash: the resumed loop only walks past it
+            commit_verdict(
+                conn,
+                run_id=run_id,
+                attempt=attempt,
+                candidate_id=written.candidate_id,
+                verdict=verdict,
+                run_state=decision.run_state,
+                reason=decision.reason,
+                detail={"writerReceiptId": written.receipt_id},
+            )
+            if final:
+                summary = check_summary(verdict, ctx.sample, attempt, decision.run_state)
+                conn.execute(
+                    eval_arms.update()
+                    .where(eval_arms.c.eval_run_id == ctx.eval_run_id, eval_arms.c.arm == arm)
+                    .values(check=summary, updated_at=utc_now())
+                )
+        ctx.emit(f"{arm}:detector", verdict.outcome)
+
+    _, verdict, _ = rewrite_loop(
+        arm_policy(ctx, arm), write=write, check=check, commit=commit, withhold=oracle_findings
+    )
     if verdict.outcome == "detector_failed":
         raise SampleFailed("failed_model", f"{arm} 臂检测员调用失败：{verdict.reason}")
     if verdict.outcome == "forged":
         raise SampleFailed("failed_contract", f"{arm} 臂检测报告不合合同：{verdict.reason}")
 
 
-def check_summary(verdict: Verdict, sample: Sample) -> dict[str, Any]:
+def check_summary(
+    verdict: Verdict, sample: Sample, attempts: int = 1, run_state: str | None = None
+) -> dict[str, Any]:
     hc = sample.outline().hard_constraints
     total = len(hc.constraint_ids()) + len(hc.required_entities)
     missing = sum(1 for f in verdict.findings if f.kind in MISSING_KINDS and f.severity == "high")
     return {
         "outcome": verdict.outcome,
+        "attempts": attempts,
+        "runState": run_state,
         "highSeverity": sum(1 for f in verdict.findings if f.severity == "high"),
         "futureLeaks": sum(1 for f in verdict.findings if f.kind in LEAK_KINDS),
         "hardTotal": total,

@@ -16,11 +16,12 @@ from sqlalchemy import Connection, Engine, Integer, Row, func, select
 
 from muse.agents.tables import model_calls
 from muse.core.errors import NotFound
-from muse.evaluation.contracts import ARMS, DIMENSIONS, SCENE_CLASSES
+from muse.evaluation.contracts import ARMS, DIMENSIONS, SCENE_CLASSES, EvaluationSet
 from muse.evaluation.gates import GateFacts, SampleDeltas, gate_a, gate_b
 from muse.evaluation.preregistration import load_set
+from muse.evaluation.rounds import base_of, round_of_set, rounds_of, set_ids_in_order
 from muse.evaluation.sample_state import arm_rows, judge_sheets, zone_engine
-from muse.evaluation.states import EVAL_STATE_LABELS, REPORT_STATES
+from muse.evaluation.states import EVAL_STATE_LABELS, EVAL_TERMINAL, REPORT_STATES
 from muse.evaluation.tables import eval_runs, eval_sets
 from muse.store.engine import reading
 from muse.works import get_work_row
@@ -153,24 +154,83 @@ def _usage(conn: Connection, run_ids: list[str]) -> list[dict[str, Any]]:
     ]
 
 
+def _set_view(conn: Connection, set_id: str, evaluation_set: EvaluationSet) -> dict[str, Any]:
+    rows = conn.execute(
+        select(eval_runs).where(eval_runs.c.set_id == set_id).order_by(eval_runs.c.sample_key)
+    ).all()
+    samples = [_sample(conn, row) for row in rows]
+    run_ids = [r.id for r in rows] + [a["runId"] for s in samples for a in s["arms"].values()]
+    facts = gate_facts(samples, len(rows), evaluation_set.dry_run)
+    a = gate_a(facts)
+    return {
+        "samples": samples,
+        "usage": _usage(conn, run_ids),
+        "gateA": a,
+        "gateB": gate_b(facts, a),
+        "finished": bool(rows) and all(r.state in EVAL_TERMINAL for r in rows),
+    }
+
+
+def _means(samples: list[dict[str, Any]]) -> dict[str, str | None]:
+    dist = _distribution(samples, "C-A")
+    return {d: (v["mean"] if v else None) for d, v in dist.items()}
+
+
+def _rounds(conn: Connection, set_id: str) -> list[dict[str, Any]]:
+    """Round 0 (the base set) and every optimisation round, each compared with the one before:
+    the variable it changed, both gates, and the C−A mean of each dimension with its change."""
+    base_id = base_of(conn, set_id)
+    items = {r.number: r for r in rounds_of(conn, base_id)}
+    if not items:
+        return []
+    out: list[dict[str, Any]] = []
+    previous: dict[str, str | None] | None = None
+    for number, sid in set_ids_in_order(conn, base_id):
+        _, evaluation_set = load_set(conn, sid)
+        view = _set_view(conn, sid, evaluation_set)
+        means = _means(view["samples"])
+        entry: dict[str, Any] = {
+            "number": number,
+            "setId": sid,
+            "evaluationSetVersion": evaluation_set.evaluationSetVersion,
+            "variables": evaluation_set.settings.values,
+            "finished": view["finished"],
+            "gateA": view["gateA"].verdict,
+            "gateB": view["gateB"].verdict,
+            "meanCminusA": means,
+            "changeFromPrevious": None,
+            "calls": sum(u["calls"] for u in view["usage"]),
+        }
+        if number:
+            entry.update(items[number].to_dict())
+        if previous is not None:
+            entry["changeFromPrevious"] = {
+                d: None
+                if means[d] is None or previous[d] is None
+                else f"{float(Fraction(means[d] or 0) - Fraction(previous[d] or 0)):+.3f}"
+                for d in DIMENSIONS
+            }
+        out.append(entry)
+        previous = means
+    return out
+
+
 def build_report(engine: Engine, ref: str) -> dict[str, Any]:
     engine = zone_engine(engine)
     with reading(engine) as conn:
         set_id, evaluation_set = load_set(conn, ref)
-        rows = conn.execute(
-            select(eval_runs).where(eval_runs.c.set_id == set_id).order_by(eval_runs.c.sample_key)
-        ).all()
-        samples = [_sample(conn, row) for row in rows]
-        run_ids = [r.id for r in rows] + [a["runId"] for s in samples for a in s["arms"].values()]
-        usage = _usage(conn, run_ids)
-    facts = gate_facts(samples, len(rows), evaluation_set.dry_run)
-    a = gate_a(facts)
-    b = gate_b(facts, a)
+        view = _set_view(conn, set_id, evaluation_set)
+        own_round = round_of_set(conn, set_id)
+        rounds = _rounds(conn, set_id)
+    samples, usage, a, b = view["samples"], view["usage"], view["gateA"], view["gateB"]
     return {
         "setId": set_id,
         "evaluationSetVersion": evaluation_set.evaluationSetVersion,
         "dryRun": evaluation_set.dry_run,
         "models": evaluation_set.models.model_dump(),
+        "variables": evaluation_set.settings.values,
+        "round": own_round.to_dict() if own_round else None,
+        "rounds": rounds,
         "samples": samples,
         "deltas": {
             "C-A": _distribution(samples, "C-A"),

@@ -50,7 +50,7 @@ DETECTOR_OUTPUT_TOKENS = 800
 class Estimate:
     samples: int
     calls: int
-    max_calls: int  # with a third judge everywhere
+    max_calls: int  # with a third judge and every rewrite of arm C everywhere
     by_provider: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -97,7 +97,10 @@ def estimate(engine: Engine, ref: str) -> Estimate:
         add(
             models.judge, 2, 2 * (3 * out_tokens + JUDGE_OVERHEAD_TOKENS), 2 * JUDGE_OVERHEAD_TOKENS
         )
-    result = Estimate(len(pending), 8 * len(pending), 9 * len(pending))
+    # at most: a third judge everywhere, and arm C using its whole rewrite budget (a writer and
+    # a detector call per rewrite)
+    rewrites = evaluation_set.settings.rewrite_policy.max_rewrites
+    result = Estimate(len(pending), 8 * len(pending), (9 + 2 * rewrites) * len(pending))
     for (provider, model), (calls, tin, tout) in usage.items():
         result.by_provider[f"{provider}/{model}"] = {
             "calls": calls,

@@ -10,6 +10,7 @@ only for evaluation; ``candidate_judgements`` holds the on-demand judge of a pro
 
 from sqlalchemy import (
     Boolean,
+    CheckConstraint,
     Column,
     ForeignKey,
     Integer,
@@ -121,4 +122,37 @@ candidate_judgements = Table(
     Column("sheet", JsonDoc, nullable=False, comment="dimension → {score, reason, quotes}"),
     Column("created_at", UtcDateTime, nullable=False),
     comment="On-demand judge of a production candidate (spec 000 §3.1): never blocks or moves.",
+)
+
+eval_rounds = Table(
+    "eval_rounds",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column(
+        "base_set_id",
+        String(40),
+        ForeignKey("eval_sets.id"),
+        nullable=False,
+        comment="the preregistered set the optimisation starts from (round 0)",
+    ),
+    Column("number", Integer, nullable=False, comment="1..5"),
+    Column("variable", String(64), nullable=False, comment="the one declared variable changed"),
+    Column("previous_value", Integer, nullable=False, comment="its value in the previous round"),
+    Column("value", Integer, nullable=False, comment="its value in this round"),
+    Column(
+        "set_id",
+        String(40),
+        ForeignKey("eval_sets.id"),
+        nullable=False,
+        unique=True,
+        comment="the round's own preregistered set: the previous round's with one variable changed",
+    ),
+    Column("state", String(16), nullable=False, comment="declared | evaluating | reported"),
+    Column("revision", Integer, nullable=False, comment="transition counter for compare-and-set"),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+    UniqueConstraint("base_set_id", "number", name="uq_eval_rounds_number"),
+    CheckConstraint("number BETWEEN 1 AND 5", name="at_most_five"),
+    CheckConstraint("state IN ('declared', 'evaluating', 'reported')", name="state"),
+    comment="Offline optimisation rounds (spec 000 §10): at most 5, one declared variable each.",
 )

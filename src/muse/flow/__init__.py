@@ -45,7 +45,14 @@ if TYPE_CHECKING:
     )
     from muse.flow.rebuilding import rebuild
     from muse.flow.revise import ReviseOutcome, revise_candidate
-    from muse.flow.rewrite import writer_input
+    from muse.flow.rewrite import (
+        DEFAULT_MAX_REWRITES,
+        UPPER_LIMIT,
+        Decision,
+        RewritePolicy,
+        rewrite_loop,
+        writer_input,
+    )
     from muse.flow.run_detail import show_run_detail
     from muse.flow.run_steps import NodeEvent, Observer
     from muse.flow.states import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS, WORKING_NODES
@@ -57,6 +64,12 @@ if TYPE_CHECKING:
     from muse.flow.zones import ZONE_OPTION, zone
 
 __all__ = [
+    "UPPER_LIMIT",
+    "DEFAULT_MAX_REWRITES",
+    "rewrite_loop",
+    "RewritePolicy",
+    "Decision",
+    "Verdict",
     "CANDIDATE_STATE_LABELS",
     "CandidateFacts",
     "DecisionOutcome",
@@ -143,7 +156,14 @@ _FACE: dict[str, tuple[str, ...]] = {
     ),
     "rebuilding": ("rebuild",),
     "revise": ("ReviseOutcome", "revise_candidate"),
-    "rewrite": ("writer_input",),
+    "rewrite": (
+        "writer_input",
+        "Decision",
+        "RewritePolicy",
+        "rewrite_loop",
+        "DEFAULT_MAX_REWRITES",
+        "UPPER_LIMIT",
+    ),
     "run_detail": ("show_run_detail",),
     "run_steps": ("NodeEvent", "Observer"),
     "states": ("OUTCOME_LABELS", "RUN_STATE_LABELS", "STEP_LABELS", "WORKING_NODES"),

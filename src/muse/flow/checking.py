@@ -184,6 +184,7 @@ def check_candidate(
     observe: StepObserver | None = None,
     leak_terms: Sequence[tuple[str, int] | str] = (),
     lexicons: Lexicons | None = None,
+    reuse_stored: bool = False,
 ) -> Verdict:
     """Check ``output`` (attempt ``attempt`` of run ``run_id``) against its frozen context.
 
@@ -191,7 +192,8 @@ def check_candidate(
     :func:`~muse.context.writer_output.build_output` or :func:`output_for_body`). Model failures
     do not raise: they are the ``detector_failed`` outcome. Nothing is moved or stored here but
     the detector's receipt. ``lexicons``: built once per run by :func:`check_lexicons` (the
-    freeze point does not change between attempts); None builds them here.
+    freeze point does not change between attempts); None builds them here. ``reuse_stored``:
+    the detector's receipted reply to this very input is used instead of a new call (resume).
     """
     context = _context(frozen_or_context)
     step = observe or (lambda name, status, ms: None)
@@ -224,6 +226,7 @@ def check_candidate(
             provider=provider,
             model=model,
             timeout_s=timeout_s,
+            reuse_stored=reuse_stored,
             known=entities,
         )
     except MuseError as err:

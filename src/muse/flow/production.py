@@ -45,7 +45,7 @@ from muse.flow.checking import (
 )
 from muse.flow.deadlines import start_node
 from muse.flow.eligibility import insert_candidate
-from muse.flow.rewrite import RewritePolicy, exhausted_reason, revision_request, writer_input
+from muse.flow.rewrite import Decision, RewritePolicy, rewrite_loop, writer_input
 from muse.flow.run_steps import NodeEvent, Observer, RunCtx, Stopped
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, move_run, record_event
@@ -175,18 +175,27 @@ def end_crashed(run: RunCtx, err: Exception) -> tuple[str, str]:
 
 
 def _loop(run: RunCtx, frozen: FrozenContext, policy: RewritePolicy, summary: RunSummary) -> None:
-    """writing → detecting, then rewriting → detecting while the verdict and policy allow."""
-    attempt, revision, ledger = 1, None, EvidenceLedger()
+    """writing → detecting, then rewriting → detecting while the verdict and policy allow
+    (``flow.rewrite.rewrite_loop``, the loop the evaluation's production arm runs too)."""
+    ledger = EvidenceLedger()
     lexicons = check_lexicons(run.engine, frozen.context)  # one freeze point for every attempt
-    while True:
-        frozen, written = _generate(run, frozen, attempt, revision, ledger)
-        summary.context_snapshot_id = frozen.snapshot_id
+    current = {"frozen": frozen}
+    started: dict[int, float] = {}
+
+    def write(attempt: int, revision: dict[str, Any] | None) -> _Written:
+        current["frozen"], written = _generate(run, current["frozen"], attempt, revision, ledger)
+        summary.context_snapshot_id = current["frozen"].snapshot_id
         summary.evidence_requests = {"answered": ledger.answered, "gaps": ledger.gaps}
-        verdict = _detect(run, frozen, written, attempt, policy, summary, lexicons)
-        if summary.state != "rewriting":
-            return
-        attempt += 1
-        revision = revision_request(attempt, verdict.revision_list)
+        return written
+
+    def check(written: _Written, attempt: int) -> Verdict:
+        started[attempt] = run.begin("detecting", attempt, {"candidateId": written.candidate_id})
+        return _check(run, current["frozen"], written, attempt, lexicons)
+
+    def commit(written: _Written, attempt: int, verdict: Verdict, decision: Decision) -> None:
+        _commit(run, written, attempt, verdict, decision, started[attempt], summary)
+
+    rewrite_loop(policy, write=write, check=check, commit=commit)
 
 
 def _insert_run(
@@ -383,18 +392,10 @@ def _generate(
     return frozen, holder["written"]
 
 
-def _detect(
-    run: RunCtx,
-    frozen: FrozenContext,
-    written: _Written,
-    attempt: int,
-    policy: RewritePolicy,
-    summary: RunSummary,
-    lexicons: Lexicons,
+def _check(
+    run: RunCtx, frozen: FrozenContext, written: _Written, attempt: int, lexicons: Lexicons
 ) -> Verdict:
-    node = "detecting"
-    started = run.begin(node, attempt, {"candidateId": written.candidate_id})
-    verdict = check_candidate(
+    return check_candidate(
         run.engine,
         run_id=run.run_id,
         attempt=attempt,
@@ -407,13 +408,19 @@ def _detect(
         observe=lambda step, status, ms: run.emit(NodeEvent(step, status, attempt, ms)),
         lexicons=lexicons,
     )
-    may_rewrite = policy.may_rewrite(attempt)
-    state = verdict.run_state(may_rewrite=may_rewrite)
-    reason = verdict.reason
-    if verdict.rewritable and not may_rewrite:
-        reason = exhausted_reason(policy, attempt, verdict.reason)
-    elif verdict.outcome == "passed" and attempt > 1:
-        reason = f"第 {attempt} 稿（自动返修 {attempt - 1} 轮后）通过检测。"
+
+
+def _commit(
+    run: RunCtx,
+    written: _Written,
+    attempt: int,
+    verdict: Verdict,
+    decision: Decision,
+    started: float,
+    summary: RunSummary,
+) -> None:
+    node = "detecting"
+    state, reason = decision.run_state, decision.reason
 
     def work(conn: Connection) -> None:
         if not commit_verdict(
@@ -432,7 +439,6 @@ def _detect(
     status = {"shadow_ready": "ok", "rewriting": "failed", "failed": "failed"}.get(state, "blocked")
     run.end(node, attempt, status, started, {"outcome": verdict.outcome, "runState": state})
     _summarise(summary, verdict, written, attempt, state, reason)
-    return verdict
 
 
 def _summarise(

@@ -13,14 +13,14 @@ call through a new run (spec 001 §5). Only verified, located problems are rewri
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from muse.context import WriterContext
 from muse.context import writer_input as round_writer_input
 from muse.core.errors import ConfigError
-from muse.flow.checking import RevisionItem
+from muse.flow.checking import RevisionItem, Verdict
 
 DEFAULT_MAX_REWRITES = 2
 MAX_REWRITES_ENV = "MUSE_MAX_REWRITES"
@@ -94,3 +94,63 @@ def exhausted_reason(policy: RewritePolicy, attempt: int, last_reason: str | Non
     else:
         head = f"自动返修 {policy.max_rewrites} 轮后，第 {attempt} 稿仍未通过检测"
     return f"{head}：{last_reason or ''}请根据检测结果修改细纲或设定，或以新运行重写。"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Where a checked attempt sends its run, and why (Chinese)."""
+
+    run_state: str
+    reason: str | None
+
+
+def decide(
+    policy: RewritePolicy, verdict: Verdict, attempt: int, withheld: str | None = None
+) -> Decision:
+    """The rewrite policy's answer to ``verdict`` of ``attempt`` (from 1). ``withheld``: why
+    this verdict must not go back to the writer at all (Chinese); the run stops instead."""
+    may_rewrite = policy.may_rewrite(attempt) and withheld is None
+    state = verdict.run_state(may_rewrite=may_rewrite)
+    reason = verdict.reason
+    if verdict.rewritable and withheld is not None:
+        reason = f"{verdict.reason or ''}{withheld}"
+    elif verdict.rewritable and not may_rewrite:
+        reason = exhausted_reason(policy, attempt, verdict.reason)
+    elif verdict.outcome == "passed" and attempt > 1:
+        reason = f"第 {attempt} 稿（自动返修 {attempt - 1} 轮后）通过检测。"
+    return Decision(state, reason)
+
+
+W = TypeVar("W")
+
+
+def rewrite_loop(
+    policy: RewritePolicy,
+    *,
+    write: Callable[[int, dict[str, Any] | None], W],
+    check: Callable[[W, int], Verdict],
+    commit: Callable[[W, int, Verdict, Decision], None],
+    withhold: Callable[[Verdict], str | None] | None = None,
+) -> tuple[int, Verdict, Decision]:
+    """The automatic rewrite loop, one implementation for every caller (the production run and
+    the evaluation's production arm C): write attempt 1, check it, let :func:`decide` say where
+    the run goes and ``commit`` that; while the answer is ``rewriting``, write the next attempt
+    from the same frozen context plus the revision list and check again.
+
+    ``write(attempt, revision)`` produces the attempt's candidate (``revision`` is None for
+    attempt 1); ``check`` returns its verdict without storing anything; ``commit`` applies the
+    verdict and decision. ``withhold(verdict)`` names a reason the verdict's revision list must
+    not reach the writer (the evaluation's oracle-derived findings), or None. A caller that resumes after a crash passes idempotent steps (a stored
+    candidate, a receipted reply, an already committed verdict are returned, not redone).
+    Returns the last attempt, its verdict and the decision that ended the loop.
+    """
+    attempt, revision = 1, None
+    while True:
+        written = write(attempt, revision)
+        verdict = check(written, attempt)
+        decision = decide(policy, verdict, attempt, withhold(verdict) if withhold else None)
+        commit(written, attempt, verdict, decision)
+        if decision.run_state != "rewriting":
+            return attempt, verdict, decision
+        attempt += 1
+        revision = revision_request(attempt, verdict.revision_list)

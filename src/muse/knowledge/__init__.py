@@ -43,7 +43,7 @@ if TYPE_CHECKING:
         SourceRef,
         StateAsOf,
     )
-    from muse.knowledge.discovery import discover
+    from muse.knowledge.discovery import DiscoveredEntity, discover
     from muse.knowledge.discovery_drafts import DiscoveryReport, discover_work, parse_chapter_range
     from muse.knowledge.draft_review import (
         DraftGroup,
@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     from muse.knowledge.yaml_export import export_cards_yaml
 
 __all__ = [
+    "DiscoveredEntity",
     "BATCH_INPUT_SCHEMA",
     "BATCH_JOB",
     "BatchReport",
@@ -222,7 +223,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "StateAsOf",
         "DraftOutcome",
     ),
-    "discovery": ("discover",),
+    "discovery": ("discover", "DiscoveredEntity"),
     "discovery_drafts": ("DiscoveryReport", "discover_work", "parse_chapter_range"),
     "draft_review": (
         "confirm_groups",

@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from sqlalchemy import Engine
 
-from muse.agents import DetectorReport, ToolSet, dependency_list, dispatch
+from muse.agents import DetectorReport, ToolSet, dependency_list, dispatch, stored_reply
 from muse.context import WriterContext, WriterOutput
 from muse.core.canonical import sha256_hex
 from muse.core.errors import ContractViolation
@@ -238,10 +238,14 @@ def run_semantic_detector(
     model: str,
     tools: ToolSet | None = None,
     timeout_s: float | None = None,
+    reuse_stored: bool = False,
     known: EntityLexicon | None = None,
 ) -> SemanticReport:
     """Dispatch detector/check for ``output`` and return Muse's verified report.
 
+    ``reuse_stored``: a receipted reply of this run's detector to exactly this input is used
+    instead of a new call (a resumed replay, where the reply came before a crash and its
+    commit did not); it is assessed exactly as a fresh reply.
     ``known``: the work's names as of the freeze, the same the mechanical gate used, so the
     hard events it left undecided are the ones shown here.
 
@@ -251,18 +255,30 @@ def run_semantic_detector(
     back with status ``forged`` and ``failure_reason == "detector_forgery"``.
     """
     _require_pair(context, output, run_id)
-    result = dispatch(
-        engine,
-        role="detector",
-        task="check",
-        provider=provider,
-        model=model,
-        task_input=detector_input(context, output, known),
-        output_model=DetectorReport,
-        run_id=run_id,
-        tools=tools,
-        timeout_s=timeout_s,
-    )
+    task_input = detector_input(context, output, known)
+    result = None
+    if reuse_stored:
+        result = stored_reply(
+            engine,
+            run_id=run_id,
+            role="detector",
+            task="check",
+            task_input=task_input,
+            output_model=DetectorReport,
+        )
+    if result is None:
+        result = dispatch(
+            engine,
+            role="detector",
+            task="check",
+            provider=provider,
+            model=model,
+            task_input=task_input,
+            output_model=DetectorReport,
+            run_id=run_id,
+            tools=tools,
+            timeout_s=timeout_s,
+        )
     reads = dependency_list(engine, run_id)
     return assess(
         result.output,  # type: ignore[arg-type]
