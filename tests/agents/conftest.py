@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from muse.agents.dispatch import dispatch
-from muse.agents.outputs import WriterDraft
 from muse.agents.providers.presets import PRESETS
 from muse.agents.structured import RetryPolicy
+from tests.agents.strict_draft import StrictDraft
 from tests.agents.stub_server import StubServer
 
 SECRET = "sk-stub-SECRET-7c1e9a0b"
@@ -81,7 +81,7 @@ def call(engine, stub_config):
             provider="stub",
             model="deepseek-chat",
             task_input=WRITER_INPUT,
-            output_model=WriterDraft,
+            output_model=StrictDraft,
             retry=FAST,
             timeout_s=10,
         )

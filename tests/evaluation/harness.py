@@ -19,10 +19,10 @@ from typing import Any
 
 import yaml
 
-from muse.agents.outputs import DetectorReport
 from muse.agents.providers.offline import generate_offline
 from muse.context.output_contracts import WriterDraft
 from muse.evaluation.contracts import DIMENSIONS
+from muse.quality.contracts import DetectorReport
 from tests.agents.stub_server import Step, StubServer
 
 JUDGE_MODEL = "deepseek-v4.1-flash"

@@ -5,7 +5,6 @@ Every model call in Muse goes through :func:`muse.agents.dispatch.dispatch`. The
     dispatch.dispatch / DispatchResult           one role call → validated output + receipt id
     roles.yaml, contracts.load_roles             the five roles, tasks, tool and model policies
     policy                                       model allowed? reported id equal to frozen id?
-    outputs                                      default output contracts per (role, task)
     tools.ToolSet, asof_reader.AsOfReader        read-only tools over a frozen view
     ledger.dependency_list / tool_read_log       the run's tool reads
     receipts.get_receipt / run_receipts          stored receipts (model_calls)

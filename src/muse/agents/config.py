@@ -15,18 +15,17 @@ import sys
 import tomllib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
+from pydantic import SecretStr, ValidationError
 
+from muse.core.contract import UnaliasedContract
 from muse.core.errors import ConfigError, MuseError
 from muse.core.redaction import register_secret
 
 CONFIG_ENV = "MUSE_CONFIG"
 
 
-class ProviderSettings(BaseModel):
+class ProviderSettings(UnaliasedContract):
     """One ``[providers.<name>]`` table."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     preset: str | None = None  # base a custom name on a preset (e.g. "vllm")
     base_url: str | None = None  # overrides the preset's URL
@@ -38,9 +37,7 @@ class ProviderSettings(BaseModel):
     supports_tools: bool | None = None
 
 
-class MuseConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class MuseConfig(UnaliasedContract):
     providers: dict[str, ProviderSettings] = {}
 
 

@@ -20,12 +20,11 @@ from sqlalchemy import select
 
 from muse.agents.dispatch import dispatch
 from muse.agents.errors import AgentCallError, ForbiddenInput, InvalidOutput
-from muse.agents.outputs import JudgeScores
 from muse.agents.tables import model_calls
 from muse.core.canonical import canonical_json
 from muse.core.clock import utc_now
 from muse.core.errors import ContractViolation
-from muse.evaluation.contracts import ARMS, DIMENSIONS
+from muse.evaluation.contracts import ARMS, DIMENSIONS, JudgeScores
 from muse.evaluation.replay import SampleCtx, SampleFailed
 from muse.evaluation.sample_state import arm_rows, eval_row, judge_sheets
 from muse.evaluation.stability import Outcome, assess

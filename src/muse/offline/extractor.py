@@ -29,6 +29,7 @@ from pydantic import BaseModel
 from muse.agents.providers.offline import builtin_generator
 from muse.knowledge.discovery import discover
 from muse.knowledge.extraction_contracts import INPUT_SCHEMA, ChapterExtraction
+from muse.offline.wire import emit
 
 OFFLINE_FINDING = "【离线模式】本抽取由离线提供方按固定句式确定性生成，不代表模型抽取能力。"
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?")
@@ -149,14 +150,20 @@ def _card(name: str, quote: str, fields: list[tuple[str, str, str]]) -> dict[str
 
 @builtin_generator("extractor", "extract")
 def extract_chapter(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] | None:
-    """ChapterExtraction (as a dict) for a post-chapter extraction input; declines anything else."""
+    """A ChapterExtraction for a post-chapter extraction input; declines anything else.
+
+    The cards and facts are assembled as plain data (their shapes follow the matched pattern)
+    and validated into the contract before they leave, so a contract change fails here."""
     if model is not ChapterExtraction or task_input.get("schemaVersion") != INPUT_SCHEMA:
         return None
     text = task_input["text"]
     known = task_input.get("knownCards") or []
     canonical = {n: c["name"] for c in known for n in [c["name"], *c["aliases"]]}
-    return {
-        "cards": _cards(text, known),
-        "facts": _facts(text, canonical),
-        "designFindings": [OFFLINE_FINDING],
-    }
+    extraction = ChapterExtraction.model_validate(
+        {
+            "cards": _cards(text, known),
+            "facts": _facts(text, canonical),
+            "designFindings": [OFFLINE_FINDING],
+        }
+    )
+    return emit(extraction)

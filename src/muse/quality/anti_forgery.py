@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from muse.agents.ledger import ToolRead
-from muse.agents.outputs import DetectorIssue, DetectorReport
 from muse.context.contracts import WriterContext
 from muse.core.canonical import sha256_hex
 from muse.core.text import normalize_text
 from muse.planning.contracts import FineOutline
+from muse.quality.contracts import DetectorIssue, DetectorReport
 
 # The argument that names what a tool read, per tool (tools without one are cited by name).
 _TOOL_ARGUMENT = {"read_chapter": "number", "search_prose": "query", "get_card": "name"}

@@ -34,7 +34,6 @@ from sqlalchemy import Engine
 
 from muse.agents.dispatch import dispatch
 from muse.agents.ledger import dependency_list
-from muse.agents.outputs import DetectorReport
 from muse.agents.tools import ToolSet
 from muse.context.contracts import WriterContext
 from muse.context.output_contracts import WriterOutput
@@ -50,6 +49,7 @@ from muse.quality.anti_forgery import (
     dependency_refs,
     verify_report,
 )
+from muse.quality.contracts import DetectorReport
 from muse.quality.hard_events import detector_marks, event_checks
 from muse.quality.mechanical import Finding
 
