@@ -37,11 +37,11 @@ from muse.flow.author_edit import (
     load_context,
     normalize_edit,
 )
-from muse.flow.checking import Verdict
 from muse.flow.deadlines import guard_result, lock_run, start_node
 from muse.flow.edit_recheck import apply_verdict, recheck
 from muse.flow.eligibility import acceptance_eligible, insert_candidate
 from muse.flow.transitions import move_candidate, move_run, record_event
+from muse.quality.verdict import Verdict
 from muse.works.tables import chapters
 
 NODE_EDIT, NODE_DETECT = "edited_candidate", "detecting"

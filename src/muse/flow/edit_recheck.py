@@ -25,11 +25,12 @@ from sqlalchemy import Connection, Engine, select
 from muse.context.contracts import WriterContext
 from muse.core.errors import StaleTransition
 from muse.flow.author_edit import ATTRIBUTION, AuthorOutput
-from muse.flow.checking import Verdict, check_candidate
+from muse.flow.checking import check_candidate
 from muse.flow.deadlines import guard_result, remaining_s
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_run, record_event
 from muse.flow.verdicts import commit_verdict
+from muse.quality.verdict import Verdict
 
 NODE = "detecting"
 

@@ -29,14 +29,7 @@ from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, MuseError
 from muse.core.ids import new_id
 from muse.core.text import count_han
-from muse.flow.checking import (
-    Lexicons,
-    Verdict,
-    check_candidate,
-    check_lexicons,
-    located,
-    with_attempt,
-)
+from muse.flow.checking import Lexicons, check_candidate, check_lexicons, located, with_attempt
 from muse.flow.deadlines import start_node
 from muse.flow.eligibility import insert_candidate
 from muse.flow.rewrite import RewritePolicy, exhausted_reason, revision_request, writer_input
@@ -46,6 +39,7 @@ from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.flow.verdicts import commit_verdict
 from muse.flow.writer_phases import EvidenceLedger, answer_requests, explore_and_replay
 from muse.planning.fine_outlines import load_confirmed
+from muse.quality.verdict import Verdict
 from muse.works import authorization, catalog
 from muse.works.tables import chapters
 

@@ -20,7 +20,7 @@ from typing import Any
 from muse.context.contracts import WriterContext
 from muse.context.round_inputs import writer_input as round_writer_input
 from muse.core.errors import ConfigError
-from muse.flow.checking import RevisionItem
+from muse.quality.verdict import RevisionItem
 
 DEFAULT_MAX_REWRITES = 2
 MAX_REWRITES_ENV = "MUSE_MAX_REWRITES"
