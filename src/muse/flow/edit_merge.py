@@ -20,8 +20,6 @@ rejects the unfinished version (fail closed).
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
@@ -40,6 +38,7 @@ from muse.flow.author_edit import (
 from muse.flow.deadlines import guard_result, lock_run, start_node
 from muse.flow.edit_recheck import apply_verdict, recheck
 from muse.flow.eligibility import acceptance_eligible, insert_candidate
+from muse.flow.rows import CandidateRow, RunRow
 from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.quality.verdict import Verdict
 from muse.works.tables import chapters
@@ -97,30 +96,30 @@ def _start(
     actor: str,
 ) -> _Started | dec.DecisionOutcome:
     cand, run = dec.load(conn, candidate_id)
-    lock_run(conn, run["id"])  # PostgreSQL: serialise with other decisions on this run
-    if cand["state"] != "PASSED":
+    lock_run(conn, run.id)  # PostgreSQL: serialise with other decisions on this run
+    if cand.state != "PASSED":
         raise dec.refuse(cand, "修改")
-    if run["state"] != "shadow_ready":
+    if run.state != "shadow_ready":
         raise InvalidInput(
-            f"该运行当前处于「{dec.run_label(run['state'])}」，不在候选待审状态，不能修改。"
+            f"该运行当前处于「{dec.run_label(run.state)}」，不在候选待审状态，不能修改。"
         )
-    if body == cand["body"]:
+    if body == cand.body:
         raise InvalidInput(
-            f"修改后的正文与 v{cand['version']} 完全相同。", hint="原样采纳请用 muse accept。"
+            f"修改后的正文与 v{cand.version} 完全相同。", hint="原样采纳请用 muse accept。"
         )
     conflict = _revision_conflict(conn, cand, run, expected_revision)
     if conflict:
         return _record_conflict(
             conn, cand, run, body, expected_revision, command_id, actor, conflict
         )
-    context = load_context(conn, cand["context_snapshot_id"])
-    version = cand["version"] + 1
+    context = load_context(conn, cand.context_snapshot_id)
+    version = cand.version + 1
     built = build_author_output(
-        WriterOutput.model_validate(cand["writer_output"]),
+        WriterOutput.model_validate(cand.writer_output),
         body,
         version=version,
-        attempt=run["attempt"],
-        acceptance_eligible=acceptance_eligible(run["run_type"], run["mode"])
+        attempt=run.attempt,
+        acceptance_eligible=acceptance_eligible(run.run_type, run.mode)
         and context.mode == "production",
     )
     new_candidate = _insert_version(conn, cand, built)
@@ -129,27 +128,27 @@ def _start(
         candidate_id,
         "ARCHIVED",
         expected_state="PASSED",
-        expected_version=cand["version"],
-        expected_revision=cand["revision"],
+        expected_version=cand.version,
+        expected_revision=cand.revision,
     )
     move_run(
         conn,
-        run["id"],
+        run.id,
         NODE_EDIT,
         reason=None,
         expected_state="shadow_ready",
-        expected_revision=run["revision"],
+        expected_revision=run.revision,
     )
-    start_node(conn, run["id"], NODE_EDIT)
+    start_node(conn, run.id, NODE_EDIT)
     message = (
-        f"第 {cand['chapter']} 章候选 v{cand['version']} 已按作者修改生成 v{version}"
+        f"第 {cand.chapter} 章候选 v{cand.version} 已按作者修改生成 v{version}"
         f"（{new_candidate}），旧版本已归档，新版本重新检测。"
     )
     detail = {
         "message": message,
-        "chapter": cand["chapter"],
+        "chapter": cand.chapter,
         "attribution": ATTRIBUTION,
-        "previousVersion": cand["version"],
+        "previousVersion": cand.version,
         "newCandidateId": new_candidate,
         "newVersion": version,
         "sha256": built.output.candidate_sha256,
@@ -161,8 +160,8 @@ def _start(
     )
     record_event(
         conn,
-        run["id"],
-        run["attempt"],
+        run.id,
+        run.attempt,
         NODE_EDIT,
         "ok",
         0,
@@ -175,8 +174,8 @@ def _start(
         },
     )
     return _Started(
-        run=dict(run),
-        chapter=cand["chapter"],
+        run=run,
+        chapter=cand.chapter,
         candidate_id=candidate_id,
         new_candidate=new_candidate,
         version=version,
@@ -187,28 +186,30 @@ def _start(
     )
 
 
-def _expected(run: Any, expected_revision: int | None) -> int:
-    return run["base_revision"] if expected_revision is None else expected_revision
+def _expected(run: RunRow, expected_revision: int | None) -> int:
+    return run.base_revision if expected_revision is None else expected_revision
 
 
-def _revision_conflict(conn: Connection, cand: Any, run: Any, expected: int | None) -> str | None:
+def _revision_conflict(
+    conn: Connection, cand: CandidateRow, run: RunRow, expected: int | None
+) -> str | None:
     """Why the edit is against a stale canon, or None (spec 000 §11: expectedRevision)."""
     current = (
         conn.execute(
             select(chapters.c.current_revision).where(
-                chapters.c.work_id == cand["work_id"], chapters.c.number == cand["chapter"]
+                chapters.c.work_id == cand.work_id, chapters.c.number == cand.chapter
             )
         ).scalar()
         or 0
     )
-    chapter = cand["chapter"]
+    chapter = cand.chapter
     if expected is not None and expected != current:
         return (
             f"第 {chapter} 章正式正文当前是修订版 {current}，不是你修改时依据的修订版 {expected}。"
         )
-    if current != run["base_revision"]:
+    if current != run.base_revision:
         return (
-            f"第 {chapter} 章在本次运行开始后已被改动（修订版 {run['base_revision']} → {current}），"
+            f"第 {chapter} 章在本次运行开始后已被改动（修订版 {run.base_revision} → {current}），"
             "本运行的候选已不能合并。"
         )
     return None
@@ -227,34 +228,34 @@ def _record_conflict(
         outcome="revision_conflict",
         detail={
             "message": message,
-            "chapter": cand["chapter"],
+            "chapter": cand.chapter,
             "attribution": ATTRIBUTION,
             "expectedRevision": _expected(run, expected),
             "editedBody": body,
             "editedSha256": sha256_hex(body),
-            "runState": run["state"],
+            "runState": run.state,
         },
     )
     return dec.DecisionOutcome(
         kind="edit_merge",
         state="revision_conflict",
         message=message,
-        candidate_id=cand["id"],
-        chapter=cand["chapter"],
+        candidate_id=cand.id,
+        chapter=cand.chapter,
         decision_id=decision_id,
-        run_state=run["state"],
+        run_state=run.state,
     )
 
 
-def _insert_version(conn: Connection, cand: Any, built: AuthorOutput) -> str:
+def _insert_version(conn: Connection, cand: CandidateRow, built: AuthorOutput) -> str:
     new_candidate = new_id("cand")
     insert_candidate(
         conn,
         new_candidate,
-        run_id=cand["run_id"],
-        work_id=cand["work_id"],
-        chapter=cand["chapter"],
-        context_snapshot_id=cand["context_snapshot_id"],
+        run_id=cand.run_id,
+        work_id=cand.work_id,
+        chapter=cand.chapter,
+        context_snapshot_id=cand.context_snapshot_id,
         output=built.output,
     )
     return new_candidate
@@ -263,12 +264,10 @@ def _insert_version(conn: Connection, cand: Any, built: AuthorOutput) -> str:
 def _check_new_version(engine: Engine, s: _Started) -> dec.DecisionOutcome:
     run, new_candidate = s["run"], s["new_candidate"]
     with engine.begin() as conn:
-        if not guard_result(conn, run["id"], run["attempt"], NODE_EDIT):
+        if not guard_result(conn, run.id, run.attempt, NODE_EDIT):
             return _outcome(engine, s, None)
-        move_run(
-            conn, run["id"], NODE_DETECT, expected_state=NODE_EDIT, expected_attempt=run["attempt"]
-        )
-        start_node(conn, run["id"], NODE_DETECT)
+        move_run(conn, run.id, NODE_DETECT, expected_state=NODE_EDIT, expected_attempt=run.attempt)
+        start_node(conn, run.id, NODE_DETECT)
         move_candidate(
             conn, new_candidate, "CHECKING", expected_state="DRAFT", expected_version=s["version"]
         )
