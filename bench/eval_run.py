@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from muse.cli.evaluation import _render_report
-from muse.evaluation.preregister import parse_set, preregister
+from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.report import build_report
 from muse.evaluation.runner import estimate, run_set
 from muse.store.engine import make_engine

@@ -54,6 +54,7 @@ class Arrow:
     module: str  # dotted name of the importing module
     target: str  # dotted name it imports
     line: int
+    names: tuple[str, ...] = ()  # ``from target import a, b``: a and b
 
     def __str__(self) -> str:
         return f"{self.module}:{self.line} → {self.target}"
@@ -89,7 +90,11 @@ def imports_of(path: Path, src: Path) -> list[Arrow]:
             # package of both is the same, so the module itself decides the layer — except for
             # ``from muse import x``, where each name is a package of its own.
             base, *named = _absolute(node, module, path.name == "__init__.py")
-            names = named if base == _TOP else [base]
+            if base != _TOP:
+                imported = tuple(a.name for a in node.names)
+                arrows.append(Arrow(module, base, node.lineno, imported))
+                continue
+            names = named
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute | ast.Name)
@@ -103,7 +108,7 @@ def imports_of(path: Path, src: Path) -> list[Arrow]:
         else:
             continue
         arrows += [Arrow(module, n, node.lineno) for n in names if n.split(".")[0] == _TOP]
-    return arrows
+    return [a for a in arrows if a.target.split(".")[0] == _TOP]
 
 
 def layer_of(module: str) -> str:
@@ -138,6 +143,167 @@ def wrong_way(src: Path) -> list[Arrow]:
     return found
 
 
+# --- faces: another package is imported through its ``__init__`` only -----------------------
+
+# The kernel and the store: their face is their public modules (``__all__`` names modules).
+TOOLKITS: tuple[str, ...] = ("core", "store")
+
+# (importing module, imported module) → why it still reaches into another package. Shrink only.
+INTERNAL_ALLOWED: dict[tuple[str, str], str] = {
+    (
+        "muse.evaluation.candidate_judge",
+        "muse.context.tables",
+    ): "table read, to become a service of the owning domain: context_snapshots",
+    (
+        "muse.evaluation.candidate_judge",
+        "muse.flow.tables",
+    ): "table read, to become a service of the owning domain: candidates",
+    (
+        "muse.evaluation.invariants",
+        "muse.flow.tables",
+    ): "table read, to become a service of the owning domain: candidates, decisions, runs",
+    (
+        "muse.evaluation.invariants",
+        "muse.knowledge.tables",
+    ): "table read, to become a service of the owning domain: card_drafts, fact_deltas",
+    (
+        "muse.evaluation.invariants",
+        "muse.works.tables",
+    ): "table read, to become a service of the owning domain: prose_blocks",
+    (
+        "muse.evaluation.judging",
+        "muse.agents.tables",
+    ): "table read, to become a service of the owning domain: model_calls",
+    (
+        "muse.evaluation.judging",
+        "muse.flow.tables",
+    ): "table read, to become a service of the owning domain: candidates",
+    (
+        "muse.evaluation.replay",
+        "muse.agents.tables",
+    ): "table read, to become a service of the owning domain: model_calls",
+    (
+        "muse.evaluation.replay",
+        "muse.context.tables",
+    ): "table read, to become a service of the owning domain: context_snapshots",
+    (
+        "muse.evaluation.replay",
+        "muse.flow.tables",
+    ): "table read, to become a service of the owning domain: candidates, runs",
+    (
+        "muse.evaluation.replay",
+        "muse.works.tables",
+    ): "table read, to become a service of the owning domain: chapters",
+    (
+        "muse.evaluation.report",
+        "muse.agents.tables",
+    ): "table read, to become a service of the owning domain: model_calls",
+    (
+        "muse.flow.accept",
+        "muse.context.tables",
+    ): "table read, to become a service of the owning domain: context_snapshots",
+    (
+        "muse.flow.accept",
+        "muse.works.tables",
+    ): "table read, to become a service of the owning domain: works",
+    (
+        "muse.flow.author_edit",
+        "muse.context.tables",
+    ): "table read, to become a service of the owning domain: context_snapshots",
+    (
+        "muse.flow.candidate_detail",
+        "muse.context.tables",
+    ): "table read, to become a service of the owning domain: context_snapshots",
+    (
+        "muse.flow.candidate_facts",
+        "muse.context.tables",
+    ): "table read, to become a service of the owning domain: context_snapshots",
+    (
+        "muse.flow.edit_merge",
+        "muse.works.tables",
+    ): "table read, to become a service of the owning domain: chapters",
+    (
+        "muse.flow.production",
+        "muse.works.tables",
+    ): "table read, to become a service of the owning domain: chapters",
+    (
+        "muse.flow.queries",
+        "muse.agents.tables",
+    ): "table read, to become a service of the owning domain: model_calls",
+    (
+        "muse.flow.rebuilding",
+        "muse.knowledge.tables",
+    ): "table read, to become a service of the owning domain: source_refs",
+    (
+        "muse.flow.rebuilding",
+        "muse.works.tables",
+    ): "table read, to become a service of the owning domain: works",
+    (
+        "muse.flow.revise",
+        "muse.context.tables",
+    ): "table read, to become a service of the owning domain: context_snapshots",
+    (
+        "muse.flow.run_detail",
+        "muse.agents.tables",
+    ): "table read, to become a service of the owning domain: model_calls",
+    (
+        "muse.flow.run_detail",
+        "muse.context.tables",
+    ): "table read, to become a service of the owning domain: context_snapshots",
+    (
+        "muse.knowledge.book_extraction",
+        "muse.store.tables",
+    ): "table read, to become a service of the owning domain: jobs",
+    (
+        "muse.web.deps",
+        "muse.flow.tables",
+    ): "table read, to become a service of the owning domain: candidates, runs",
+    (
+        "muse.worker.builtin",
+        "muse.flow.tables",
+    ): "table read, to become a service of the owning domain: runs",
+}
+
+
+def face_of(src: Path, package: str) -> frozenset[str]:
+    """The names in ``__all__`` of ``muse.<package>`` (a literal list, as mypy requires)."""
+    init = src / _TOP / package / "__init__.py"
+    tree = ast.parse(init.read_text(encoding="utf-8")) if init.exists() else ast.Module([], [])
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign | ast.AnnAssign)
+            and any(
+                isinstance(t, ast.Name) and t.id == "__all__"
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            )
+            and isinstance(node.value, ast.List | ast.Tuple)
+        ):
+            return frozenset(e.value for e in node.value.elts if isinstance(e, ast.Constant))
+    return frozenset()
+
+
+def _through_the_face(arrow: Arrow, face: frozenset[str], toolkit: bool) -> bool:
+    package, *inner = arrow.target.split(".")[1:]
+    if toolkit:  # muse.core.ids, or from muse.core import ids
+        return bool(inner) and inner[0] in face or not inner and set(arrow.names) <= face
+    return not inner and set(arrow.names) <= face
+
+
+def behind_the_face(src: Path) -> list[Arrow]:
+    """Imports of another package that name one of its modules, or a name not in its ``__all__``."""
+    faces: dict[str, frozenset[str]] = {}
+    found: list[Arrow] = []
+    for path in sorted((src / _TOP).rglob("*.py")):
+        for arrow in imports_of(path, src):
+            source, target = layer_of(arrow.module), layer_of(arrow.target)
+            if source in (target, _TOP) or target == _TOP:
+                continue
+            face = faces.setdefault(target, face_of(src, target))
+            if not _through_the_face(arrow, face, target in TOOLKITS):
+                found.append(arrow)
+    return found
+
+
 def test_no_import_runs_up_the_layers() -> None:
     arrows = wrong_way(SRC)
     new = [a for a in arrows if (a.module, a.target) not in ALLOWED]
@@ -150,6 +316,22 @@ def test_the_allowlist_only_holds_arrows_that_still_exist() -> None:
     present = {(a.module, a.target) for a in wrong_way(SRC)}
     stale = sorted(set(ALLOWED) - present)
     assert not stale, f"fixed arrows still allowed in ALLOWED, delete them: {stale}"
+
+
+def test_another_package_is_imported_through_its_face() -> None:
+    arrows = behind_the_face(SRC)
+    new = [a for a in arrows if (a.module, a.target) not in INTERNAL_ALLOWED]
+    assert not new, (
+        "imports of another package's internals; import the name from the package itself "
+        "(from muse.knowledge import load_cards) and add it to that package's __all__ if it is "
+        "missing (docs/architecture.md §2):\n" + "\n".join(f"{a} {list(a.names)}" for a in new)
+    )
+
+
+def test_the_internal_allowlist_only_holds_imports_that_still_exist() -> None:
+    present = {(a.module, a.target) for a in behind_the_face(SRC)}
+    stale = sorted(set(INTERNAL_ALLOWED) - present)
+    assert not stale, f"fixed imports still allowed in INTERNAL_ALLOWED, delete them: {stale}"
 
 
 # --- the checker itself, on planted trees -------------------------------------------------
@@ -200,6 +382,51 @@ def test_the_checker_finds_a_planted_wrong_way_import(tmp_path, body, wrong) -> 
     assert bool(found) is wrong, found
     if wrong:
         assert found[0].module == "muse.knowledge.planted"
+
+
+@pytest.mark.parametrize(
+    ("body", "internal"),
+    [
+        ("from muse.knowledge import load_cards\n", False),
+        ("from muse.knowledge import load_cards as cards_of\n", False),
+        ("import muse.knowledge\n", False),
+        ("from muse.knowledge.cards import load_cards\n", True),
+        ("from muse.knowledge import cards\n", True),  # a module, not a name of the face
+        ("from muse.knowledge import load_cards, secret\n", True),
+        ("import muse.knowledge.cards\n", True),
+        ("def f():\n    from muse.knowledge.cards import load_cards\n", True),
+        (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from muse.knowledge.cards import Card\n",
+            True,
+        ),
+        ("from ..knowledge.cards import load_cards\n", True),
+        ("import importlib\nimportlib.import_module('muse.knowledge.cards')\n", True),
+        ("from muse.knowledge.tables import cards\n", True),  # another domain's table
+        ("from muse.core.ids import new_id\nfrom muse.core import ids\n", False),
+        ("from muse.core.secret import x\n", True),  # a kernel module not in its __all__
+        ("from muse.store.tables import jobs\n", True),  # the store's tables are internal
+        ("from .tables import runs\nfrom muse.flow.accept import accept\n", False),  # own
+    ],
+)
+def test_the_checker_finds_a_planted_import_behind_a_face(tmp_path, body, internal) -> None:
+    src = _plant(
+        tmp_path,
+        {
+            "muse/knowledge/__init__.py": '__all__ = ["Card", "load_cards"]\n',
+            "muse/knowledge/cards.py": "",
+            "muse/knowledge/tables.py": "",
+            "muse/core/__init__.py": '__all__ = ["ids"]\n',
+            "muse/core/ids.py": "",
+            "muse/store/tables.py": "",
+            "muse/flow/planted.py": body,
+            "muse/flow/tables.py": "",
+            "muse/flow/accept.py": "",
+        },
+    )
+    found = behind_the_face(src)
+    assert bool(found) is internal, found
+    assert all(a.module == "muse.flow.planted" for a in found)
 
 
 def test_the_checker_refuses_a_package_without_a_layer(tmp_path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from muse.agents.dispatch import dispatch
+from muse.agents.dispatching import dispatch
 from muse.agents.providers.presets import PRESETS
 from muse.agents.structured import RetryPolicy
 from tests.agents.strict_draft import StrictDraft

@@ -349,7 +349,7 @@ def test_a_toolset_for_writer_generate_is_refused(call, stub, engine):
 
 
 def test_missing_key_names_the_variable_and_the_offline_provider(engine, stub):
-    from muse.agents.dispatch import dispatch
+    from muse.agents.dispatching import dispatch
 
     with pytest.raises(MissingApiKey) as caught:
         dispatch(
@@ -367,7 +367,7 @@ def test_missing_key_names_the_variable_and_the_offline_provider(engine, stub):
 
 
 def test_real_requests_are_refused_when_disallowed(engine, monkeypatch):
-    from muse.agents.dispatch import dispatch
+    from muse.agents.dispatching import dispatch
 
     monkeypatch.setenv("DEEPSEEK_API_KEY", SECRET)
     with pytest.raises(RealRequestsDisabled) as caught:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
 
-from muse.agents.dispatch import dispatch
+from muse.agents.dispatching import dispatch
 from muse.agents.errors import InvalidOutput, ModelMismatch, ProviderRejected
 from muse.agents.providers.offline import (
     fallback_instance,

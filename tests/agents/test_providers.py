@@ -87,7 +87,7 @@ def test_only_loopback_urls_pass_when_real_requests_are_disallowed(monkeypatch):
 
 
 def test_an_injected_http_client_is_used(engine, stub, stub_config):
-    from muse.agents.dispatch import dispatch
+    from muse.agents.dispatching import dispatch
 
     stub.reply_json(DRAFT)
     client = httpx2.Client(headers={"x-muse-test": "injected"})
@@ -105,7 +105,7 @@ def test_an_injected_http_client_is_used(engine, stub, stub_config):
 
 
 def test_cost_is_estimated_from_the_preset_price_list(engine, stub, monkeypatch):
-    from muse.agents.dispatch import dispatch
+    from muse.agents.dispatching import dispatch
 
     monkeypatch.setenv("DEEPSEEK_API_KEY", SECRET)
     config = cfg(deepseek={"base_url": stub.url})

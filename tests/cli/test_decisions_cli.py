@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import select
 
 from muse.core.errors import InvalidInput
-from muse.flow.candidate_view import candidate_view
+from muse.flow.candidate_detail import candidate_view
 from muse.flow.production import write_chapter
 from muse.flow.tables import candidates
 from tests.flow.conftest import NEXT, book  # noqa: F401  (fixture)
@@ -71,7 +71,7 @@ def test_edit_refused_on_a_discarded_candidate_names_its_state(muse, engine, boo
 
 
 def test_findings_are_located_by_line_and_code_point(engine, book):  # noqa: F811
-    from muse.flow.candidate_view import locate_findings
+    from muse.flow.candidate_detail import locate_findings
 
     body = "第一行。\n林远拔剑，苏晴后退。"
     report = {

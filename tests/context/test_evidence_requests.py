@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from muse.agents.dispatch import dispatch
+from muse.agents.dispatching import dispatch
 from muse.context.contracts import TokenBudget
 from muse.context.evidence_requests import MAX_REQUESTS, fulfil_evidence_requests
 from muse.context.output_contracts import EvidenceRequest, WriterDraft
-from muse.context.round_inputs import writer_input
+from muse.context.round_order import writer_input
 from muse.context.tables import context_snapshots
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 

@@ -11,7 +11,7 @@ import pytest
 from muse.agents.ledger import tool_read_log
 from muse.context.as_of import AsOfView
 from muse.context.exploration_contracts import ExplorationRead
-from muse.context.replay import replay, replay_bytes
+from muse.context.replaying import replay, replay_bytes
 from muse.core.canonical import sha256_hex
 from muse.core.errors import ContractViolation
 from muse.store.engine import reading
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REPLAY_SCRIPT = """
 import sys
 from muse.context.exploration_contracts import ExplorationManifest
-from muse.context.replay import replay, replay_bytes
+from muse.context.replaying import replay, replay_bytes
 from muse.store.engine import make_engine, reading
 engine = make_engine(sys.argv[1])
 manifest = ExplorationManifest.model_validate_json(open(sys.argv[2], encoding="utf-8").read())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from muse.context.exploration_contracts import ExplorationManifest, ReplayedRead
-from muse.context.replay import replay
+from muse.context.replaying import replay
 from muse.context.writer_context import FrozenContext, freeze_context
 from muse.flow.exploration import explore
 from muse.knowledge.card_import import import_cards_yaml

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from muse.agents.providers.presets import PRESETS
-from muse.evaluation.preregister import parse_set, preregister
+from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.sample_state import zone_engine
 from muse.evaluation.tables import eval_runs
 from muse.works.canonical import add_chapter

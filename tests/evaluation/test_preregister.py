@@ -10,7 +10,7 @@ from sqlalchemy.exc import DBAPIError
 from muse.agents.errors import ModelNotAllowed
 from muse.core.errors import InvalidInput, NotFound
 from muse.evaluation.contracts import ARMS
-from muse.evaluation.preregister import parse_set, preregister
+from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.sample_state import zone_engine
 from muse.evaluation.tables import eval_runs, eval_sets
 

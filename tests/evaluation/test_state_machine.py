@@ -7,7 +7,7 @@ from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
 
 from muse.core.errors import StaleTransition
-from muse.evaluation.preregister import parse_set, preregister
+from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.sample_state import eval_row, move_eval, zone_engine
 from muse.evaluation.states import EVAL_TERMINAL, EVAL_TRANSITIONS
 from muse.evaluation.tables import eval_runs

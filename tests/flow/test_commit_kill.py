@@ -27,7 +27,7 @@ from muse.flow import chapter_edit
 from muse.flow.accept import accept_candidate
 from muse.flow.chapter_edit import edit_chapter
 from muse.flow.production import write_chapter
-from muse.flow.sweep import sweep
+from muse.flow.sweeping import sweep
 from muse.flow.tables import candidates, decisions, runs
 from muse.knowledge.facts import ShadowText, propose_fact_delta
 from muse.knowledge.tables import fact_deltas, fact_ledger, source_refs

@@ -23,7 +23,7 @@ from muse.flow.deadlines import (
     start_node,
 )
 from muse.flow.states import WORKING_NODES
-from muse.flow.sweep import sweep, sweep_on_startup
+from muse.flow.sweeping import sweep, sweep_on_startup
 from muse.flow.tables import candidates, run_events, runs
 from muse.flow.transitions import move_candidate, move_run
 

@@ -39,7 +39,7 @@ from .test_state_machine import (
 
 @pytest.fixture
 def engine(engine):
-    """These tests read evaluation rows back, which production reads never see (muse.flow.zone:
+    """These tests read evaluation rows back, which production reads never see (muse.flow.zones:
     a fifth layer, tested in test_zone.py); they look through the zone to test the other four."""
     return engine.execution_options(muse_zone="all")
 

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import func, select
 
 from muse.context.contracts import WriterContext
-from muse.context.round_inputs import round_inputs
+from muse.context.round_order import round_inputs
 from muse.context.tables import context_snapshots
 from muse.core.errors import InvalidInput
 from muse.flow.accept import accept_candidate

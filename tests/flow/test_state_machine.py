@@ -341,7 +341,7 @@ def test_rows_are_inserted_in_an_initial_state(engine):
 
 @pytest.fixture
 def zone_engine(engine):
-    """Evaluation rows are hidden from production reads (muse.flow.zone); these tests read them."""
+    """Evaluation rows are hidden from production reads (muse.flow.zones); these tests read them."""
     return engine.execution_options(muse_zone="all")
 
 

@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from muse.agents.tables import model_calls, tool_reads
 from muse.context.contracts import WriterContext
-from muse.context.round_inputs import writer_input
+from muse.context.round_order import writer_input
 from muse.context.tables import context_snapshots
 from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, run_events

@@ -1,5 +1,5 @@
 """Evaluation rows are invisible to production reads by default, at one engine-level point
-(muse.flow.zone; spec 001 §7), and ``run_type`` never changes after insert."""
+(muse.flow.zones; spec 001 §7), and ``run_type`` never changes after insert."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 
 from muse.flow.queries import list_candidates, list_runs
 from muse.flow.tables import candidates, runs
-from muse.flow.zone import zone
+from muse.flow.zones import zone
 
 from .test_state_machine import candidate_in_state, new_work
 

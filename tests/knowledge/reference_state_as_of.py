@@ -1,8 +1,8 @@
 """The straightforward stateAsOf, as it was before the fast path (commit 804786b): the oracle.
 
-tests/knowledge/test_state_as_of_fast.py checks that ``muse.knowledge.state_as_of`` gives
+tests/knowledge/test_state_as_of_fast.py checks that ``muse.knowledge.card_state`` gives
 exactly what this gives, on random books. Do not optimise this file: its worth is that it reads
-like the rules (see the docstring of ``muse/knowledge/state_as_of.py``).
+like the rules (see the docstring of ``muse/knowledge/card_state.py``).
 """
 
 # ruff: noqa

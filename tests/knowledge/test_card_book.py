@@ -13,12 +13,12 @@ import marshal
 import pytest
 from sqlalchemy import Engine, select, update
 
-from muse.flow.rebuild import rebuild_work
+from muse.flow.rebuilding import rebuild_work
 from muse.knowledge import card_book, card_cache
 from muse.knowledge.card_rows import C_NAME, card_of, row_of
+from muse.knowledge.card_state import work_state_as_of
 from muse.knowledge.cards import insert_card, load_cards
 from muse.knowledge.contracts import Card, CardStatus
-from muse.knowledge.state_as_of import work_state_as_of
 from muse.knowledge.tables import card_book_cache, knowledge_versions
 from tests.knowledge import reference_state_as_of as reference
 from tests.knowledge import test_card_cache

@@ -12,10 +12,10 @@ import random
 import pytest
 from sqlalchemy import Engine, select
 
-from muse.knowledge import card_book, card_cache, card_loading, state_as_of
+from muse.knowledge import card_book, card_cache, card_loading, card_state
 from muse.knowledge.as_of_rules import BookTerms
 from muse.knowledge.card_loading import after_build, keep_built, many_objects
-from muse.knowledge.state_as_of import work_state_as_of
+from muse.knowledge.card_state import work_state_as_of
 from muse.knowledge.tables import card_book_cache
 from muse.knowledge.terms import TermMatcher
 from tests.knowledge import test_card_cache
@@ -89,7 +89,7 @@ def test_the_book_is_stored_after_the_read_is_built_not_during_it(
     engine: Engine, book, monkeypatch
 ):
     events: list[str] = []
-    start, at = card_book._start_writer, state_as_of.PreparedBook.at
+    start, at = card_book._start_writer, card_state.PreparedBook.at
 
     def spy_start() -> None:
         events.append("store")
@@ -100,7 +100,7 @@ def test_the_book_is_stored_after_the_read_is_built_not_during_it(
         return at(self, as_of)
 
     monkeypatch.setattr(card_book, "_start_writer", spy_start)
-    monkeypatch.setattr(state_as_of.PreparedBook, "at", spy_at)
+    monkeypatch.setattr(card_state.PreparedBook, "at", spy_at)
     with engine.connect() as conn:
         work_state_as_of(conn, book, 3)
     assert events == ["state", "store"]  # the rows were queued before; encoded only now

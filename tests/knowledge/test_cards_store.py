@@ -8,10 +8,10 @@ import pytest
 
 from muse.core.errors import InvalidInput, NotFound, StaleTransition
 from muse.knowledge.aliases import alias_collisions, tokenizer_terms
+from muse.knowledge.card_state import book_state_as_of, work_state_as_of
 from muse.knowledge.cards import find_card, get_card, insert_card, load_cards, rewrite_card, spec_of
 from muse.knowledge.contracts import CardStatus
 from muse.knowledge.source_refs import ChapterTexts, locate_quote, revalidate_source_refs
-from muse.knowledge.state_as_of import book_state_as_of, work_state_as_of
 from muse.works.canonical import write_revision
 from tests.knowledge.conftest import spec, text_of
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from muse.core.errors import InvalidInput
+from muse.knowledge.card_state import exists_as_of, work_state_as_of
 from muse.knowledge.cards import find_card, insert_card, load_cards
 from muse.knowledge.contracts import CardStatus
 from muse.knowledge.discovery_drafts import (
@@ -13,7 +14,6 @@ from muse.knowledge.discovery_drafts import (
     parse_chapter_range,
 )
 from muse.knowledge.drafts import confirm_draft, list_drafts, reject_draft
-from muse.knowledge.state_as_of import exists_as_of, work_state_as_of
 from muse.works.catalog import get_chapter_text
 from tests.knowledge.conftest import spec
 from tests.knowledge.discovery_fixture import sanguo_work

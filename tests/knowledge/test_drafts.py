@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 
 from muse.core.errors import InvalidInput, MuseError
 from muse.knowledge.aliases import tokenizer_terms
+from muse.knowledge.card_state import work_state_as_of
 from muse.knowledge.cards import find_card, get_card, insert_card, load_cards
 from muse.knowledge.contracts import CardStatus
 from muse.knowledge.drafts import (
@@ -19,7 +20,6 @@ from muse.knowledge.drafts import (
     submit_draft,
 )
 from muse.knowledge.source_refs import ChapterTexts, locate_quote
-from muse.knowledge.state_as_of import work_state_as_of
 from muse.store.engine import is_sqlite
 from tests.knowledge.conftest import spec
 

@@ -6,7 +6,7 @@ import pytest
 
 from muse.knowledge.cards import insert_card
 from muse.knowledge.contracts import CardStatus
-from muse.knowledge.setting_ledger import arc_problems, setting_ledger
+from muse.knowledge.setting_gates import arc_problems, setting_ledger
 from tests.knowledge.builders import card
 from tests.knowledge.conftest import spec, text_of
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from muse.knowledge.card_state import book_state_as_of, state_as_of
 from muse.knowledge.contracts import ExclusionReason as R
-from muse.knowledge.state_as_of import book_state_as_of, state_as_of
 from tests.knowledge.builders import card, debut, ref
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from muse.knowledge.card_state import BookTerms, book_state_as_of, state_as_of
 from muse.knowledge.contracts import Card, StateAsOf
-from muse.knowledge.state_as_of import BookTerms, book_state_as_of, state_as_of
 from tests.knowledge import reference_state_as_of as reference
 from tests.knowledge.builders import card, debut, ref
 from tests.knowledge.test_state_as_of_property import MAX_CHAPTER, book

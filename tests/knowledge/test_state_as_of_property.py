@@ -14,7 +14,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from muse.knowledge.state_as_of import book_state_as_of
+from muse.knowledge.card_state import book_state_as_of
 from tests.knowledge.builders import card, ref
 
 MAX_CHAPTER = 30

@@ -11,12 +11,12 @@ import pytest
 
 from muse.core.errors import InvalidInput
 from muse.knowledge.card_import import import_cards_yaml
+from muse.knowledge.card_state import work_state_as_of
 from muse.knowledge.card_types import registry
 from muse.knowledge.cards import find_card, load_cards, spec_of
 from muse.knowledge.contracts import CardStatus
 from muse.knowledge.drafts import list_drafts
-from muse.knowledge.setting_ledger import setting_ledger
-from muse.knowledge.state_as_of import work_state_as_of
+from muse.knowledge.setting_gates import setting_ledger
 from muse.knowledge.yaml_export import export_cards_yaml
 from muse.knowledge.yaml_io import parse_cards_yaml
 from muse.works.canonical import add_chapter

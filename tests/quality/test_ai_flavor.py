@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from muse.context.prevention import prevention_from_style
-from muse.context.round_inputs import round_inputs, writer_input
+from muse.context.round_order import round_inputs, writer_input
 from muse.quality import mechanical
 from muse.quality.ai_flavor import ai_flavor_findings, ai_flavor_summary
 

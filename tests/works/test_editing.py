@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from muse.context import search_index
 from muse.core.errors import InvalidInput, NotFound, RevisionConflict
 from muse.flow.chapter_edit import edit_chapter, revert_chapter
-from muse.knowledge.setting_ledger import setting_ledger
+from muse.knowledge.setting_gates import setting_ledger
 from muse.store.engine import make_engine
 from muse.store.tables import jobs
 from muse.works import catalog

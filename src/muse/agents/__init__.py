@@ -1,16 +1,160 @@
 """Role contracts, model policy, prompts, providers, read-only tools, dispatch (spec 003).
 
-Every model call in Muse goes through :func:`muse.agents.dispatch.dispatch`. The public surface:
+Every model call in Muse goes through :func:`muse.agents.dispatch` (``dispatching.py``). What
+other packages use is this face (``__all__`` below); the modules behind it:
 
-    dispatch.dispatch / DispatchResult           one role call → validated output + receipt id
-    roles.yaml, contracts.load_roles             the five roles, tasks, tool and model policies
-    policy                                       model allowed? reported id equal to frozen id?
-    tools.ToolSet, asof_reader.AsOfReader        read-only tools over a frozen view
-    ledger.dependency_list / tool_read_log       the run's tool reads
-    receipts.get_receipt / run_receipts          stored receipts (model_calls)
-    providers.resolve_provider / register_provider
-    providers.offline.register_offline_generator offline output for a domain's own task
-    config / probe                               the author's config file; `muse models`
+    dispatching                  one role call → validated output + receipt id
+    roles.yaml, contracts        the five roles, tasks, tool and model policies
+    policy                       model allowed? reported id equal to frozen id?
+    tools, asof_reader           read-only tools over a frozen view
+    ledger                       the run's tool reads
+    receipts                     stored receipts (model_calls)
+    providers                    resolve_provider / register_provider; providers.offline holds the
+                                 offline registry (register_offline_generator)
+    config, probe, approvals     the author's config file; ``muse models``
+    model_choice                 which model a role uses for a work
 
 Only ``providers/openai_compatible.py`` imports the ``openai`` SDK.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from muse.core.faces import lazy_face
+
+if TYPE_CHECKING:
+    from muse.agents.approvals import (
+        approve_model,
+        merge_approvals,
+        policies_in_force,
+        stored_approvals,
+    )
+    from muse.agents.config import (
+        CONFIG_ENV,
+        CONFIG_TEMPLATE,
+        config_path,
+        load_config,
+        register_configured_secrets,
+    )
+    from muse.agents.contracts import ToolName, load_roles
+    from muse.agents.dispatching import dispatch
+    from muse.agents.errors import (
+        AgentCallError,
+        AsOfViolation,
+        DispatchRefused,
+        ForbiddenInput,
+        InvalidOutput,
+        ToolNotAllowed,
+    )
+    from muse.agents.ledger import ToolRead, dependency_list, tool_reads_of_run
+    from muse.agents.model_choice import (
+        SOURCE_LABELS,
+        ModelChoice,
+        choose_model,
+        recorded_choice,
+        resolve_model,
+        work_choices,
+    )
+    from muse.agents.policy import check_model_allowed
+    from muse.agents.probe import CheckResult, ProviderStatus, check_model, provider_statuses
+    from muse.agents.providers import resolve_provider
+    from muse.agents.providers.offline import (
+        builtin_generator,
+        offline_seed,
+        set_builtin_loader,
+        stable_input,
+    )
+    from muse.agents.receipts import HEAVY_COLUMNS, receipt_of, receipt_summaries
+    from muse.agents.structured import RetryPolicy
+    from muse.agents.tools import TOOL_SPECS, ToolSet
+
+__all__ = [
+    "AgentCallError",
+    "AsOfViolation",
+    "CONFIG_ENV",
+    "CONFIG_TEMPLATE",
+    "CheckResult",
+    "DispatchRefused",
+    "ForbiddenInput",
+    "HEAVY_COLUMNS",
+    "InvalidOutput",
+    "ModelChoice",
+    "ProviderStatus",
+    "RetryPolicy",
+    "SOURCE_LABELS",
+    "TOOL_SPECS",
+    "ToolName",
+    "ToolNotAllowed",
+    "ToolRead",
+    "ToolSet",
+    "approve_model",
+    "builtin_generator",
+    "check_model",
+    "check_model_allowed",
+    "choose_model",
+    "config_path",
+    "dependency_list",
+    "dispatch",
+    "load_config",
+    "load_roles",
+    "merge_approvals",
+    "offline_seed",
+    "policies_in_force",
+    "provider_statuses",
+    "receipt_of",
+    "receipt_summaries",
+    "recorded_choice",
+    "register_configured_secrets",
+    "resolve_model",
+    "resolve_provider",
+    "set_builtin_loader",
+    "stable_input",
+    "stored_approvals",
+    "tool_reads_of_run",
+    "work_choices",
+]
+
+_FACE: dict[str, tuple[str, ...]] = {
+    "approvals": ("approve_model", "merge_approvals", "policies_in_force", "stored_approvals"),
+    "config": (
+        "CONFIG_ENV",
+        "CONFIG_TEMPLATE",
+        "config_path",
+        "load_config",
+        "register_configured_secrets",
+    ),
+    "contracts": ("ToolName", "load_roles"),
+    "dispatching": ("dispatch",),
+    "errors": (
+        "AgentCallError",
+        "AsOfViolation",
+        "DispatchRefused",
+        "ForbiddenInput",
+        "InvalidOutput",
+        "ToolNotAllowed",
+    ),
+    "ledger": ("ToolRead", "dependency_list", "tool_reads_of_run"),
+    "model_choice": (
+        "ModelChoice",
+        "SOURCE_LABELS",
+        "choose_model",
+        "recorded_choice",
+        "resolve_model",
+        "work_choices",
+    ),
+    "policy": ("check_model_allowed",),
+    "probe": ("CheckResult", "ProviderStatus", "check_model", "provider_statuses"),
+    "providers": ("resolve_provider",),
+    "providers.offline": (
+        "builtin_generator",
+        "offline_seed",
+        "set_builtin_loader",
+        "stable_input",
+    ),
+    "receipts": ("HEAVY_COLUMNS", "receipt_of", "receipt_summaries"),
+    "structured": ("RetryPolicy",),
+    "tools": ("TOOL_SPECS", "ToolSet"),
+}
+
+__getattr__, __dir__ = lazy_face(globals(), _FACE)

@@ -14,15 +14,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from muse.cli.cards import JsonOpt, WorkOpt, cards_app, work_session
 from muse.cli.common import get_engine
 from muse.cli.output import console, emit
-from muse.knowledge.book_extraction import (
+from muse.knowledge import (
     BATCH_JOB,
     Estimate,
     enqueue_batches,
     estimate,
+    parse_chapter_range,
     plan_batches,
 )
-from muse.knowledge.discovery_drafts import parse_chapter_range
-from muse.worker.loop import JobRun, Worker
+from muse.worker import JobRun, Worker
 
 
 @cards_app.command("extract")

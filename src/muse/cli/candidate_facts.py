@@ -10,14 +10,14 @@ from __future__ import annotations
 import typer
 from rich.markup import escape
 
-from muse.agents.model_choice import recorded_choice, resolve_model
+from muse.agents import recorded_choice, resolve_model
 from muse.cli.cards import print_table
 from muse.cli.common import JsonOption, get_engine
 from muse.cli.output import console, emit, fail
 from muse.core.errors import MuseError
-from muse.flow.candidate_facts import CandidateFacts, list_candidate_facts, propose_candidate_facts
-from muse.flow.decisions import load as load_candidate
-from muse.knowledge.fact_types import FACT_TYPE_LABELS
+from muse.flow import CandidateFacts, list_candidate_facts, propose_candidate_facts
+from muse.flow import load as load_candidate
+from muse.knowledge import FACT_TYPE_LABELS
 from muse.store.engine import reading
 
 STATUS_LABELS = {"proposed": "待批准", "approved": "已入账", "rejected": "已驳回"}

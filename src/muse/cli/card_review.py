@@ -12,22 +12,25 @@ from rich.markup import escape
 from muse.cli.cards import JsonOpt, WorkOpt, print_table, work_session
 from muse.cli.output import console, emit, fail
 from muse.core.errors import InvalidInput
-from muse.knowledge.card_types import card_type
-from muse.knowledge.conflicts import RESOLUTION_LABELS, list_conflicts, resolve_conflict
-from muse.knowledge.draft_review import (
-    confirm_groups,
-    group_drafts,
-    merge_drafts,
-    reject_groups,
-    select_groups,
-)
-from muse.knowledge.drafts import confirm_all, confirm_draft, list_drafts, reject_draft
-from muse.knowledge.fact_types import FACT_TYPE_LABELS
-from muse.knowledge.facts import (
+from muse.knowledge import (
+    FACT_TYPE_LABELS,
+    RESOLUTION_LABELS,
     approve_fact_delta,
+    card_type,
+    confirm_all,
+    confirm_draft,
+    confirm_groups,
     fact_ledger_entries,
+    group_drafts,
+    list_conflicts,
+    list_drafts,
     list_fact_deltas,
+    merge_drafts,
+    reject_draft,
     reject_fact_delta,
+    reject_groups,
+    resolve_conflict,
+    select_groups,
 )
 
 drafts_app = typer.Typer(help="待确认的卡片草稿：确认后才成为正式卡。", invoke_without_command=True)

@@ -18,15 +18,22 @@ from sqlalchemy import Connection
 from muse.cli.common import JsonOption, WorkOption, get_engine, read_yaml_text
 from muse.cli.output import console, emit, fail
 from muse.core.errors import InvalidInput, MuseError, NotFound
-from muse.knowledge.aliases import alias_collisions
-from muse.knowledge.card_import import import_cards_yaml
-from muse.knowledge.card_types import card_type
-from muse.knowledge.cards import find_card, load_cards
-from muse.knowledge.contracts import Card, CardStatus, StateAsOf
-from muse.knowledge.setting_ledger import setting_ledger
-from muse.knowledge.state_as_of import BookTerms, debut_of, state_as_of
-from muse.knowledge.yaml_export import export_cards_yaml
-from muse.works.catalog import resolve_work
+from muse.knowledge import (
+    BookTerms,
+    Card,
+    CardStatus,
+    StateAsOf,
+    alias_collisions,
+    card_type,
+    debut_of,
+    export_cards_yaml,
+    find_card,
+    import_cards_yaml,
+    load_cards,
+    setting_ledger,
+    state_as_of,
+)
+from muse.works import resolve_work
 
 cards_app = typer.Typer(help="知识卡：导入、导出、列表、设定台账。", no_args_is_help=True)
 card_app = typer.Typer(help="查看一张知识卡（可按冻结点查看）。", no_args_is_help=True)

@@ -14,11 +14,10 @@ from muse.core.errors import ConfigError, MuseError
 from muse.core.limits import MAX_YAML_MB, read_capped
 from muse.store.engine import is_sqlite, make_engine
 from muse.store.migrate import is_up_to_date, upgrade
-from muse.works.book_decoding import decode_book
-from muse.works.catalog import resolve_work
+from muse.works import decode_book, resolve_work
 
 if TYPE_CHECKING:
-    from muse.agents.model_choice import ModelChoice
+    from muse.agents import ModelChoice
 
 JsonOption = typer.Option(False, "--json", help="以 JSON 输出，便于脚本处理。")
 WorkOption = typer.Option(None, "--work", "-w", help="作品 ID 或书名；只有一部作品时可省略。")
@@ -63,7 +62,7 @@ def ready_engine() -> Engine:
 
 def _sweep(engine: Engine) -> None:
     """Runs a crash left non-terminal are swept to their timeout state on startup (issue 6)."""
-    from muse.flow.sweep import sweep_on_startup  # imported with the first engine, not at import
+    from muse.flow import sweep_on_startup  # imported with the first engine, not at import
 
     report = sweep_on_startup(engine)
     if report.moved:
@@ -82,7 +81,7 @@ def read_yaml_text(path: Path, max_mb: float = MAX_YAML_MB) -> str:
 
 def chosen_model(work_id: int, role: str, provider: str | None, model: str | None) -> ModelChoice:
     """The flags if given, else the work's ``muse models use`` choice for ``role`` (never env)."""
-    from muse.agents.model_choice import resolve_model
+    from muse.agents import resolve_model
 
     try:
         return resolve_model(get_engine(), work_id, role, provider, model)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from muse.agents.config import CONFIG_ENV, CONFIG_TEMPLATE, config_path, load_config
+from muse.agents import CONFIG_ENV, CONFIG_TEMPLATE, config_path, load_config
 from muse.cli.output import console, emit, fail
 from muse.core.errors import MuseError
 

@@ -8,13 +8,11 @@ from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine
 from muse.cli.output import console, emit
-from muse.context.contracts import WriterContext
-from muse.context.writer_context import freeze_context
+from muse.context import WriterContext, freeze_context
 from muse.core.errors import InvalidInput
 from muse.core.ids import new_id
-from muse.planning.fine_outlines import load_confirmed
-from muse.works.authorization import take_snapshot
-from muse.works.catalog import latest_chapter_number, resolve_work
+from muse.planning import load_confirmed
+from muse.works import latest_chapter_number, resolve_work, take_snapshot
 
 context_app = typer.Typer(help="查看写手将得到的冻结上下文。", no_args_is_help=True)
 

@@ -20,9 +20,14 @@ from muse.cli.common import JsonOption, get_engine
 from muse.cli.output import console, emit, fail, local_time, print_prose
 from muse.cli.write_display import render_gaps
 from muse.core.errors import InvalidInput
-from muse.flow.candidate_view import candidate_view, version_diff
-from muse.flow.decisions import DecisionOutcome, discard_candidate, run_label
-from muse.flow.edit_merge import edit_candidate
+from muse.flow import (
+    DecisionOutcome,
+    candidate_view,
+    discard_candidate,
+    edit_candidate,
+    run_label,
+    version_diff,
+)
 from muse.store.engine import reading
 
 CommandIdOption = typer.Option(None, "--command-id", help="幂等键；重复提交只生效一次")

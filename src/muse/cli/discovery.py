@@ -11,8 +11,7 @@ from rich.markup import escape
 
 from muse.cli.cards import JsonOpt, WorkOpt, cards_app, print_table, work_session
 from muse.cli.output import console, emit
-from muse.knowledge.card_types import card_type
-from muse.knowledge.discovery_drafts import DiscoveryReport, discover_work, parse_chapter_range
+from muse.knowledge import DiscoveryReport, card_type, discover_work, parse_chapter_range
 
 STATUS_LABELS = {"new": "新草稿", "known": "已有卡片/草稿"}
 

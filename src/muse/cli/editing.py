@@ -20,7 +20,7 @@ from muse.cli.output import console, emit, fail
 from muse.core.clock import utc_now
 from muse.core.errors import ConfigError, InvalidInput, RevisionConflict
 from muse.store.engine import reading
-from muse.works import catalog
+from muse.works import get_chapter_text, get_revision_text
 
 ORIGIN_LABELS = {"import": "导入", "accept": "采纳候选", "edit": "作者编辑", "revert": "回退"}
 
@@ -46,15 +46,15 @@ def chapter_edit(
     json_out: bool = JsonOption,
 ) -> None:
     """作者直接修改一章正式正文：新修订版，同一事务更新检索索引、出处校验并排队章后抽取。"""
-    from muse.flow.chapter_edit import edit_chapter
+    from muse.flow import edit_chapter
 
     engine = get_engine()
     work_id = work_id_for(work)
     with reading(engine) as conn:
-        current = catalog.get_chapter_text(conn, work_id, number)
+        current = get_chapter_text(conn, work_id, number)
         base = current.revision if expected_revision is None else expected_revision
         if file is None:
-            original = catalog.get_revision_text(conn, work_id, number, base).text
+            original = get_revision_text(conn, work_id, number, base).text
     if file is not None:
         text, source = file.read_text(encoding="utf-8-sig"), file.name
     else:
@@ -106,7 +106,7 @@ def chapter_revert(
     json_out: bool = JsonOption,
 ) -> None:
     """把一章恢复为某个历史修订版的正文（写成新修订版，历史不被改写）。"""
-    from muse.flow.chapter_edit import revert_chapter
+    from muse.flow import revert_chapter
 
     outcome = revert_chapter(
         get_engine(),
@@ -145,7 +145,7 @@ def chapter_history_cmd(
     json_out: bool = JsonOption,
 ) -> None:
     """列出一章的全部修订版（来源、时间、汉字数、哈希）。"""
-    from muse.works.history import chapter_history
+    from muse.works import chapter_history
 
     with reading(get_engine()) as conn:
         rows = chapter_history(conn, work_id_for(work), number)
@@ -173,7 +173,7 @@ def _render_history(number: int, rows: list[dict]) -> None:
 
 def rebuild_cmd(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     """只凭正式正文重算全部派生数据：检索索引、出处有效性、设定台账。可重复执行。"""
-    from muse.flow.rebuild import rebuild
+    from muse.flow import rebuild
 
     engine = get_engine()
     work_id = work_id_for(work) if work is not None else None
@@ -202,7 +202,7 @@ def rebuild_cmd(work: str = WorkOption, json_out: bool = JsonOption) -> None:
 
 def _check_invariants(engine) -> None:
     """Spec 001 §7: a rebuild also checks the standing invariants of the evaluation boundary."""
-    from muse.evaluation.invariants import check_invariants
+    from muse.evaluation import check_invariants
 
     violations = check_invariants(engine)
     if violations:

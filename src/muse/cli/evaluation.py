@@ -28,7 +28,7 @@ def _set_ref(ref: str) -> str:
     """A YAML path stands for the set it registered (same version); ids and versions pass."""
     path = Path(ref)
     if ref.endswith((".yaml", ".yml")) and path.is_file():
-        from muse.evaluation.preregister import read_set_file
+        from muse.evaluation import read_set_file
 
         return read_set_file(path).evaluationSetVersion
     return ref
@@ -39,7 +39,7 @@ def preregister_command(
     path: Path = typer.Argument(..., help="评测集 YAML 文件"), json_out: bool = JsonOption
 ) -> None:
     """预注册评测集：校验样本、模型与预算后存档；预注册后不可修改（改动须换新版本号）。"""
-    from muse.evaluation.preregister import preregister, read_set_file
+    from muse.evaluation import preregister, read_set_file
 
     registered = preregister(get_engine(), read_set_file(path))
 
@@ -72,7 +72,7 @@ def run_command(
     json_out: bool = JsonOption,
 ) -> None:
     """运行评测集：先给出调用与费用估算并确认；中断后再次运行会从中断处继续，不重复已存的调用。"""
-    from muse.evaluation.runner import estimate, run_set
+    from muse.evaluation import estimate, run_set
 
     engine = get_engine()
     ref = _set_ref(ref)
@@ -93,7 +93,7 @@ def run_command(
     if json_out:
         print_json({"estimate": est.to_dict(), **result.to_dict()})
         return
-    from muse.evaluation.states import EVAL_STATE_LABELS
+    from muse.evaluation import EVAL_STATE_LABELS
 
     for sample, state in sorted(result.states.items()):
         console.print(f"{sample}：{EVAL_STATE_LABELS.get(state, state)}", markup=False)
@@ -165,14 +165,14 @@ def _render_report(report: dict) -> None:
 @eval_app.command("report")
 def report_command(ref: str = SetArgument, json_out: bool = JsonOption) -> None:
     """评测报告：逐样本/臂/维度分数，C−A 与 C−B 增量及分布，无效样本原因，Gate A/B 结论与费用。"""
-    from muse.evaluation.report import build_report
+    from muse.evaluation import build_report
 
     emit(build_report(get_engine(), _set_ref(ref)), json_out, _render_report)
 
 
 def invariants_command(json_out: bool = JsonOption) -> None:
     """检查评测边界的常驻不变量；有违反时逐行列出并以退出码 1 结束。"""
-    from muse.evaluation.invariants import check_invariants
+    from muse.evaluation import check_invariants
 
     violations = [v.to_dict() for v in check_invariants(get_engine())]
 
@@ -197,14 +197,14 @@ def candidate_judge_command(
     json_out: bool = JsonOption,
 ) -> None:
     """按需请一位评委给生产候选打分（逐维分数与引文）；不阻断、不改变任何状态。"""
-    from muse.evaluation.candidate_judge import judge_candidate
+    from muse.evaluation import judge_candidate
 
     result = judge_candidate(get_engine(), candidate_id, provider=provider, model=model)
     emit(result, json_out, _render_judgement)
 
 
 def _render_judgement(result: dict) -> None:
-    from muse.evaluation.contracts import DIMENSIONS
+    from muse.evaluation import DIMENSIONS
 
     console.print(f"评审 {result['id']}（{result['provider']}/{result['model']}）", markup=False)
     for key, name in DIMENSIONS.items():
@@ -217,7 +217,7 @@ def _render_judgement(result: dict) -> None:
 
 def candidate_judgements_command(candidate_id: str, json_out: bool = JsonOption) -> None:
     """列出候选已存的按需评审。"""
-    from muse.evaluation.candidate_judge import candidate_judgements_of
+    from muse.evaluation import candidate_judgements_of
 
     items = candidate_judgements_of(get_engine(), candidate_id)
 

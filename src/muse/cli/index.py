@@ -10,8 +10,8 @@ from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
 from muse.cli.output import console, emit
-from muse.context import search_index
-from muse.works.catalog import latest_chapter_number, list_works
+from muse.context import Hit, IndexStatus, index_status, rebuild_index, refresh_index, search_query
+from muse.works import latest_chapter_number, list_works
 
 index_app = typer.Typer(help="原文检索索引：重建、更新、查看状态。", no_args_is_help=True)
 
@@ -23,7 +23,7 @@ def rebuild(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     """按当前正式正文和卡片名/别名词典重建整部作品的检索索引。"""
     work_id = work_id_for(work)
     with get_engine().begin() as conn:
-        report = search_index.rebuild_index(conn, work_id)
+        report = rebuild_index(conn, work_id)
     data = {
         "workId": report.work_id,
         "indexVersion": report.index_version,
@@ -46,8 +46,8 @@ def refresh(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     """只更新过期的章节；卡片词典变了则整部重建。"""
     work_id = work_id_for(work)
     with get_engine().begin() as conn:
-        before = search_index.index_status(conn, work_id)
-        version = search_index.refresh_index(conn, work_id)
+        before = index_status(conn, work_id)
+        version = refresh_index(conn, work_id)
     rebuilt = before.built_version != before.current_version
     data = {
         "workId": work_id,
@@ -75,11 +75,11 @@ def status(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     """查看检索索引是否与正文、卡片词典一致。"""
     with get_engine().connect() as conn:
         ids = [work_id_for(work)] if work else [w.id for w in list_works(conn)]
-        statuses = [search_index.index_status(conn, work_id) for work_id in ids]
+        statuses = [index_status(conn, work_id) for work_id in ids]
     emit([_status_dict(s) for s in statuses], json_out, _render_status)
 
 
-def _status_dict(s: search_index.IndexStatus) -> dict[str, Any]:
+def _status_dict(s: IndexStatus) -> dict[str, Any]:
     return {
         "workId": s.work_id,
         "builtVersion": s.built_version,
@@ -136,9 +136,7 @@ def search(
     work_id = work_id_for(work)
     with get_engine().connect().execution_options(sqlite_begin="DEFERRED") as conn:
         max_chapter = as_of if as_of is not None else (latest_chapter_number(conn, work_id) or 0)
-        result = search_index.search_query(
-            conn, work_id, query, max_chapter=max_chapter, limit=limit
-        )
+        result = search_query(conn, work_id, query, max_chapter=max_chapter, limit=limit)
     data = {
         "workId": work_id,
         "query": result.query,
@@ -151,7 +149,7 @@ def search(
     emit(data, json_out, _render_search)
 
 
-def _hit_dict(hit: search_index.Hit) -> dict[str, Any]:
+def _hit_dict(hit: Hit) -> dict[str, Any]:
     data = asdict(hit)
     return {
         "chunkId": data["chunk_id"],

@@ -149,7 +149,7 @@ def _before_every_command() -> None:
     command is loaded. Every configured key is known before anything runs, and nothing printed
     can show one; the offline provider's generators are installed (composition root)."""
     from muse import offline
-    from muse.agents.config import register_configured_secrets
+    from muse.agents import register_configured_secrets
 
     offline.install()
     register_configured_secrets()

@@ -12,15 +12,20 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from muse.agents.approvals import (
+from muse.agents import (
+    SOURCE_LABELS,
+    CheckResult,
+    ProviderStatus,
     approve_model,
+    check_model,
+    choose_model,
+    load_roles,
     merge_approvals,
     policies_in_force,
+    provider_statuses,
     stored_approvals,
+    work_choices,
 )
-from muse.agents.contracts import load_roles
-from muse.agents.model_choice import SOURCE_LABELS, choose_model, work_choices
-from muse.agents.probe import CheckResult, ProviderStatus, check_model, provider_statuses
 from muse.cli.common import JsonOption, WorkOption, get_engine, ready_engine, work_id_for
 from muse.cli.output import console, emit, fail, local_time
 from muse.core.errors import MuseError

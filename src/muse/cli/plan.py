@@ -19,7 +19,7 @@ from pathlib import Path
 import typer
 import yaml
 
-from muse.agents.model_choice import recorded_choice
+from muse.agents import recorded_choice
 from muse.cli.common import (
     JsonOption,
     ModelOption,
@@ -33,19 +33,23 @@ from muse.cli.common import (
 from muse.cli.output import console, emit
 from muse.core.errors import InvalidInput
 from muse.core.yaml_safe import safe_load
-from muse.patterns.builtin import install_builtin_patterns
-from muse.patterns.cards import list_patterns, parse_pattern_files, save_pattern
-from muse.planning.batches import resume_batch, start_outline_batch
-from muse.planning.checking import check_plan
-from muse.planning.confirming import confirm_and_record
-from muse.planning.editing import export_text, import_file
-from muse.planning.findings import Finding
-from muse.planning.planner import draft_stage
-from muse.planning.saving import build_signoff, save_stage_section
-from muse.planning.sections import discard_section
-from muse.planning.stages import stage_of
-from muse.planning.status import plan_status
-from muse.planning.variants import compare_sections
+from muse.patterns import install_builtin_patterns, list_patterns, parse_pattern_files, save_pattern
+from muse.planning import (
+    Finding,
+    build_signoff,
+    check_plan,
+    compare_sections,
+    confirm_and_record,
+    discard_section,
+    draft_stage,
+    export_text,
+    import_file,
+    plan_status,
+    resume_batch,
+    save_stage_section,
+    stage_of,
+    start_outline_batch,
+)
 
 plan_app = typer.Typer(
     help="规划五阶段（定盘 → 大纲/卷纲 → 设定拆条 → 范式与文风 → 细纲）："

@@ -8,7 +8,7 @@ from muse.cli.common import JsonOption, get_engine
 from muse.cli.decisions import ActorOption, CommandIdOption
 from muse.cli.output import console, emit
 from muse.cli.write_display import LiveProgress, render_summary
-from muse.flow.revise import ReviseOutcome, revise_candidate
+from muse.flow import ReviseOutcome, revise_candidate
 
 
 def revise(

@@ -10,8 +10,7 @@ import typer
 
 from muse.cli.common import JsonOption, WorkOption, ready_engine
 from muse.cli.output import console, emit
-from muse.flow.states import RUN_STATE_LABELS
-from muse.flow.sweep import SweepReport, sweep
+from muse.flow import RUN_STATE_LABELS, SweepReport, sweep
 
 runs_app = typer.Typer(help="运行记录；muse runs sweep 清理中断遗留的运行。")
 

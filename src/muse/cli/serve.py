@@ -15,7 +15,7 @@ import typer
 from muse.cli.common import get_engine
 from muse.cli.output import console, fail
 from muse.core.errors import InvalidInput
-from muse.web.security import LOOPBACK_NAMES, WebSecurity
+from muse.web import LOOPBACK_NAMES, WebSecurity
 
 
 def serve(

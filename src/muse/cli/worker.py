@@ -24,8 +24,7 @@ from muse.store.jobs import (
     list_jobs,
     retry_failed,
 )
-from muse.worker.handlers import kind_label
-from muse.worker.loop import JobRun, Worker
+from muse.worker import JobRun, Worker, kind_label
 
 STATUS_LABELS = {"queued": "排队中", "running": "执行中", "done": "已完成", "failed": "已失败"}
 OUTCOME_LABELS = {

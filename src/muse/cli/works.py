@@ -21,11 +21,27 @@ from muse.core.errors import InvalidInput
 from muse.core.limits import MAX_BOOK_MB, MAX_CHAPTER_CHARS, read_capped
 from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
-from muse.works import authorization, catalog
-from muse.works.contracts import SOURCE_KIND_LABELS, STATUS_LABELS, Purpose, SourceKind
+from muse.works import (
+    PURPOSE_LABELS,
+    SOURCE_KIND_LABELS,
+    STATUS_LABELS,
+    Purpose,
+    SourceKind,
+    get_chapter_text,
+    get_revision_text,
+    resolve_work,
+    set_source_status,
+    work_info,
+)
+from muse.works import (
+    list_chapters as chapters_of,
+)
+from muse.works import (
+    list_works as all_works,
+)
 
 if TYPE_CHECKING:
-    from muse.works.importer import ImportReport
+    from muse.works import ImportReport
 
 chapter_app = typer.Typer(help="单章操作。", no_args_is_help=True)
 work_app = typer.Typer(help="作品设置。", no_args_is_help=True)
@@ -87,7 +103,7 @@ def import_(
         "keep_notes": keep_notes,
     }
     if dry_run:
-        from muse.works.importer import analyse
+        from muse.works import analyse
 
         report = analyse(data, title, **limits)[1]
         emit(report.to_dict(), json_out, lambda _: _render_import(report))
@@ -123,8 +139,8 @@ def _import_and_index(
 def _import_and_index_with(
     data, title, source_kind, purposes, limits, bar: Progress | None
 ) -> tuple[ImportReport, dict[str, Any]]:
-    from muse.context.search_index import rebuild_index
-    from muse.works.importer import import_book
+    from muse.context import rebuild_index
+    from muse.works import import_book
 
     engine = get_engine()
     report = import_book(
@@ -198,7 +214,7 @@ def export(
     work: str = WorkOption,
 ) -> None:
     """导出正式正文（Canonical）：标题与导入时一致，可再次导入；EPUB 带目录，卷为分节。"""
-    from muse.works.export import FORMATS, export_book, export_epub
+    from muse.works import FORMATS, export_book, export_epub
 
     fmt = (fmt or _format_from(output)).lower()
     if fmt not in FORMATS:
@@ -223,7 +239,7 @@ def export(
 
 
 def _format_from(output: Path | None) -> str:
-    from muse.works.export import FORMATS
+    from muse.works import FORMATS
 
     suffix = output.suffix.lower().lstrip(".") if output is not None else ""
     return suffix if suffix in FORMATS else "txt"
@@ -232,7 +248,7 @@ def _format_from(output: Path | None) -> str:
 def list_works(json_out: bool = JsonOption) -> None:
     """列出作品。"""
     with reading(get_engine()) as conn:
-        infos = catalog.list_works(conn)
+        infos = all_works(conn)
     emit([i.model_dump(mode="json") for i in infos], json_out, _render_works)
 
 
@@ -246,7 +262,7 @@ def _render_works(rows: list[dict]) -> None:
             str(r["id"]),
             r["title"],
             SOURCE_KIND_LABELS[r["source_kind"]],
-            "、".join(authorization.PURPOSE_LABELS[p] for p in r["allowed_purposes"]),
+            "、".join(PURPOSE_LABELS[p] for p in r["allowed_purposes"]),
             STATUS_LABELS[r["source_status"]],
             str(r["chapter_count"]),
             str(r["han_count"]),
@@ -257,7 +273,7 @@ def _render_works(rows: list[dict]) -> None:
 def list_chapters(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     """列出章节（章号、标题、卷、汉字数、修订版、内容哈希）。"""
     with reading(get_engine()) as conn:
-        rows = catalog.list_chapters(conn, work_id_for(work))
+        rows = chapters_of(conn, work_id_for(work))
     emit([r.model_dump(mode="json") for r in rows], json_out, _render_chapters)
 
 
@@ -286,9 +302,9 @@ def chapter_show(
     with reading(get_engine()) as conn:
         work_id = work_id_for(work)
         chapter = (
-            catalog.get_revision_text(conn, work_id, number, revision)
+            get_revision_text(conn, work_id, number, revision)
             if revision
-            else catalog.get_chapter_text(conn, work_id, number)
+            else get_chapter_text(conn, work_id, number)
         )
     emit(chapter.model_dump(mode="json"), json_out, _render_chapter, escaped=False)
 
@@ -311,9 +327,9 @@ def work_status(
     """修改作品来源状态；非 active 时所有生成都会失败关闭。"""
     engine = get_engine()
     with engine.begin() as conn:
-        work_id = catalog.resolve_work(conn, work)
-        authorization.set_source_status(conn, work_id, status)
-        info = catalog.work_info(conn, work_id)
+        work_id = resolve_work(conn, work)
+        set_source_status(conn, work_id, status)
+        info = work_info(conn, work_id)
     emit(
         info.model_dump(mode="json"),
         json_out,

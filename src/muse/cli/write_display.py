@@ -14,8 +14,7 @@ from rich.markup import escape
 from rich.status import Status
 
 from muse.cli.output import console, local_time
-from muse.flow.production import NodeEvent, RunSummary
-from muse.flow.states import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS
+from muse.flow import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS, NodeEvent, RunSummary
 
 MARKS = {"ok": "[green]✓[/]", "failed": "[red]✗[/]", "blocked": "[yellow]■[/]"}
 _LABELS = {

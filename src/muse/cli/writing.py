@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from muse.agents.model_choice import recorded_choice
+from muse.agents import recorded_choice
 from muse.cli.common import (
     JsonOption,
     ModelOption,
@@ -19,10 +19,18 @@ from muse.cli.decisions import ActorOption
 from muse.cli.output import console, emit, fail
 from muse.cli.write_display import LiveProgress, render_run, render_summary
 from muse.core.errors import MuseError
-from muse.flow import queries
-from muse.flow.accept import accept_candidate
-from muse.flow.production import write_chapter
-from muse.flow.run_detail import show_run_detail
+from muse.flow import (
+    accept_candidate,
+    chapter_token_caches,
+    show_run_detail,
+    write_chapter,
+)
+from muse.flow import (
+    list_candidates as candidates_of,
+)
+from muse.flow import (
+    list_runs as runs_of,
+)
 from muse.store.engine import reading
 
 run_app = typer.Typer(help="运行记录。", no_args_is_help=True)
@@ -131,7 +139,7 @@ def accept(
 def list_runs(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     """列出运行记录。"""
     with reading(get_engine()) as conn:
-        rows = queries.list_runs(conn, work_id_for(work))
+        rows = runs_of(conn, work_id_for(work))
     emit(rows, json_out, _render_runs)
 
 
@@ -147,7 +155,7 @@ def _render_runs(rows: list[dict]) -> None:
             r["reason"] or "",
         )
     console.print(table)
-    for chapter, cache in queries.chapter_token_caches(rows).items():
+    for chapter, cache in chapter_token_caches(rows).items():
         if cache["share"] is not None:
             console.print(f"第 {chapter} 章：输入缓存命中 {cache_label(cache)}", highlight=False)
 
@@ -174,7 +182,7 @@ def list_candidates(
 ) -> None:
     """列出候选稿。"""
     with reading(get_engine()) as conn:
-        rows = queries.list_candidates(conn, work_id_for(work), chapter)
+        rows = candidates_of(conn, work_id_for(work), chapter)
     emit(rows, json_out, _render_candidates)
 
 

@@ -1,1 +1,149 @@
 """Retrieval plan, as-of view, prose re-read, manifest, evidence, WriterContext (spec 000 §5–§8)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from muse.core.faces import lazy_face
+
+if TYPE_CHECKING:
+    from muse.context.as_of import AsOfView
+    from muse.context.budget_view import budget_usage
+    from muse.context.card_hits import summarize
+    from muse.context.contracts import EvidenceCoverage, WriterContext
+    from muse.context.evidence_requests import fulfil_evidence_requests
+    from muse.context.exploration_contracts import (
+        EXPLORE_INPUT_VERSION,
+        ExplorationManifest,
+        ExploreDraft,
+        ExploreDraftRead,
+        ReplayedRead,
+    )
+    from muse.context.index_builder import (
+        REFRESH_JOB,
+        IndexStatus,
+        built_version,
+        index_chapter,
+        index_status,
+        rebuild_index,
+        refresh_index,
+        run_refresh_job,
+    )
+    from muse.context.manifest import build_manifest
+    from muse.context.output_contracts import (
+        ClaimLedgerEntry,
+        DraftClaim,
+        EvidenceRequest,
+        SelfCheck,
+        WriterDraft,
+        WriterOutput,
+    )
+    from muse.context.plan_reads import explore_whitelist, from_draft, merge_reads, planned_reads
+    from muse.context.replaying import replay, replay_bytes
+    from muse.context.round_order import round_inputs, writer_input
+    from muse.context.search_index import Hit, search_query
+    from muse.context.tool_reader import AsOfToolReader
+    from muse.context.validation import validate_references
+    from muse.context.writer_context import (
+        QUALITY_POLICY_VERSION,
+        FrozenContext,
+        freeze_context,
+        store_context,
+    )
+    from muse.context.writer_output import UnlocatedClaim, build_output
+
+__all__ = [
+    "AsOfToolReader",
+    "AsOfView",
+    "ClaimLedgerEntry",
+    "DraftClaim",
+    "EvidenceRequest",
+    "EXPLORE_INPUT_VERSION",
+    "EvidenceCoverage",
+    "ExplorationManifest",
+    "ExploreDraft",
+    "ExploreDraftRead",
+    "FrozenContext",
+    "Hit",
+    "IndexStatus",
+    "QUALITY_POLICY_VERSION",
+    "REFRESH_JOB",
+    "ReplayedRead",
+    "SelfCheck",
+    "UnlocatedClaim",
+    "WriterContext",
+    "WriterDraft",
+    "WriterOutput",
+    "budget_usage",
+    "build_manifest",
+    "build_output",
+    "built_version",
+    "explore_whitelist",
+    "freeze_context",
+    "from_draft",
+    "fulfil_evidence_requests",
+    "index_chapter",
+    "index_status",
+    "merge_reads",
+    "planned_reads",
+    "rebuild_index",
+    "refresh_index",
+    "replay",
+    "replay_bytes",
+    "round_inputs",
+    "run_refresh_job",
+    "search_query",
+    "store_context",
+    "summarize",
+    "validate_references",
+    "writer_input",
+]
+
+_FACE: dict[str, tuple[str, ...]] = {
+    "as_of": ("AsOfView",),
+    "budget_view": ("budget_usage",),
+    "card_hits": ("summarize",),
+    "contracts": ("EvidenceCoverage", "WriterContext"),
+    "evidence_requests": ("fulfil_evidence_requests",),
+    "exploration_contracts": (
+        "EXPLORE_INPUT_VERSION",
+        "ExplorationManifest",
+        "ExploreDraft",
+        "ExploreDraftRead",
+        "ReplayedRead",
+    ),
+    "index_builder": (
+        "IndexStatus",
+        "REFRESH_JOB",
+        "built_version",
+        "index_chapter",
+        "index_status",
+        "rebuild_index",
+        "refresh_index",
+        "run_refresh_job",
+    ),
+    "manifest": ("build_manifest",),
+    "output_contracts": (
+        "ClaimLedgerEntry",
+        "DraftClaim",
+        "EvidenceRequest",
+        "SelfCheck",
+        "WriterDraft",
+        "WriterOutput",
+    ),
+    "plan_reads": ("explore_whitelist", "from_draft", "merge_reads", "planned_reads"),
+    "replaying": ("replay", "replay_bytes"),
+    "round_order": ("round_inputs", "writer_input"),
+    "search_index": ("Hit", "search_query"),
+    "tool_reader": ("AsOfToolReader",),
+    "validation": ("validate_references",),
+    "writer_context": (
+        "FrozenContext",
+        "QUALITY_POLICY_VERSION",
+        "freeze_context",
+        "store_context",
+    ),
+    "writer_output": ("UnlocatedClaim", "build_output"),
+}
+
+__getattr__, __dir__ = lazy_face(globals(), _FACE)

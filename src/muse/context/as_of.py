@@ -14,15 +14,17 @@ from muse.context import search_index
 from muse.context.search_index import Hit
 from muse.core.errors import ContractViolation
 from muse.core.length_target import MIN_VALID_HAN, SAMPLE_SIZE
-from muse.knowledge.cards import load_cards
-from muse.knowledge.conflicts import list_conflicts
-from muse.knowledge.contracts import Card, CardState
-from muse.knowledge.fact_types import LedgerEntry
-from muse.knowledge.facts import fact_ledger_entries
-from muse.knowledge.state_as_of import work_state_as_of
-from muse.patterns.bindings import load_bound_patterns, load_confirmed_style
-from muse.works import catalog
-from muse.works.contracts import ChapterText
+from muse.knowledge import (
+    Card,
+    CardState,
+    LedgerEntry,
+    fact_ledger_entries,
+    list_conflicts,
+    load_cards,
+    work_state_as_of,
+)
+from muse.patterns import load_bound_patterns, load_confirmed_style
+from muse.works import ChapterText, get_chapter_text, iter_chapter_texts, recent_chapter_lengths
 
 
 class AsOfView:
@@ -41,17 +43,17 @@ class AsOfView:
 
     def chapter(self, number: int) -> ChapterText:
         self._guard(number)
-        return catalog.get_chapter_text(self.conn, self.work_id, number)
+        return get_chapter_text(self.conn, self.work_id, number)
 
     def chapters(self, numbers: list[int]) -> list[ChapterText]:
         for number in numbers:
             self._guard(number)
-        return list(catalog.iter_chapter_texts(self.conn, self.work_id, numbers=numbers))
+        return list(iter_chapter_texts(self.conn, self.work_id, numbers=numbers))
 
     def recent_valid_lengths(self, before: int) -> list[tuple[int, int]]:
         """(number, Han count) of the latest chapters that can count for the length rule
         (spec 000 §8.1: canonical, ≥ 500 Han, before the target), at most the 20 it samples."""
-        return catalog.recent_chapter_lengths(
+        return recent_chapter_lengths(
             self.conn,
             self.work_id,
             upto=min(before - 1, self.as_of),
@@ -67,7 +69,7 @@ class AsOfView:
     def card_states(self) -> list[CardState]:
         """Confirmed cards that exist as of the freeze, rebuilt only from what is dated ≤ as_of."""
         # The whole work at once: one prepared book per change token, shared by every freeze
-        # point (knowledge.state_as_of); the same states, in the same order, as card by card.
+        # point (knowledge.card_state); the same states, in the same order, as card by card.
         return work_state_as_of(self.conn, self.work_id, self.as_of).visible()
 
     def card_versions(self) -> dict[str, tuple[str, str, str]]:
@@ -108,5 +110,5 @@ class AsOfView:
     def previous_chapters(self, before: int, count: int) -> list[int]:
         """Numbers of the ``count`` chapters right before ``before`` that exist and are ≤ as_of."""
         upto = min(before - 1, self.as_of)
-        recent = catalog.recent_chapter_lengths(self.conn, self.work_id, upto=upto, limit=count)
+        recent = recent_chapter_lengths(self.conn, self.work_id, upto=upto, limit=count)
         return sorted(n for n, _ in recent)

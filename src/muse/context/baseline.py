@@ -8,7 +8,7 @@ from statistics import mean
 
 from muse.context.contracts import NarrativeBaseline
 from muse.core.text import count_han
-from muse.works.contracts import ChapterText
+from muse.works import ChapterText
 
 _DIALOGUE = re.compile(r"[“「『\"]([^”」』\"]*)[”」』\"]")
 _SCENE_BREAK = re.compile(r"\n\s*(?:\*\s*\*\s*\*|＊{3,}|—{3,}|-{3,}|◇+|☆+)\s*\n")

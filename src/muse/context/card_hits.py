@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from muse.context.as_of import AsOfView
 from muse.context.contracts import CardHit
 from muse.core.canonical import hash_value
-from muse.knowledge.contracts import CardState, SourceRef
-from muse.planning.contracts import FineOutline
+from muse.knowledge import CardState, SourceRef
+from muse.planning import FineOutline
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 
 from muse.context.contracts import EvidenceCoverage, FactEvidence
 from muse.core.canonical import sha256_hex
-from muse.knowledge.contracts import CardState
-from muse.planning.contracts import FineOutline
-from muse.works.contracts import ChapterText
+from muse.knowledge import CardState
+from muse.planning import FineOutline
+from muse.works import ChapterText
 
 EXCERPT_RADIUS = 60  # code points of context around an entity's mention
 

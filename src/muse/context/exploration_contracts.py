@@ -14,7 +14,7 @@ from typing import Any, Final, Literal
 
 from pydantic import Field
 
-from muse.agents.contracts import ToolName
+from muse.agents import ToolName
 from muse.core.contract import Contract, UnaliasedContract
 
 EXPLORATION_VERSION: Final = "exploration-manifest-v1"

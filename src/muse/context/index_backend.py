@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, select, text
 
 from muse.context.index_tables import search_chunks
-from muse.works.catalog import prose_slices
+from muse.works import prose_slices
 
 CHAPTER_BITS = 20
 SEQ_BITS = 20

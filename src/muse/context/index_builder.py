@@ -37,13 +37,13 @@ from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
 from muse.core.segmentation import rjieba_version
 from muse.store.jobs import enqueue
-from muse.works.catalog import (
+from muse.works import (
+    ChapterText,
     chapter_revisions,
     get_chapter_text,
     get_work_row,
     iter_chapter_texts,
 )
-from muse.works.contracts import ChapterText
 
 # The reader is part of the version (spec 000 §5.1 proseIndexVersion: 原文索引/读取器版本): a
 # change of how hits are ranked changes what a plan retrieves, so it must change the plan's id.
@@ -94,7 +94,7 @@ def dictionary_terms(conn: Connection, work_id: int) -> list[str]:
     Adapter over the knowledge domain (``muse.knowledge.aliases.tokenizer_terms``), imported
     here so that the index depends on one function of it.
     """
-    from muse.knowledge.aliases import tokenizer_terms
+    from muse.knowledge import tokenizer_terms
 
     return tokenizer_terms(conn, work_id)
 

@@ -39,7 +39,7 @@ from functools import cache
 from muse.core.canonical import hash_value
 from muse.core.segmentation import shared_jieba
 from muse.core.text import normalize_text
-from muse.knowledge.terms import TermMatcher
+from muse.knowledge import TermMatcher
 
 TOKENIZER_VERSION = "t1"  # bump on any change to how text becomes tokens
 MAX_TOKEN_CHARS = 64  # PostgreSQL drops lexemes over 2047 bytes; FTS5 would keep them

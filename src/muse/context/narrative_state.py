@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from muse.context.contracts import NarrativeSource, NarrativeState
-from muse.knowledge.fact_types import LedgerEntry
+from muse.knowledge import LedgerEntry
 
 TIME_ATTRIBUTES = ("时间", "时辰", "日期", "季节", "天色", "时令")
 SITUATION_FACTS = 6

@@ -18,8 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from muse.agents.contracts import load_roles
-from muse.agents.tools import TOOL_SPECS
+from muse.agents import TOOL_SPECS, load_roles
 from muse.context.as_of import AsOfView
 from muse.context.card_hits import wanted_entities
 from muse.context.exploration_contracts import (
@@ -32,7 +31,7 @@ from muse.context.exploration_contracts import (
 from muse.context.retrieval_plan import BASELINE_CHAPTERS, build_plan
 from muse.core.canonical import canonical_json
 from muse.core.errors import ContractViolation
-from muse.planning.contracts import FineOutline
+from muse.planning import FineOutline
 
 MAX_QUERY_CHARS = 100  # SearchProseArgs.query
 

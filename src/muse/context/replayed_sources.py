@@ -27,7 +27,7 @@ from muse.context.reread import Excerpt
 from muse.context.sources import SourcePack, add_excerpt
 from muse.context.tokens import estimate_tokens
 from muse.core.canonical import sha256_hex
-from muse.knowledge.contracts import CardState
+from muse.knowledge import CardState
 
 _COVERED_FIELD = {
     "get_outline": "已作为已确认细纲（fineOutline）提供",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from muse.context.as_of import AsOfView
 from muse.context.card_hits import all_refs
 from muse.core.canonical import sha256_hex
-from muse.knowledge.contracts import CardState, SourceRef
+from muse.knowledge import CardState, SourceRef
 
 MAX_EXCERPT = 480  # code points; an excerpt is a scene, not a chapter
 _DIALOGUE_MARKS = ("“", "「", "：")

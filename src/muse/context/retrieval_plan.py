@@ -9,8 +9,8 @@ from __future__ import annotations
 from muse.context.contracts import PlanFilters, PlanQuery, RetrievalPlan, TokenBudget
 from muse.context.tokens import estimate_tokens
 from muse.core.canonical import hash_value
-from muse.planning.contracts import FineOutline
-from muse.works.contracts import ChapterText
+from muse.planning import FineOutline
+from muse.works import ChapterText
 
 BASELINE_CHAPTERS = 4  # spec 000 §5.3: the 4 consecutive full chapters before the target
 PROSE_INDEX_VERSION = "chapter-reader-v1"

@@ -217,7 +217,7 @@ def _card_terms(conn: Connection, work_id: int, name: str, as_of: int) -> list[s
     """Adapter over the knowledge domain: the card's name and its aliases known by ``as_of``
     (an alias first used later is future knowledge: principle 4). Empty when no card has the
     name; a name two cards share is searched as itself."""
-    from muse.knowledge.cards import find_card
+    from muse.knowledge import find_card
 
     if not name or name.startswith("card_"):
         return []

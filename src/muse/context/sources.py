@@ -23,9 +23,9 @@ from muse.context.contracts import (
 from muse.context.reread import Excerpt, excerpts_for_card
 from muse.context.tokens import estimate_tokens
 from muse.core.canonical import hash_value, sha256_hex
-from muse.knowledge.contracts import CardState
-from muse.planning.contracts import FineOutline
-from muse.works.contracts import ChapterText
+from muse.knowledge import CardState
+from muse.planning import FineOutline
+from muse.works import ChapterText
 
 
 @dataclass

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from muse.agents.errors import AsOfViolation
+from muse.agents import AsOfViolation
 from muse.context.as_of import AsOfView
 from muse.context.card_hits import find_state
 from muse.core.errors import ContractViolation, InvalidInput, NotFound
-from muse.planning.fine_outlines import load_confirmed
+from muse.planning import load_confirmed
 
 MAX_SEARCH_LIMIT = 50
 

@@ -41,7 +41,7 @@ from muse.context.retrieval_plan import (
     plan_id,
     sized_budget,
 )
-from muse.context.round_inputs import author_instruction
+from muse.context.round_order import author_instruction
 from muse.context.sources import collect
 from muse.context.tables import context_snapshots
 from muse.context.validation import validate_references
@@ -50,9 +50,8 @@ from muse.core.clock import iso, utc_now
 from muse.core.errors import ContractViolation
 from muse.core.ids import new_id
 from muse.core.length_target import ChapterLength, Density, compute_length_target
-from muse.planning.contracts import FineOutline
-from muse.works.catalog import get_work_row
-from muse.works.contracts import AuthorizationSnapshot
+from muse.planning import FineOutline
+from muse.works import AuthorizationSnapshot, get_work_row
 
 QUALITY_POLICY_VERSION = "writer-production-v1"
 TAIL_CHARS = 300

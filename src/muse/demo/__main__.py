@@ -25,18 +25,14 @@ from rich.console import Console
 from sqlalchemy import func, select
 
 from muse import offline
-from muse.agents.model_choice import choose_model, recorded_choice
-from muse.flow.accept import accept_candidate
-from muse.flow.production import write_chapter
-from muse.knowledge.card_import import import_cards_yaml
-from muse.knowledge.cards import load_cards
-from muse.knowledge.discovery_drafts import discover_work
-from muse.planning.fine_outlines import confirm_section, save_fine_outline
+from muse.agents import choose_model, recorded_choice
+from muse.flow import accept_candidate, write_chapter
+from muse.knowledge import discover_work, import_cards_yaml, load_cards
+from muse.planning import confirm_section, save_fine_outline
 from muse.store.engine import make_engine
 from muse.store.migrate import load_all_tables, upgrade
-from muse.worker.loop import Worker
-from muse.works.catalog import list_chapters
-from muse.works.importer import import_book
+from muse.worker import Worker
+from muse.works import import_book, list_chapters
 
 console = Console()
 PROVIDER, MODEL = "offline", "offline-1"

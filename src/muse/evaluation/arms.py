@@ -19,10 +19,14 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
-from muse.context.contracts import EvidenceCoverage, WriterContext
-from muse.context.manifest import build_manifest
-from muse.context.validation import validate_references
-from muse.context.writer_context import FrozenContext, store_context
+from muse.context import (
+    EvidenceCoverage,
+    FrozenContext,
+    WriterContext,
+    build_manifest,
+    store_context,
+    validate_references,
+)
 from muse.evaluation.contracts import ARM_MODES, EVAL_POLICY_VERSION
 
 _CARD_FACTS = frozenset({"confirmed_card", "confirmed_setting", "fact_ledger"})

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from muse.agents.dispatch import dispatch
+from muse.agents import dispatch
 from muse.context.tables import context_snapshots
 from muse.core.clock import iso, utc_now
 from muse.core.errors import ContractViolation, NotFound

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from muse.core.contract import UnaliasedContract
-from muse.planning.contracts import FineOutline
+from muse.planning import FineOutline
 
 EVAL_POLICY_VERSION = "writer-eval-v1"
 

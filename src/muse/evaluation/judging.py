@@ -18,8 +18,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from muse.agents.dispatch import dispatch
-from muse.agents.errors import AgentCallError, ForbiddenInput, InvalidOutput
+from muse.agents import AgentCallError, ForbiddenInput, InvalidOutput, dispatch
 from muse.agents.tables import model_calls
 from muse.core.canonical import canonical_json
 from muse.core.clock import utc_now

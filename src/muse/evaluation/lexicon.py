@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
-from muse.knowledge.first_appearance import term_appearances
-from muse.works.catalog import iter_chapter_texts
+from muse.knowledge import term_appearances
+from muse.works import iter_chapter_texts
 
 
 def replay_lexicon(conn: Connection, work_id: int, as_of: int) -> list[tuple[str, int]]:

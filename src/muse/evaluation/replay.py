@@ -20,14 +20,10 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
-from muse.agents.dispatch import dispatch
-from muse.agents.errors import AgentCallError, ForbiddenInput, InvalidOutput
+from muse.agents import AgentCallError, ForbiddenInput, InvalidOutput, dispatch
 from muse.agents.tables import model_calls
-from muse.context.contracts import WriterContext
-from muse.context.output_contracts import WriterDraft
+from muse.context import FrozenContext, WriterContext, WriterDraft, build_output, freeze_context
 from muse.context.tables import context_snapshots
-from muse.context.writer_context import FrozenContext, freeze_context
-from muse.context.writer_output import build_output
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, ContractViolation
 from muse.core.ids import new_id
@@ -37,13 +33,18 @@ from muse.evaluation.contracts import ARM_MODES, ARMS, EVAL_POLICY_VERSION, Eval
 from muse.evaluation.lexicon import replay_lexicon
 from muse.evaluation.sample_state import arm_rows, eval_row
 from muse.evaluation.tables import eval_arms
-from muse.flow.checking import check_candidate, check_lexicons, with_attempt
-from muse.flow.rewrite import writer_input
+from muse.flow import (
+    check_candidate,
+    check_lexicons,
+    commit_verdict,
+    move_candidate,
+    move_run,
+    with_attempt,
+    writer_input,
+)
 from muse.flow.tables import candidates, runs
-from muse.flow.transitions import move_candidate, move_run
-from muse.flow.verdicts import commit_verdict
 from muse.store.engine import reading
-from muse.works import authorization
+from muse.works import get_snapshot, take_snapshot
 from muse.works.tables import chapters
 
 LEAK_KINDS = frozenset({"future_leak", "semantic_future_leak"})
@@ -141,7 +142,7 @@ def _start_arm_run(ctx: SampleCtx, arm: str) -> str:
                     updated_at=now,
                 )
             )
-            snapshot = authorization.take_snapshot(conn, ctx.work_id, "evaluation")
+            snapshot = take_snapshot(conn, ctx.work_id, "evaluation")
             move_run(
                 conn,
                 run_id,
@@ -182,7 +183,7 @@ def _freeze(ctx: SampleCtx, arm: str, run_id: str) -> None:
                 run_id=run_id,
                 attempt=1,
                 as_of=ctx.as_of,
-                authorization=authorization.get_snapshot(conn, snapshot_id),
+                authorization=get_snapshot(conn, snapshot_id),
                 store=False,
             )
             if arm == "C" and full.blocking:  # the production sufficiency gate

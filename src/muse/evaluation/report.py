@@ -17,12 +17,12 @@ from sqlalchemy import Engine, func, select
 from muse.agents.tables import model_calls
 from muse.evaluation.contracts import ARMS, DIMENSIONS, SCENE_CLASSES
 from muse.evaluation.gates import GateFacts, SampleDeltas, gate_a, gate_b
-from muse.evaluation.preregister import load_set
+from muse.evaluation.preregistration import load_set
 from muse.evaluation.sample_state import arm_rows, judge_sheets, zone_engine
 from muse.evaluation.states import EVAL_STATE_LABELS, REPORT_STATES
 from muse.evaluation.tables import eval_runs
 from muse.store.engine import reading
-from muse.works.catalog import get_work_row
+from muse.works import get_work_row
 
 SYSTEM_FAILURES = frozenset({"failed_model", "failed_freeze", "failed_authorization"})
 

@@ -19,13 +19,13 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from muse.agents.providers import resolve_provider
-from muse.context import search_index
+from muse.agents import resolve_provider
+from muse.context import refresh_index
 from muse.core.errors import InvalidInput, MuseError, StaleTransition
 from muse.core.text import count_han
 from muse.evaluation.contracts import EvaluationSet
 from muse.evaluation.judging import assess_sheets, final_by_arm, run_judge
-from muse.evaluation.preregister import load_set
+from muse.evaluation.preregistration import load_set
 from muse.evaluation.replay import (
     Progress,
     SampleCtx,
@@ -38,7 +38,7 @@ from muse.evaluation.sample_state import eval_row, move_eval, zone_engine
 from muse.evaluation.states import EVAL_TERMINAL, eval_move_allowed
 from muse.evaluation.tables import eval_runs
 from muse.store.engine import reading
-from muse.works.catalog import iter_chapter_texts
+from muse.works import iter_chapter_texts
 
 MAX_CONCURRENCY = 16
 MAX_STALE = 5
@@ -145,7 +145,7 @@ def run_set(
         # Build each work's prose index once, before samples freeze in parallel: two first
         # builds of one work's index at the same time would race on its row.
         with engine.begin() as conn:
-            search_index.refresh_index(conn, work_id)
+            refresh_index(conn, work_id)
     lock = threading.Lock()
     safe = _locked(progress, lock)
     crashed = threading.Event()

@@ -12,8 +12,7 @@ from muse.core.clock import utc_now
 from muse.core.errors import NotFound, StaleTransition
 from muse.evaluation.states import eval_move_allowed
 from muse.evaluation.tables import eval_arms, eval_judgements, eval_runs
-from muse.flow.triggers import is_state_machine_refusal
-from muse.flow.zone import ZONE_OPTION
+from muse.flow import ZONE_OPTION, is_state_machine_refusal
 from muse.store.cas import compare_and_set
 
 

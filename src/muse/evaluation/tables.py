@@ -3,7 +3,7 @@
 Arm generations reuse the production chain's own rows: each arm is a ``runs`` row with
 ``run_type = 'evaluation'`` and its candidate a ``candidates`` row that is never acceptance
 eligible (derived from the run type; refused by contract, accept entry and triggers). Those rows
-are hidden from production reads by the zone filter (``muse.flow.zone``). The tables below exist
+are hidden from production reads by the zone filter (``muse.flow.zones``). The tables below exist
 only for evaluation; ``candidate_judgements`` holds the on-demand judge of a production candidate
 (spec 000 §3.1), which never blocks and never moves a state.
 """

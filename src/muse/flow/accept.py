@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
-from muse.context import search_index
+from muse.context import QUALITY_POLICY_VERSION, index_chapter
 from muse.context.tables import context_snapshots
-from muse.context.writer_context import QUALITY_POLICY_VERSION
 from muse.core.errors import AuthorizationError, InvalidInput, RevisionConflict
 from muse.core.faults import fault_point
 from muse.core.ids import new_id
@@ -35,10 +34,9 @@ from muse.flow.decisions import decision_actor, decision_for_command, insert_dec
 from muse.flow.rows import CandidateRow, RunRow
 from muse.flow.tables import runs
 from muse.flow.transitions import move_candidate, move_run
-from muse.quality.anti_forgery import verify_binding
+from muse.quality import verify_binding
 from muse.store.jobs import enqueue
-from muse.works import authorization, catalog
-from muse.works.canonical import add_chapter, write_revision
+from muse.works import add_chapter, chapter_revisions, revalidate, write_revision
 from muse.works.tables import works
 
 NEXT_STEP = "请重新运行 muse write {chapter} 生成新的候选。"
@@ -189,10 +187,10 @@ def _preflight(conn: Connection, cand: CandidateRow, run: RunRow) -> None:
     if run.authorization_snapshot_id is None:  # a run past validating_context always has one
         raise PreflightFailed("authorization_stale", "该运行没有冻结的授权快照，不能采纳。")
     try:
-        authorization.revalidate(conn, run.authorization_snapshot_id)
+        revalidate(conn, run.authorization_snapshot_id)
     except AuthorizationError as err:
         raise PreflightFailed("authorization_stale", str(err)) from None
-    revisions = catalog.chapter_revisions(conn, cand.work_id)  # one light read for both checks
+    revisions = chapter_revisions(conn, cand.work_id)  # one light read for both checks
     _check_context_sources(conn, cand, revisions)
     current = revisions.get(chapter, 0)
     if current != run.base_revision:
@@ -262,7 +260,7 @@ def _commit(
         )
     fault_point("accept.after_prose")
     # The new canonical text is searchable in the same transaction (issue 4: incremental index).
-    search_index.index_chapter(conn, work_id, chapter)
+    index_chapter(conn, work_id, chapter)
     fault_point("accept.after_index")
     # spec 001 §6: approved deltas enter the ledger with the prose, checked against it
     approved = approve_candidate_facts(conn, cand, facts.ids, approve_all=facts.every, actor=actor)

@@ -33,10 +33,15 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, select
 
-from muse.context.contracts import WriterContext
-from muse.context.output_contracts import ClaimLedgerEntry, DraftClaim, SelfCheck, WriterOutput
+from muse.context import (
+    ClaimLedgerEntry,
+    DraftClaim,
+    SelfCheck,
+    UnlocatedClaim,
+    WriterContext,
+    WriterOutput,
+)
 from muse.context.tables import context_snapshots
-from muse.context.writer_output import UnlocatedClaim
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput
 from muse.core.prose_chars import refusal_message

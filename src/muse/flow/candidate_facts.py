@@ -20,25 +20,24 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
-from muse.agents.dispatch import dispatch
+from muse.agents import dispatch
 from muse.context.tables import context_snapshots
 from muse.core.errors import InvalidInput, MuseError, NotFound
 from muse.flow.rows import CandidateRow
 from muse.flow.tables import candidates, runs
-from muse.knowledge.extraction import (
+from muse.knowledge import (
     ROLE,
     TASK,
-    propose_extracted_fact,
-    text_extraction_input,
-)
-from muse.knowledge.extraction_contracts import ChapterExtraction, ExtractionItem
-from muse.knowledge.fact_types import FactDelta
-from muse.knowledge.facts import (
+    ChapterExtraction,
+    ExtractionItem,
+    FactDelta,
     ShadowText,
     approve_fact_delta,
     fact_delta_candidate,
+    propose_extracted_fact,
     shadow_delta_hashes,
     shadow_fact_deltas,
+    text_extraction_input,
 )
 from muse.store.engine import reading
 

@@ -17,7 +17,7 @@ anything derived from the old text posing as current. One transaction therefore 
 4. a re-extraction job (``extract_chapter``, the payload the accept flow uses, ``runId`` null).
 
 The setting ledger's consumption matrix is computed from canonical text whenever it is read
-(knowledge/setting_ledger.py), so there is nothing of it to refresh. A shadow candidate of a
+(knowledge/setting_gates.py), so there is nothing of it to refresh. A shadow candidate of a
 later chapter whose context read this one is caught by accept preflight (``source_stale``):
 its context snapshot recorded the revision it read.
 
@@ -32,14 +32,13 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from muse.context import search_index
+from muse.context import built_version, index_chapter
 from muse.core.errors import InvalidInput
 from muse.core.faults import fault_point
 from muse.core.text import normalize_text
-from muse.knowledge.source_refs import revalidate_source_refs
+from muse.knowledge import revalidate_source_refs
 from muse.store.jobs import enqueue
-from muse.works import catalog
-from muse.works.canonical import write_revision
+from muse.works import get_chapter_text, get_revision_text, write_revision
 
 EXTRACT_JOB = "extract_chapter"  # the kind the accept flow queues; the worker runs both alike
 
@@ -121,7 +120,7 @@ def revert_chapter(
     """Write a new revision of chapter ``number`` whose text is that of ``to_revision``."""
     attribution = {"kind": "author_revert", "actor": actor, "revertedTo": to_revision}
     with engine.begin() as conn:
-        old = catalog.get_revision_text(conn, work_id, number, to_revision)
+        old = get_revision_text(conn, work_id, number, to_revision)
         return _change(
             conn, work_id, number, old.text, expected_revision, "revert", attribution, to_revision
         )
@@ -137,7 +136,7 @@ def _change(
     attribution: dict[str, Any],
     reverted_to: int | None = None,
 ) -> EditOutcome:
-    current = catalog.get_chapter_text(conn, work_id, number)
+    current = get_chapter_text(conn, work_id, number)
     based_on = current.revision if expected_revision is None else expected_revision
     if based_on == current.revision and normalize_text(text) == current.text:
         raise InvalidInput(
@@ -159,7 +158,7 @@ def _change(
     fault_point("edit.after_refs")
     job_id = enqueue_extraction(conn, work_id, number, revision)
     fault_point("edit.after_job")
-    new = catalog.get_chapter_text(conn, work_id, number)
+    new = get_chapter_text(conn, work_id, number)
     return EditOutcome(
         work_id=work_id,
         chapter=number,
@@ -184,9 +183,9 @@ def _change(
 def _reindex(conn: Connection, work_id: int, number: int) -> int | None:
     """Re-cut the chapter's index chunks. A work that has no index yet gets none here: there is
     no old text to serve, and ``muse index rebuild`` builds the whole work at once."""
-    if search_index.built_version(conn, work_id) is None:
+    if built_version(conn, work_id) is None:
         return None
-    return search_index.index_chapter(conn, work_id, number)
+    return index_chapter(conn, work_id, number)
 
 
 def enqueue_extraction(conn: Connection, work_id: int, number: int, revision: int) -> str:

@@ -38,19 +38,34 @@ from dataclasses import replace
 
 from sqlalchemy import Engine
 
-from muse.context.contracts import WriterContext
-from muse.context.output_contracts import DraftClaim, WriterDraft, WriterOutput
-from muse.context.writer_context import FrozenContext
-from muse.context.writer_output import UnlocatedClaim, build_output
+from muse.context import (
+    DraftClaim,
+    FrozenContext,
+    UnlocatedClaim,
+    WriterContext,
+    WriterDraft,
+    WriterOutput,
+    build_output,
+)
 from muse.core.errors import MuseError
 from muse.flow.evidence_gaps import resolve_gaps
-from muse.knowledge.first_appearance import term_appearances
-from muse.quality import mechanical
-from muse.quality import verdict as verdicts
-from muse.quality.entities import EntityLexicon, book_text_as_of, entity_lexicon_from
-from muse.quality.leak import LeakLexicon, leak_lexicon_from
-from muse.quality.semantic import SemanticReport, run_semantic_detector
-from muse.quality.verdict import GapResolution, Verdict
+from muse.knowledge import term_appearances
+from muse.quality import (
+    EntityLexicon,
+    GapResolution,
+    LeakLexicon,
+    SemanticReport,
+    Verdict,
+    book_text_as_of,
+    detector_failed,
+    entity_lexicon_from,
+    gap_verdict,
+    leak_lexicon_from,
+    mechanical_verdict,
+    run_semantic_detector,
+    semantic_verdict,
+)
+from muse.quality import check as mechanical_check
 from muse.store.engine import reading
 
 StepObserver = Callable[[str, str, int], None]  # (step, running|ok|failed|blocked, elapsed ms)
@@ -104,12 +119,12 @@ def check_candidate(
     step("mechanical_gate", "running", 0)
     leak, entities = lexicons or check_lexicons(engine, context, leak_terms)
     findings = tuple(
-        mechanical.check(
+        mechanical_check(
             context, output, list(unlocated or []), leak_lexicon=leak, entity_lexicon=entities
         )
     )
     timings["mechanical_gate"] = _ms(started)
-    rejected = verdicts.mechanical_verdict(context, output, findings)
+    rejected = mechanical_verdict(context, output, findings)
     step("mechanical_gate", "failed" if rejected else "ok", timings["mechanical_gate"])
     if rejected:
         return replace(rejected, timings_ms=timings)
@@ -128,17 +143,17 @@ def check_candidate(
     except MuseError as err:
         timings["semantic_detector"] = _ms(started)
         step("semantic_detector", "failed", timings["semantic_detector"])
-        failed = verdicts.detector_failed(context, output, findings, str(err))
+        failed = detector_failed(context, output, findings, str(err))
         return replace(failed, timings_ms=timings)
     timings["semantic_detector"] = _ms(started)
     step("semantic_detector", "ok" if semantic.passed else "failed", timings["semantic_detector"])
-    verdict = verdicts.semantic_verdict(context, output, findings, semantic)
+    verdict = semantic_verdict(context, output, findings, semantic)
     if verdict is None:  # needs_evidence: search the as-of view for every gap (spec 001 §6)
         started = time.perf_counter()
         step("evidence_search", "running", 0)
         gaps = _search_gaps(engine, context, output, semantic)
         timings["evidence_search"] = _ms(started)
-        verdict = verdicts.gap_verdict(context, output, findings, semantic, gaps)
+        verdict = gap_verdict(context, output, findings, semantic, gaps)
         status = "ok" if verdict.outcome == "passed" else "blocked"
         step("evidence_search", status, timings["evidence_search"])
     return replace(verdict, timings_ms=timings)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
-from muse.context.output_contracts import WriterOutput
+from muse.context import WriterOutput
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput, StaleTransition
 from muse.core.ids import new_id
@@ -40,7 +40,7 @@ from muse.flow.edit_recheck import apply_verdict, recheck
 from muse.flow.eligibility import acceptance_eligible, insert_candidate
 from muse.flow.rows import CandidateRow, RunRow
 from muse.flow.transitions import move_candidate, move_run, record_event
-from muse.quality.verdict import Verdict
+from muse.quality import Verdict
 from muse.works.tables import chapters
 
 NODE_EDIT, NODE_DETECT = "edited_candidate", "detecting"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, Engine, select
 
-from muse.context.contracts import WriterContext
+from muse.context import WriterContext
 from muse.core.errors import StaleTransition
 from muse.flow.author_edit import ATTRIBUTION, AuthorOutput
 from muse.flow.checking import check_candidate
@@ -29,7 +29,7 @@ from muse.flow.rows import RunRow
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_run, record_event
 from muse.flow.verdicts import commit_verdict
-from muse.quality.verdict import Verdict
+from muse.quality import Verdict
 
 NODE = "detecting"
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, select
 
-from muse.context.output_contracts import WriterOutput
+from muse.context import WriterOutput
 from muse.core.clock import utc_now
 from muse.core.errors import NotFound
 from muse.core.text import count_han

@@ -27,14 +27,11 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from muse.context.as_of import AsOfView
-from muse.context.card_hits import summarize
-from muse.context.output_contracts import WriterOutput
+from muse.context import AsOfView, WriterOutput, summarize
 from muse.core.canonical import sha256_hex
 from muse.core.errors import NotFound
-from muse.knowledge.contracts import CardState
-from muse.quality.semantic import EvidenceGap
-from muse.quality.verdict import GapResolution
+from muse.knowledge import CardState
+from muse.quality import EvidenceGap, GapResolution
 
 HITS_PER_GAP = 3
 

@@ -1,7 +1,7 @@
 """The writer's explore phase (spec 001 §5, spec 003 "两阶段写手").
 
 One dispatched call of writer/explore, WITH the read-only tools of its task package (through
-``agents.dispatch``, so the call has its receipt and every tool read its ledger row). The model
+``agents.dispatching``, so the call has its receipt and every tool read its ledger row). The model
 reads what it wants through the as-of view and returns an ``ExploreDraft``; Muse vets it into an
 ``ExplorationManifest`` with the retrieval plan's reads first (``plan_reads.merge_reads``). The
 manifest, not the model's memory of what it read, is what the deterministic replay executes.
@@ -18,25 +18,21 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from muse.agents.dispatch import dispatch
-from muse.agents.structured import RetryPolicy
-from muse.agents.tools import ToolSet
-from muse.context import search_index
-from muse.context.as_of import AsOfView
-from muse.context.exploration_contracts import (
+from muse.agents import RetryPolicy, ToolSet, dispatch
+from muse.context import (
     EXPLORE_INPUT_VERSION,
+    AsOfToolReader,
+    AsOfView,
     ExplorationManifest,
     ExploreDraft,
-)
-from muse.context.plan_reads import (
     explore_whitelist,
     from_draft,
     merge_reads,
     planned_reads,
+    refresh_index,
 )
-from muse.context.tool_reader import AsOfToolReader
 from muse.core.errors import ContractViolation
-from muse.planning.contracts import FineOutline
+from muse.planning import FineOutline
 from muse.store.engine import reading
 
 
@@ -63,7 +59,7 @@ def explore(
             f"冻结点（第 {as_of} 章）必须早于目标章（第 {target_chapter} 章）。"
         )
     with engine.begin() as conn:
-        search_index.refresh_index(conn, work_id)  # search_prose must see the canonical text
+        refresh_index(conn, work_id)  # search_prose must see the canonical text
     whitelist = explore_whitelist()
     with reading(engine) as conn:
         view = AsOfView(conn, work_id, as_of)

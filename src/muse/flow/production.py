@@ -21,10 +21,16 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, func, select
 
-from muse.agents.dispatch import dispatch
-from muse.context.output_contracts import WriterDraft, WriterOutput
-from muse.context.writer_context import QUALITY_POLICY_VERSION, FrozenContext, freeze_context
-from muse.context.writer_output import UnlocatedClaim, build_output
+from muse.agents import dispatch
+from muse.context import (
+    QUALITY_POLICY_VERSION,
+    FrozenContext,
+    UnlocatedClaim,
+    WriterDraft,
+    WriterOutput,
+    build_output,
+    freeze_context,
+)
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, MuseError
 from muse.core.ids import new_id
@@ -38,10 +44,9 @@ from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.flow.verdicts import commit_verdict
 from muse.flow.writer_phases import EvidenceLedger, answer_requests, explore_and_replay
-from muse.planning.fine_outlines import load_confirmed
-from muse.quality.verdict import Verdict
-from muse.works import authorization, catalog
-from muse.works.contracts import AuthorizationSnapshot
+from muse.planning import load_confirmed
+from muse.quality import Verdict
+from muse.works import AuthorizationSnapshot, latest_chapter_number, take_snapshot
 from muse.works.tables import chapters
 
 Progress = Callable[[str, str], None]  # (node, status): the simple form, kept for the demo
@@ -112,7 +117,7 @@ def write_chapter(
     the author's 「改：…」, see ``flow.revise``)."""
     policy = RewritePolicy.resolve(max_rewrites)
     with engine.begin() as conn:
-        latest = catalog.latest_chapter_number(conn, work_id) or 0
+        latest = latest_chapter_number(conn, work_id) or 0
         if chapter != latest + 1:
             raise InvalidInput(f"只能续写下一章（第 {latest + 1} 章），不能直接写第 {chapter} 章。")
         section_id, outline = load_confirmed(conn, work_id, chapter)
@@ -216,7 +221,7 @@ def _validate(run: RunCtx, work_id: int, policy: RewritePolicy):
     started = run.begin(node, 1)
 
     def work(conn: Connection) -> AuthorizationSnapshot:
-        snapshot = authorization.take_snapshot(conn, work_id, "production")
+        snapshot = take_snapshot(conn, work_id, "production")
         run.advance(conn, node, 1, "retrieving", authorization_snapshot_id=snapshot.id)
         detail = {
             "authorizationSnapshotId": snapshot.id,

@@ -4,7 +4,7 @@ A revision is a decision on a candidate that starts a NEW production run for the
 nothing becomes canon. The new round's input keeps the fixed order of spec 001 §2.3: items 1–6
 (facts of the work and as_of, the confirmed fine outline, the previous canonical chapters, style
 and bound patterns, prevention constraints, method checks) are rebuilt exactly as in round 1,
-and item 7 carries only the author's latest words, verbatim (``context.round_inputs``). The round
+and item 7 carries only the author's latest words, verbatim (``context.round_order``). The round
 number is the revised candidate's round + 1 (read from its frozen context).
 
 The revised candidate is left as it was: a PASSED candidate stays in the shadow view, so the
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, select, update
 from sqlalchemy.exc import IntegrityError
 
-from muse.agents.model_choice import recorded_choice, resolve_model
+from muse.agents import recorded_choice, resolve_model
 from muse.context.tables import context_snapshots
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput, MuseError

@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from muse.context.contracts import WriterContext
-from muse.context.round_inputs import writer_input as round_writer_input
+from muse.context import WriterContext
+from muse.context import writer_input as round_writer_input
 from muse.core.errors import ConfigError
-from muse.quality.verdict import RevisionItem
+from muse.quality import RevisionItem
 
 DEFAULT_MAX_REWRITES = 2
 MAX_REWRITES_ENV = "MUSE_MAX_REWRITES"

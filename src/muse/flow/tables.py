@@ -185,4 +185,4 @@ run_evidence = Table(
 )
 Index("ix_run_evidence_run", run_evidence.c.run_id, run_evidence.c.attempt)
 
-from muse.flow import zone as _zone  # noqa: E402,F401  (installs the evaluation-zone filter)
+from muse.flow import zones as _zones  # noqa: E402,F401  (installs the evaluation-zone filter)

@@ -25,7 +25,7 @@ from muse.flow.deadlines import guard_result, start_node
 from muse.flow.states import WORKING_NODES
 from muse.flow.tables import candidates, run_evidence
 from muse.flow.transitions import move_candidate, move_run, record_event
-from muse.quality.verdict import Verdict
+from muse.quality import Verdict
 
 _RUN_STATUS = {
     "shadow_ready": "ok",

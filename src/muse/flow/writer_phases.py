@@ -3,11 +3,11 @@
 Phase 1, **explore** (inside the ``retrieving`` node): the writer role, with only the read-only
 tools of its task package, says what it wants to read and why; the retrieval plan's reads are
 always part of that manifest (``flow.exploration``). Its tool reads are ledgered against the
-run. **Replay**: every read of the manifest is executed again by ``context.replay``, through the
+run. **Replay**: every read of the manifest is executed again by ``context.replaying``, through the
 as-of view and without a model; the replayed materials and the manifest are frozen into the
 WriterContext (its hash covers them). Phase 2, **generate** (``writing``): one call with no
 tools whose only input is the serialized WriterContext in the round's fixed order
-(``context.round_inputs.writer_input``).
+(``context.round_order.writer_input``).
 
 **Evidence requests** (spec 000 §7.2): when a generated draft asks for evidence, the requests
 the run has not asked before are answered within the as-of view (``fulfil_evidence_requests``:
@@ -22,16 +22,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from muse.context.evidence_requests import fulfil_evidence_requests
-from muse.context.exploration_contracts import ExplorationManifest
-from muse.context.output_contracts import WriterDraft
-from muse.context.replay import ReplayedRead, replay, replay_bytes
-from muse.context.writer_context import FrozenContext
+from muse.context import (
+    ExplorationManifest,
+    FrozenContext,
+    ReplayedRead,
+    WriterDraft,
+    fulfil_evidence_requests,
+    replay,
+    replay_bytes,
+)
 from muse.core.canonical import sha256_hex
 from muse.flow.exploration import explore
 from muse.flow.run_steps import RunCtx
 from muse.flow.transitions import record_event
-from muse.planning.contracts import FineOutline
+from muse.planning import FineOutline
 from muse.store.engine import reading
 
 

@@ -36,7 +36,7 @@ from muse.knowledge.extraction_contracts import ChapterExtraction
 from muse.knowledge.tables import card_drafts, card_milestones, cards
 from muse.store.jobs import enqueue
 from muse.store.tables import jobs
-from muse.works.catalog import chapter_revisions, get_chapter_text
+from muse.works import chapter_revisions, get_chapter_text
 
 BATCH_JOB = "book_extract_batch"
 # a rough size of the extractor's prompt around its input (role contract, task, schema), and of
@@ -226,7 +226,7 @@ def estimate(
 
 
 def _price(provider: str, model: str, tokens_in: int, tokens_out: int):
-    from muse.agents.providers import resolve_provider  # noqa: PLC0415
+    from muse.agents import resolve_provider  # noqa: PLC0415
 
     try:
         price = resolve_provider(provider).capabilities.price_for(model)

@@ -33,7 +33,7 @@ from muse.knowledge.discovery import DiscoveredEntity, Occurrence, discover
 from muse.knowledge.drafts import submit_draft
 from muse.knowledge.source_refs import ChapterTexts, make_source_ref
 from muse.knowledge.tables import cards
-from muse.works.catalog import iter_chapter_texts
+from muse.works import iter_chapter_texts
 
 DISCOVERY_DOUBT = "拆书发现：正文未写明，待作者补充"
 METHOD = "discovery"

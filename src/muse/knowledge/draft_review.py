@@ -21,11 +21,11 @@ from typing import Any
 from sqlalchemy import Connection
 
 from muse.core.errors import InvalidInput
+from muse.knowledge.card_state import debut_of
 from muse.knowledge.card_types import card_type
 from muse.knowledge.cards import get_card, rewrite_card, spec_of
 from muse.knowledge.contracts import Alias, Card, Draft, DraftOutcome
 from muse.knowledge.drafts import confirm_draft, list_drafts, reject_draft
-from muse.knowledge.state_as_of import debut_of
 
 
 @dataclass

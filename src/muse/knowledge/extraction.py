@@ -25,8 +25,9 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
-from muse.agents.dispatch import dispatch
+from muse.agents import dispatch
 from muse.core.errors import MuseError
+from muse.knowledge.card_state import work_state_as_of
 from muse.knowledge.card_types import registry
 from muse.knowledge.extraction_cards import propose_card
 from muse.knowledge.extraction_contracts import (
@@ -39,10 +40,9 @@ from muse.knowledge.extraction_contracts import (
 from muse.knowledge.fact_types import FACT_TYPE_LABELS
 from muse.knowledge.facts import ShadowText, parse_proposal, proposal_sha256, propose_fact_delta
 from muse.knowledge.source_refs import ChapterTexts
-from muse.knowledge.state_as_of import work_state_as_of
 from muse.knowledge.tables import fact_deltas
 from muse.store.engine import reading
-from muse.works.catalog import get_chapter_text
+from muse.works import get_chapter_text
 
 ROLE, TASK = "extractor", "extract"
 

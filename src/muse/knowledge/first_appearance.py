@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, and_, func, literal, select
 
+from muse.knowledge.card_state import debut_of
 from muse.knowledge.contracts import Card, Cycle, Milestone, SourceRef
 from muse.knowledge.source_refs import ref_from_row
-from muse.knowledge.state_as_of import debut_of
 from muse.knowledge.tables import card_milestones, cards, source_refs
 
 

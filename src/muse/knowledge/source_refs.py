@@ -22,8 +22,7 @@ from muse.core.ids import new_id
 from muse.core.text import normalize_text
 from muse.knowledge.contracts import RevalidationReport, SourceRef, StaleRef
 from muse.knowledge.tables import source_refs
-from muse.works.catalog import get_chapter_text, iter_chapter_texts
-from muse.works.contracts import ChapterText
+from muse.works import ChapterText, get_chapter_text, iter_chapter_texts
 
 
 class ChapterTexts:

@@ -16,7 +16,7 @@ from muse.knowledge.card_types import DOUBT_MARKER, card_type
 from muse.knowledge.cards import load_cards
 from muse.knowledge.contracts import CardField, CardSpec, Milestone, PlannedStep, SourceRef
 from muse.knowledge.yaml_io import FORMAT
-from muse.works.catalog import get_work_row
+from muse.works import get_work_row
 
 
 def _ref_doc(ref: SourceRef) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from muse.knowledge.contracts import (
 )
 from muse.knowledge.source_refs import ChapterTexts, resolve_ref
 from muse.knowledge.yaml_doc import Node, Problems, compose, expect, int_of, keyed, text_of
-from muse.works.catalog import get_work_row
+from muse.works import get_work_row
 
 FORMAT = "muse-cards-v1"
 

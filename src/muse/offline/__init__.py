@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import importlib
 
+__all__ = ["install", "load"]
+
 MODULES = ("writer", "explorer", "extractor", "planner", "detector", "judge")
 
 
@@ -37,6 +39,6 @@ def load() -> None:
 
 def install() -> None:
     """Let the offline provider load these generators on its first call (composition roots)."""
-    from muse.agents.providers.offline import set_builtin_loader
+    from muse.agents import set_builtin_loader
 
     set_builtin_loader(load)

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muse.agents.providers.offline import builtin_generator
+from muse.agents import builtin_generator
 from muse.offline.wire import OFFLINE_NOTE, emit
-from muse.quality.contracts import DetectorReport
+from muse.quality import DetectorReport
 
 
 @builtin_generator("detector", "check")

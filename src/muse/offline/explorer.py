@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muse.agents.providers.offline import builtin_generator
-from muse.context.exploration_contracts import EXPLORE_INPUT_VERSION, ExploreDraft, ExploreDraftRead
+from muse.agents import builtin_generator
+from muse.context import EXPLORE_INPUT_VERSION, ExploreDraft, ExploreDraftRead
 from muse.offline.wire import emit
 
 NOTE = "【离线模式】探索清单由离线提供方依据细纲确定性生成：前一章、实体卡、人物近况与伏笔检索。"

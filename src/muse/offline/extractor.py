@@ -26,9 +26,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muse.agents.providers.offline import builtin_generator
-from muse.knowledge.discovery import discover
-from muse.knowledge.extraction_contracts import INPUT_SCHEMA, ChapterExtraction
+from muse.agents import builtin_generator
+from muse.knowledge import INPUT_SCHEMA, ChapterExtraction, discover
 from muse.offline.wire import emit
 
 OFFLINE_FINDING = "【离线模式】本抽取由离线提供方按固定句式确定性生成，不代表模型抽取能力。"

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muse.agents.providers.offline import builtin_generator, offline_seed
-from muse.evaluation.contracts import CandidateScore, DimensionScore, JudgeDimensions, JudgeScores
+from muse.agents import builtin_generator, offline_seed
+from muse.evaluation import CandidateScore, DimensionScore, JudgeDimensions, JudgeScores
 from muse.offline.wire import OFFLINE_NOTE, emit
 
 

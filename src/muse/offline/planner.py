@@ -13,12 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muse.agents.providers.offline import builtin_generator
+from muse.agents import builtin_generator
 from muse.core.text import count_han
 from muse.offline.wire import emit
-from muse.planning.contracts import FineOutline
-from muse.planning.planner_io import SettingProposal
-from muse.planning.stage_contracts import Assembly, WorkFoundation, WorkOutline
+from muse.planning import Assembly, FineOutline, SettingProposal, WorkFoundation, WorkOutline
 
 MARK = "【离线草稿】"
 _FILLER = (

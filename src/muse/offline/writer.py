@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muse.agents.providers.offline import builtin_generator, stable_input
-from muse.context.output_contracts import DraftClaim, EvidenceRequest, SelfCheck, WriterDraft
+from muse.agents import builtin_generator, stable_input
+from muse.context import DraftClaim, EvidenceRequest, SelfCheck, WriterDraft
 from muse.core.canonical import canonical_json
 from muse.core.text import count_han
 from muse.offline.wire import emit

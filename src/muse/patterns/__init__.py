@@ -6,3 +6,45 @@ the author confirmed the assembly (装配) that chose it: the context builder re
 :func:`muse.patterns.bindings.load_bound_patterns` and
 :func:`muse.patterns.bindings.load_confirmed_style`, which never see anything unconfirmed.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from muse.core.faces import lazy_face
+
+if TYPE_CHECKING:
+    from muse.patterns.bindings import (
+        Binding,
+        bind_assembly,
+        load_bound_patterns,
+        load_confirmed_style,
+    )
+    from muse.patterns.builtin import install_builtin_patterns
+    from muse.patterns.cards import find_pattern, list_patterns, parse_pattern_files, save_pattern
+    from muse.patterns.contracts import Strict, StyleProfile, doubt_reason, list_or_doubt
+
+__all__ = [
+    "Binding",
+    "Strict",
+    "StyleProfile",
+    "bind_assembly",
+    "doubt_reason",
+    "find_pattern",
+    "install_builtin_patterns",
+    "list_or_doubt",
+    "list_patterns",
+    "load_bound_patterns",
+    "load_confirmed_style",
+    "parse_pattern_files",
+    "save_pattern",
+]
+
+_FACE: dict[str, tuple[str, ...]] = {
+    "bindings": ("Binding", "bind_assembly", "load_bound_patterns", "load_confirmed_style"),
+    "builtin": ("install_builtin_patterns",),
+    "cards": ("find_pattern", "list_patterns", "parse_pattern_files", "save_pattern"),
+    "contracts": ("Strict", "StyleProfile", "doubt_reason", "list_or_doubt"),
+}
+
+__getattr__, __dir__ = lazy_face(globals(), _FACE)

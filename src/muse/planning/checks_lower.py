@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from muse.core.errors import NotFound
 from muse.core.text import count_han
-from muse.patterns.cards import find_pattern
+from muse.patterns import find_pattern
 from muse.planning.contracts import FineOutline
 from muse.planning.findings import Finding, error, warning
 from muse.planning.foreshadowing import check_threads

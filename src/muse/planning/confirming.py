@@ -12,8 +12,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, Engine
 
 from muse.core.errors import StaleTransition
-from muse.patterns.bindings import Binding, bind_assembly
-from muse.patterns.cards import find_pattern
+from muse.patterns import Binding, bind_assembly, find_pattern
 from muse.planning.findings import Finding, GateBlocked, errors
 from muse.planning.gates import review
 from muse.planning.plan_view import load_plan_view

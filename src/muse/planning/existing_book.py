@@ -16,12 +16,12 @@ from collections.abc import Iterator
 from statistics import median
 from typing import Any
 
-from muse.knowledge.cards import load_cards
+from muse.knowledge import load_cards
 from muse.planning.findings import Finding, error
 from muse.planning.plan_view import PlanView
 from muse.planning.sections import Section
 from muse.planning.stage_contracts import WorkFoundation, WorkOutline
-from muse.works.catalog import list_chapters
+from muse.works import list_chapters
 
 TITLES_SHOWN = 40
 CARDS_SHOWN = 30

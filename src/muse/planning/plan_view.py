@@ -22,7 +22,7 @@ from muse.planning.sections import Section, list_sections, planning_started
 from muse.planning.setting_link import SettingState, setting_state
 from muse.planning.stage_contracts import Assembly, SettingSignoff, WorkFoundation, WorkOutline
 from muse.planning.stages import STAGES
-from muse.works.catalog import get_work_row, list_chapters
+from muse.works import get_work_row, list_chapters
 
 
 @dataclass(frozen=True)

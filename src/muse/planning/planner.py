@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 from sqlalchemy import Connection, Engine
 
-from muse.agents.dispatch import dispatch
+from muse.agents import dispatch
 from muse.core.errors import ContractViolation, InvalidInput
 from muse.core.ids import new_id
 from muse.planning.findings import Finding, GateBlocked

@@ -12,14 +12,13 @@ from typing import Literal
 
 from pydantic import Field
 
-from muse.patterns.cards import list_patterns
-from muse.patterns.contracts import Strict
+from muse.patterns import Strict, list_patterns
 from muse.planning.contracts import FineOutline
 from muse.planning.existing_book import book_summary
 from muse.planning.plan_view import PlanView
 from muse.planning.stages import StageDef
 from muse.planning.text_measures import chapter_target
-from muse.works.catalog import get_work_row
+from muse.works import get_work_row
 
 RECENT_OUTLINES = 3
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from sqlalchemy import Connection
 
 from muse.core.errors import InvalidInput, NotFound
-from muse.patterns.cards import find_pattern
+from muse.patterns import find_pattern
 from muse.planning.findings import Finding, located
 from muse.planning.gates import review
 from muse.planning.plan_view import load_plan_view

@@ -14,11 +14,17 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from muse.knowledge.card_types import card_type
-from muse.knowledge.cards import load_cards
-from muse.knowledge.contracts import CardField, CardSpec, Cycle, PlannedStep
-from muse.knowledge.drafts import list_drafts, submit_draft
-from muse.knowledge.setting_ledger import arc_problems
+from muse.knowledge import (
+    CardField,
+    CardSpec,
+    Cycle,
+    PlannedStep,
+    arc_problems,
+    card_type,
+    list_drafts,
+    load_cards,
+    submit_draft,
+)
 
 
 @dataclass(frozen=True)

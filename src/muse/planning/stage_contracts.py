@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from muse.patterns.contracts import Strict, StyleProfile, list_or_doubt
+from muse.patterns import Strict, StyleProfile, list_or_doubt
 
 # -- stage 0 · 定盘 ---------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from muse.core.errors import InvalidInput
-from muse.patterns.contracts import doubt_reason
+from muse.patterns import doubt_reason
 from muse.planning.findings import Finding, warning
 from muse.planning.stages import StageDef
 

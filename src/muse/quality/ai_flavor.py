@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from muse.context.contracts import WriterContext
+from muse.context import WriterContext
 from muse.quality.findings import Finding
 
 

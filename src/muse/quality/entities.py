@@ -49,11 +49,10 @@ from sqlalchemy import Connection
 from muse.core.errors import InvalidInput
 from muse.core.segmentation import shared_jieba
 from muse.core.text import is_han
-from muse.knowledge.card_types import card_type
-from muse.knowledge.first_appearance import TermAppearance, term_appearances
+from muse.knowledge import TermAppearance, card_type, term_appearances
 from muse.quality.leak import dating_owners
 from muse.quality.surnames import COMPOUND, surname_of
-from muse.works.catalog import iter_chapter_texts
+from muse.works import iter_chapter_texts
 
 if TYPE_CHECKING:
     import rjieba

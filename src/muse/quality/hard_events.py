@@ -28,11 +28,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from muse.context.contracts import WriterContext
-from muse.context.output_contracts import WriterOutput
+from muse.context import WriterContext, WriterOutput
 from muse.core.segmentation import shared_jieba
 from muse.core.text import is_han
-from muse.planning.contracts import FineOutline, OutlineItem
+from muse.planning import FineOutline, OutlineItem
 from muse.quality.findings import Finding
 
 VERIFIED, PARTIAL = 0.5, 0.35

@@ -26,7 +26,7 @@ from sqlalchemy import Connection
 
 from muse.core.errors import InvalidInput
 from muse.core.text import normalize_text
-from muse.knowledge.first_appearance import TermAppearance, term_appearances
+from muse.knowledge import TermAppearance, term_appearances
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,10 @@ grows with the production-chain issue; what it checks today it checks for real.
 
 from __future__ import annotations
 
-from muse.context.contracts import WriterContext
-from muse.context.output_contracts import WriterOutput
-from muse.context.writer_output import UnlocatedClaim
+from muse.context import UnlocatedClaim, WriterContext, WriterOutput
 from muse.core.canonical import sha256_hex
 from muse.core.text import count_han
-from muse.planning.contracts import FineOutline
+from muse.planning import FineOutline
 from muse.quality.ai_flavor import ai_flavor_findings
 from muse.quality.entities import EntityLexicon
 from muse.quality.findings import Finding

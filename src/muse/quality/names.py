@@ -31,12 +31,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from muse.context.contracts import WriterContext
-from muse.context.output_contracts import WriterOutput
+from muse.context import WriterContext, WriterOutput
 from muse.core.canonical import hash_value
 from muse.core.text import normalize_text
-from muse.knowledge.terms import TermMatcher
-from muse.planning.contracts import FineOutline
+from muse.knowledge import TermMatcher
+from muse.planning import FineOutline
 from muse.quality.entities import EntityLexicon, tagged_entities
 from muse.quality.findings import Finding
 from muse.quality.leak import LeakLexicon

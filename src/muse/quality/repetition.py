@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from muse.context.contracts import WriterContext
+from muse.context import WriterContext
 from muse.quality.findings import Finding
 
 MIN_PARAGRAPH = 10  # characters: shorter lines ("好！") repeat in any dialogue

@@ -32,15 +32,12 @@ from typing import Any, Literal
 
 from sqlalchemy import Engine
 
-from muse.agents.dispatch import dispatch
-from muse.agents.ledger import dependency_list
-from muse.agents.tools import ToolSet
-from muse.context.contracts import WriterContext
-from muse.context.output_contracts import WriterOutput
+from muse.agents import ToolSet, dependency_list, dispatch
+from muse.context import WriterContext, WriterOutput
 from muse.core.canonical import sha256_hex
 from muse.core.errors import ContractViolation
 from muse.core.text import count_han
-from muse.planning.contracts import FineOutline
+from muse.planning import FineOutline
 from muse.quality.anti_forgery import (
     EVIDENCE_REF_FORMAT,
     ForgeryProblem,

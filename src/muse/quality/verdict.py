@@ -27,8 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from muse.context.contracts import WriterContext
-from muse.context.output_contracts import WriterOutput
+from muse.context import WriterContext, WriterOutput
 from muse.quality.ai_flavor import ai_flavor_summary
 from muse.quality.findings import Finding
 from muse.quality.hard_events import detector_marks, event_checks

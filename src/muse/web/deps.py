@@ -11,7 +11,7 @@ from fastapi import Request
 from sqlalchemy import Connection, Engine
 
 from muse.store.engine import reading
-from muse.works import catalog
+from muse.works import get_work_row, latest_chapter_number
 
 
 def engine_of(request: Request) -> Engine:
@@ -26,12 +26,12 @@ def read(request: Request) -> Iterator[Connection]:
 
 def zoned_for(conn: Connection, table: str, row_id: str) -> Connection:
     """``conn`` for the page of one run or candidate: production reads never see the evaluation
-    zone (muse.flow.zone), so the page of an evaluation row — reached from the board's separate
+    zone (muse.flow.zones), so the page of an evaluation row — reached from the board's separate
     评测区 and labelled as such — reads through the zone; every other page does not."""
     from sqlalchemy import select
 
+    from muse.flow import zone
     from muse.flow.tables import candidates, runs
-    from muse.flow.zone import zone
 
     t = runs if table == "runs" else candidates
     if conn.execute(select(t.c.id).where(t.c.id == row_id)).first() is not None:
@@ -58,5 +58,5 @@ class WorkNav:
 
 
 def work_nav(conn: Connection, work_id: int) -> WorkNav:
-    row = catalog.get_work_row(conn, work_id)  # raises NotFound
-    return WorkNav(row["id"], row["title"], catalog.latest_chapter_number(conn, work_id))
+    row = get_work_row(conn, work_id)  # raises NotFound
+    return WorkNav(row["id"], row["title"], latest_chapter_number(conn, work_id))

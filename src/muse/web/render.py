@@ -22,8 +22,7 @@ from muse.core.errors import (
     NotFound,
     StaleTransition,
 )
-from muse.flow.decisions import CANDIDATE_STATE_LABELS
-from muse.flow.states import RUN_STATE_LABELS, STEP_LABELS
+from muse.flow import CANDIDATE_STATE_LABELS, RUN_STATE_LABELS, STEP_LABELS
 
 _TEMPLATES = Jinja2Templates(directory=str(resources.files("muse.web") / "templates"))
 _SECRET_WORDS = ("api_key", "apikey", "secret", "password", "token", "authorization")

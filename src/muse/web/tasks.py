@@ -21,7 +21,7 @@ from typing import Any
 from muse.core.clock import utc_now
 from muse.core.errors import MuseError, NotFound
 from muse.core.ids import new_id
-from muse.flow.run_steps import NodeEvent, Observer
+from muse.flow import NodeEvent, Observer
 
 log = logging.getLogger(__name__)
 

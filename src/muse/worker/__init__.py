@@ -9,3 +9,22 @@
 
 Several workers (threads or processes, on one or several machines) may run at once.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from muse.core.faces import lazy_face
+
+if TYPE_CHECKING:
+    from muse.worker.handlers import kind_label
+    from muse.worker.loop import JobRun, Worker
+
+__all__ = ["JobRun", "Worker", "kind_label"]
+
+_FACE: dict[str, tuple[str, ...]] = {
+    "handlers": ("kind_label",),
+    "loop": ("JobRun", "Worker"),
+}
+
+__getattr__, __dir__ = lazy_face(globals(), _FACE)

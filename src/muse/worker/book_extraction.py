@@ -12,16 +12,18 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from muse.agents.dispatch import dispatch
-from muse.knowledge.book_extraction import (
+from muse.agents import dispatch
+from muse.knowledge import (
     BATCH_JOB,
+    ChapterExtraction,
+    StaleChapter,
+    apply_extraction,
     batch_input,
     canonical_names,
     known_entities,
+    stale_reason,
     unify_names,
 )
-from muse.knowledge.extraction import StaleChapter, apply_extraction, stale_reason
-from muse.knowledge.extraction_contracts import ChapterExtraction
 from muse.store.engine import reading
 from muse.store.jobs import ClaimedJob
 from muse.worker.handlers import (

@@ -17,12 +17,12 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from muse.agents.model_choice import ModelChoice, recorded_choice, work_choices
-from muse.context.index_builder import REFRESH_JOB, run_refresh_job
+from muse.agents import ModelChoice, recorded_choice, work_choices
+from muse.context import REFRESH_JOB, run_refresh_job
 from muse.core.errors import NotFound
-from muse.flow.queries import show_run
+from muse.flow import show_run
 from muse.flow.tables import runs
-from muse.knowledge.extraction import (
+from muse.knowledge import (
     ExtractionReport,
     StaleChapter,
     apply_extraction,

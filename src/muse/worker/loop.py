@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from muse.agents.errors import DispatchRefused
+from muse.agents import DispatchRefused
 from muse.core.clock import iso, utc_now
 from muse.core.errors import ConfigError, InvalidInput, MuseError, NotFound
 from muse.core.ids import new_id

@@ -1,1 +1,118 @@
 """Works, chapters, canonical prose blocks with revisions, import (拆书) and export (spec 01)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from muse.core.faces import lazy_face
+
+if TYPE_CHECKING:
+    from muse.works.authorization import (
+        PURPOSE_LABELS,
+        get_snapshot,
+        revalidate,
+        set_source_status,
+        take_snapshot,
+    )
+    from muse.works.book_decoding import decode_book
+    from muse.works.canonical import add_chapter, write_revision
+    from muse.works.catalog import (
+        chapter_revisions,
+        get_chapter_text,
+        get_revision_text,
+        get_work_row,
+        iter_chapter_texts,
+        latest_chapter_number,
+        list_chapters,
+        list_works,
+        prose_slices,
+        recent_chapter_lengths,
+        resolve_work,
+        work_info,
+    )
+    from muse.works.contracts import (
+        SOURCE_KIND_LABELS,
+        STATUS_LABELS,
+        AuthorizationSnapshot,
+        ChapterText,
+        Purpose,
+        SourceKind,
+    )
+    from muse.works.export import FORMATS, export_book, export_epub
+    from muse.works.history import chapter_history
+    from muse.works.importer import ImportReport, analyse, import_book
+
+__all__ = [
+    "AuthorizationSnapshot",
+    "ChapterText",
+    "FORMATS",
+    "ImportReport",
+    "PURPOSE_LABELS",
+    "Purpose",
+    "SOURCE_KIND_LABELS",
+    "STATUS_LABELS",
+    "SourceKind",
+    "add_chapter",
+    "analyse",
+    "chapter_history",
+    "chapter_revisions",
+    "decode_book",
+    "export_book",
+    "export_epub",
+    "get_chapter_text",
+    "get_revision_text",
+    "get_snapshot",
+    "get_work_row",
+    "import_book",
+    "iter_chapter_texts",
+    "latest_chapter_number",
+    "list_chapters",
+    "list_works",
+    "prose_slices",
+    "recent_chapter_lengths",
+    "resolve_work",
+    "revalidate",
+    "set_source_status",
+    "take_snapshot",
+    "work_info",
+    "write_revision",
+]
+
+_FACE: dict[str, tuple[str, ...]] = {
+    "authorization": (
+        "PURPOSE_LABELS",
+        "get_snapshot",
+        "revalidate",
+        "set_source_status",
+        "take_snapshot",
+    ),
+    "book_decoding": ("decode_book",),
+    "canonical": ("add_chapter", "write_revision"),
+    "catalog": (
+        "chapter_revisions",
+        "get_chapter_text",
+        "get_revision_text",
+        "get_work_row",
+        "iter_chapter_texts",
+        "latest_chapter_number",
+        "list_chapters",
+        "list_works",
+        "prose_slices",
+        "recent_chapter_lengths",
+        "resolve_work",
+        "work_info",
+    ),
+    "contracts": (
+        "AuthorizationSnapshot",
+        "ChapterText",
+        "Purpose",
+        "SOURCE_KIND_LABELS",
+        "STATUS_LABELS",
+        "SourceKind",
+    ),
+    "export": ("FORMATS", "export_book", "export_epub"),
+    "history": ("chapter_history",),
+    "importer": ("ImportReport", "analyse", "import_book"),
+}
+
+__getattr__, __dir__ = lazy_face(globals(), _FACE)

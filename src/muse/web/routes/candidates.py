@@ -15,14 +15,17 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from muse.context.round_inputs import round_inputs
+from muse.context import round_inputs
 from muse.core.ids import new_id
-from muse.flow import queries
-from muse.flow.author_edit import load_context
-from muse.flow.candidate_facts import list_candidate_facts
-from muse.flow.candidate_view import candidate_view, version_diff
-from muse.flow.decisions import load
-from muse.flow.menu import decision_menu
+from muse.flow import (
+    candidate_view,
+    decision_menu,
+    list_candidate_facts,
+    list_candidates,
+    load,
+    load_context,
+    version_diff,
+)
 from muse.web.deps import read, work_nav, zoned_for
 from muse.web.highlight import claim_marks, finding_marks, segments
 from muse.web.render import page
@@ -34,7 +37,7 @@ router = APIRouter()
 def candidate_list(request: Request, work_id: int) -> Response:
     with read(request) as conn:
         info = work_nav(conn, work_id)
-        rows = queries.list_candidates(conn, work_id)
+        rows = list_candidates(conn, work_id)
     return page(request, "candidates.html", title="候选稿", work=info, candidates=rows)
 
 

@@ -8,10 +8,7 @@ from collections import defaultdict
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from muse.knowledge.card_types import card_type
-from muse.knowledge.cards import get_card, load_cards
-from muse.knowledge.contracts import CardStatus
-from muse.knowledge.state_as_of import BookTerms, state_as_of
+from muse.knowledge import BookTerms, CardStatus, card_type, get_card, load_cards, state_as_of
 from muse.web.deps import read, work_nav
 from muse.web.render import page
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from muse.flow.diff import diff_texts
-from muse.knowledge.source_refs import refs_into_chapter
+from muse.flow import diff_texts
+from muse.knowledge import refs_into_chapter
 from muse.web.deps import read, work_nav
 from muse.web.render import page
-from muse.works import catalog
-from muse.works.history import chapter_history
+from muse.works import chapter_history, get_chapter_text, get_revision_text, list_chapters
 
 router = APIRouter()
 
@@ -22,7 +21,7 @@ ORIGIN_LABELS = {"import": "导入", "accept": "采纳候选", "edit": "作者�
 def chapter_list(request: Request, work_id: int) -> Response:
     with read(request) as conn:
         info = work_nav(conn, work_id)
-        chapters = catalog.list_chapters(conn, work_id)
+        chapters = list_chapters(conn, work_id)
     return page(request, "chapters.html", title="章节", work=info, chapters=chapters)
 
 
@@ -38,8 +37,8 @@ def chapter(
     with read(request) as conn:
         info = work_nav(conn, work_id)
         history = chapter_history(conn, work_id, number)
-        current = catalog.get_chapter_text(conn, work_id, number)
-        shown = catalog.get_revision_text(conn, work_id, number, rev) if rev else current
+        current = get_chapter_text(conn, work_id, number)
+        shown = get_revision_text(conn, work_id, number, rev) if rev else current
         diff = _diff(conn, work_id, number, a, b) if a and b else None
         refs = refs_into_chapter(conn, work_id, number)
     return page(
@@ -58,6 +57,6 @@ def chapter(
 
 
 def _diff(conn, work_id: int, number: int, a: int, b: int) -> dict:
-    old = catalog.get_revision_text(conn, work_id, number, a)
-    new = catalog.get_revision_text(conn, work_id, number, b)
+    old = get_revision_text(conn, work_id, number, a)
+    new = get_revision_text(conn, work_id, number, b)
     return diff_texts(old.text, new.text).to_dict(f"修订版 {a}", f"修订版 {b}")

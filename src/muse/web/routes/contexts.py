@@ -11,11 +11,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from muse.context.budget_view import budget_usage
-from muse.context.round_inputs import round_inputs
+from muse.context import budget_usage, round_inputs
 from muse.core.errors import NotFound
-from muse.flow.author_edit import load_context
-from muse.flow.candidate_view import context_summary
+from muse.flow import context_summary, load_context
 from muse.web.deps import read, work_nav
 from muse.web.render import page
 

@@ -14,11 +14,14 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from muse.core.errors import InvalidInput, MuseError
-from muse.flow.accept import accept_candidate
-from muse.flow.candidate_facts import propose_candidate_facts
-from muse.flow.decisions import discard_candidate, load
-from muse.flow.edit_merge import edit_candidate
-from muse.flow.revise import revise_candidate
+from muse.flow import (
+    accept_candidate,
+    discard_candidate,
+    edit_candidate,
+    load,
+    propose_candidate_facts,
+    revise_candidate,
+)
 from muse.web.deps import actor, engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import page

@@ -8,9 +8,13 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
 from muse.core.errors import MuseError
-from muse.planning.confirming import confirm_and_record
-from muse.planning.sections import discard_section, get_section, list_sections
-from muse.planning.status import plan_status
+from muse.planning import (
+    confirm_and_record,
+    discard_section,
+    get_section,
+    list_sections,
+    plan_status,
+)
 from muse.web.deps import engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import page

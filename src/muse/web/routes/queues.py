@@ -11,15 +11,20 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
 from muse.core.errors import InvalidInput, MuseError
-from muse.knowledge.card_types import card_type
-from muse.knowledge.conflicts import RESOLUTION_LABELS, list_conflicts, resolve_conflict
-from muse.knowledge.drafts import confirm_all, confirm_draft, list_drafts, reject_draft
-from muse.knowledge.fact_types import FACT_TYPE_LABELS
-from muse.knowledge.facts import (
+from muse.knowledge import (
+    FACT_TYPE_LABELS,
+    RESOLUTION_LABELS,
     approve_fact_delta,
+    card_type,
+    confirm_all,
+    confirm_draft,
     fact_ledger_entries,
+    list_conflicts,
+    list_drafts,
     list_fact_deltas,
+    reject_draft,
     reject_fact_delta,
+    resolve_conflict,
 )
 from muse.store.jobs import list_jobs
 from muse.web.deps import actor, engine_of, read, work_nav

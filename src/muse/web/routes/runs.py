@@ -6,15 +6,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from muse.agents.ledger import tool_reads_of_run
-from muse.agents.receipts import HEAVY_COLUMNS, receipt_of, receipt_summaries
+from muse.agents import HEAVY_COLUMNS, receipt_of, receipt_summaries, tool_reads_of_run
 from muse.core.errors import NotFound
-from muse.flow import queries
-from muse.flow.run_detail import show_run_detail
-from muse.flow.zone import zone
+from muse.flow import list_runs, show_run_detail, zone
 from muse.web.deps import read, work_nav, zoned_for
 from muse.web.render import page
-from muse.works.authorization import get_snapshot
+from muse.works import get_snapshot
 
 router = APIRouter()
 
@@ -23,12 +20,10 @@ router = APIRouter()
 def run_list(request: Request, work_id: int) -> Response:
     with read(request) as conn:
         info = work_nav(conn, work_id)
-        rows = queries.list_runs(conn, work_id, limit=500)
-        # the evaluation zone, shown apart (production reads never see it: muse.flow.zone)
+        rows = list_runs(conn, work_id, limit=500)
+        # the evaluation zone, shown apart (production reads never see it: muse.flow.zones)
         rows += [
-            r
-            for r in queries.list_runs(zone(conn), work_id, limit=500)
-            if r["runType"] != "production"
+            r for r in list_runs(zone(conn), work_id, limit=500) if r["runType"] != "production"
         ]
     return page(request, "runs.html", title="运行记录", work=info, runs=rows)
 

@@ -5,15 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from muse.flow import queries
-from muse.knowledge.conflicts import list_conflicts
-from muse.knowledge.drafts import list_drafts
-from muse.knowledge.facts import list_fact_deltas
-from muse.planning.status import plan_status
+from muse.flow import list_candidates, list_runs
+from muse.knowledge import list_conflicts, list_drafts, list_fact_deltas
+from muse.planning import plan_status
 from muse.store.jobs import list_jobs
 from muse.web.deps import read
 from muse.web.render import page
-from muse.works import catalog
+from muse.works import list_chapters, list_works, work_info
 
 router = APIRouter()
 
@@ -21,7 +19,7 @@ router = APIRouter()
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request) -> Response:
     with read(request) as conn:
-        works = catalog.list_works(conn)
+        works = list_works(conn)
     if len(works) == 1:
         return RedirectResponse(f"/works/{works[0].id}", status_code=303)
     return page(request, "works.html", title="作品", works=works)
@@ -30,10 +28,10 @@ def home(request: Request) -> Response:
 @router.get("/works/{work_id}", response_class=HTMLResponse)
 def overview(request: Request, work_id: int) -> Response:
     with read(request) as conn:
-        info = catalog.work_info(conn, work_id)
-        chapters = catalog.list_chapters(conn, work_id)
+        info = work_info(conn, work_id)
+        chapters = list_chapters(conn, work_id)
         status = plan_status(conn, work_id)
-        runs = queries.list_runs(conn, work_id, limit=10)
+        runs = list_runs(conn, work_id, limit=10)
         queues = _queues(conn, work_id)
     return page(
         request,
@@ -51,7 +49,7 @@ def overview(request: Request, work_id: int) -> Response:
 
 def _queues(conn, work_id: int) -> dict[str, int]:
     """What waits for the author, counted from the services' own lists."""
-    waiting = [c for c in queries.list_candidates(conn, work_id) if c["state"] == "PASSED"]
+    waiting = [c for c in list_candidates(conn, work_id) if c["state"] == "PASSED"]
     jobs = list_jobs(conn, work_id=work_id, limit=1000)
     return {
         "candidates": len(waiting),

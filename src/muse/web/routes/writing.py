@@ -14,9 +14,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from muse.core.errors import InvalidInput, MuseError
-from muse.flow import queries
-from muse.flow.production import write_chapter
-from muse.flow.states import RUN_STATE_LABELS, STEP_LABELS
+from muse.flow import RUN_STATE_LABELS, STEP_LABELS, show_run, write_chapter
 from muse.web.deps import engine_of, read, work_nav
 from muse.web.forms import Form, read_form
 from muse.web.render import page
@@ -99,7 +97,7 @@ def _snapshot(request: Request, task_id: str) -> tuple[Task, list[dict]]:
     if events or task.run_id is None:
         return task, [_row(e.node, e.status, e.attempt, e.elapsed_ms) for e in events]
     with read(request) as conn:
-        stored = queries.show_run(conn, task.run_id)["events"]
+        stored = show_run(conn, task.run_id)["events"]
     rows = [
         _row(e["node"], e["status"], e["attempt"], e["durationMs"])
         for e in stored

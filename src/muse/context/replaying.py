@@ -19,8 +19,7 @@ from typing import Any, Literal
 
 from sqlalchemy import Connection, Engine
 
-from muse.agents.errors import AsOfViolation, ToolNotAllowed
-from muse.agents.tools import TOOL_SPECS, ToolSet
+from muse.agents import TOOL_SPECS, AsOfViolation, ToolNotAllowed, ToolSet
 from muse.context.as_of import AsOfView
 from muse.context.card_hits import content_identity
 from muse.context.exploration_contracts import (

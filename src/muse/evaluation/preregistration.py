@@ -18,8 +18,7 @@ import yaml
 from pydantic import ValidationError
 from sqlalchemy import Connection, Engine, or_, select
 
-from muse.agents.contracts import load_roles
-from muse.agents.policy import check_model_allowed
+from muse.agents import check_model_allowed, load_roles
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound
@@ -31,7 +30,7 @@ from muse.evaluation.contracts import (
     EvaluationSet,
 )
 from muse.evaluation.tables import eval_runs, eval_sets
-from muse.works.catalog import latest_chapter_number, resolve_work
+from muse.works import latest_chapter_number, resolve_work
 
 MAX_FILE_BYTES = 2_000_000
 

@@ -4,7 +4,7 @@ Canonical prose (``prose_blocks`` at ``chapters.current_revision``) is the only 
 (ARCHITECTURE.md §1); three things are derived from it and may drift if a process, a bug or a
 hand-edited database row got them wrong:
 
-* the prose search index — rebuilt whole (``search_index.rebuild_index``);
+* the prose search index — rebuilt whole (``rebuild_index``);
 * the validity of every source reference of cards and facts — every span re-hashed against its
   chapter's current text, trusting no stored flag: stale ones marked, valid ones restored;
 * the setting ledger's consumption matrix (setting × chapter) — not stored; recomputed here so
@@ -23,12 +23,10 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, func, select
 
-from muse.context import search_index
-from muse.knowledge.card_book import drop_book
-from muse.knowledge.setting_ledger import setting_ledger
-from muse.knowledge.source_refs import revalidate_source_refs
+from muse.context import rebuild_index
+from muse.knowledge import drop_book, revalidate_source_refs, setting_ledger
 from muse.knowledge.tables import source_refs
-from muse.works import catalog
+from muse.works import get_work_row
 from muse.works.tables import works
 
 
@@ -62,9 +60,9 @@ def rebuild_work(
     """Recompute the derived data of one work in the caller's transaction; ``step`` is told
     which of ``REBUILD_STEPS`` starts next."""
     step = step or (lambda _label: None)
-    work = catalog.get_work_row(conn, work_id)
+    work = get_work_row(conn, work_id)
     step(REBUILD_STEPS[0])
-    index = search_index.rebuild_index(conn, work_id)
+    index = rebuild_index(conn, work_id)
     step(REBUILD_STEPS[1])
     refs = revalidate_source_refs(conn, work_id, recheck=True)
     drop_book(conn, work_id)  # the stored card book is derived too: the next read rebuilds it

@@ -21,7 +21,7 @@ from muse.knowledge.card_types import card_type
 from muse.knowledge.cards import load_cards
 from muse.knowledge.contracts import Card, Cycle
 from muse.knowledge.terms import TermMatcher
-from muse.works.catalog import iter_chapter_texts
+from muse.works import iter_chapter_texts
 
 
 class LedgerRow(UnaliasedContract):
