@@ -20,10 +20,12 @@ rejects the unfinished version (fail closed).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
-from muse.context import WriterOutput
+from muse.context import WriterContext, WriterOutput
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput, StaleTransition
 from muse.core.ids import new_id
@@ -83,8 +85,19 @@ def edit_candidate(
     return _check_new_version(engine, started)
 
 
-class _Started(dict):
+@dataclass(frozen=True)
+class _Started:
     """What step 1 hands to steps 2 and 3 (run and candidate ids, the output, the decision)."""
+
+    run: RunRow
+    chapter: int
+    candidate_id: str
+    new_candidate: str
+    version: int
+    built: AuthorOutput
+    context: WriterContext
+    decision_id: str
+    message: str
 
 
 def _start(
@@ -262,39 +275,39 @@ def _insert_version(conn: Connection, cand: CandidateRow, built: AuthorOutput) -
 
 
 def _check_new_version(engine: Engine, s: _Started) -> dec.DecisionOutcome:
-    run, new_candidate = s["run"], s["new_candidate"]
+    run, new_candidate = s.run, s.new_candidate
     with engine.begin() as conn:
         if not guard_result(conn, run.id, run.attempt, NODE_EDIT):
             return _outcome(engine, s, None)
         move_run(conn, run.id, NODE_DETECT, expected_state=NODE_EDIT, expected_attempt=run.attempt)
         start_node(conn, run.id, NODE_DETECT)
         move_candidate(
-            conn, new_candidate, "CHECKING", expected_state="DRAFT", expected_version=s["version"]
+            conn, new_candidate, "CHECKING", expected_state="DRAFT", expected_version=s.version
         )
-    verdict = recheck(engine, run, s["context"], s["built"], new_candidate)
+    verdict = recheck(engine, run, s.context, s.built, new_candidate)
     applied = apply_verdict(engine, run, new_candidate, verdict)
     return _outcome(engine, s, verdict if applied else None)
 
 
 def _outcome(engine: Engine, s: _Started, verdict: Verdict | None) -> dec.DecisionOutcome:
     with engine.connect() as conn:
-        state, run_state = dec.current_states(conn, s["new_candidate"])
-    message = s["message"]
+        state, run_state = dec.current_states(conn, s.new_candidate)
+    message = s.message
     if state == "PASSED":
-        message += f"v{s['version']} 复检通过，回到候选待审；采纳：muse accept {s['new_candidate']}"
+        message += f"v{s.version} 复检通过，回到候选待审；采纳：muse accept {s.new_candidate}"
     else:
-        message += f"v{s['version']} 复检未通过（{dec.state_label(state)}），不能采纳。"
+        message += f"v{s.version} 复检未通过（{dec.state_label(state)}），不能采纳。"
         if verdict is not None and verdict.reason:
             message += f"原因：{verdict.reason}"
     return dec.DecisionOutcome(
         kind="edit_merge",
         state=state,
         message=message,
-        candidate_id=s["candidate_id"],
-        chapter=s["chapter"],
-        decision_id=s["decision_id"],
-        new_candidate_id=s["new_candidate"],
-        new_version=s["version"],
+        candidate_id=s.candidate_id,
+        chapter=s.chapter,
+        decision_id=s.decision_id,
+        new_candidate_id=s.new_candidate,
+        new_version=s.version,
         run_state=run_state,
         findings=[f.to_dict() for f in verdict.findings] if verdict else [],
     )
