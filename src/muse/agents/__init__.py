@@ -26,6 +26,7 @@ from muse.core.faces import lazy_face
 if TYPE_CHECKING:
     from muse.agents.approvals import (
         approve_model,
+        current_policies,
         merge_approvals,
         policies_in_force,
         stored_approvals,
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
         choose_model,
         recorded_choice,
         resolve_model,
+        resolve_offered,
         work_choices,
     )
     from muse.agents.policy import check_model_allowed
@@ -113,10 +115,18 @@ __all__ = [
     "stored_approvals",
     "tool_reads_of_run",
     "work_choices",
+    "current_policies",
+    "resolve_offered",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
-    "approvals": ("approve_model", "merge_approvals", "policies_in_force", "stored_approvals"),
+    "approvals": (
+        "approve_model",
+        "merge_approvals",
+        "policies_in_force",
+        "stored_approvals",
+        "current_policies",
+    ),
     "config": (
         "CONFIG_ENV",
         "CONFIG_TEMPLATE",
@@ -142,6 +152,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "recorded_choice",
         "resolve_model",
         "work_choices",
+        "resolve_offered",
     ),
     "policy": ("check_model_allowed",),
     "probe": ("CheckResult", "ProviderStatus", "check_model", "provider_statuses"),

@@ -9,6 +9,13 @@ from muse.core.faces import lazy_face
 if TYPE_CHECKING:
     from muse.flow.accept import accept_candidate
     from muse.flow.author_edit import load_context
+    from muse.flow.book_import import (
+        SOURCE_CHOICES,
+        ImportLimits,
+        already_imported,
+        import_and_index,
+        source_kind_of,
+    )
     from muse.flow.candidate_detail import candidate_view, context_summary, version_diff
     from muse.flow.candidate_facts import (
         CandidateFacts,
@@ -28,13 +35,21 @@ if TYPE_CHECKING:
     from muse.flow.edit_merge import edit_candidate
     from muse.flow.menu import decision_menu
     from muse.flow.production import RunSummary, write_chapter
-    from muse.flow.queries import chapter_token_caches, list_candidates, list_runs, show_run
+    from muse.flow.queries import (
+        chapter_token_caches,
+        list_candidates,
+        list_runs,
+        newest_candidate_of_run,
+        newest_run_since,
+        show_run,
+    )
     from muse.flow.rebuilding import rebuild
     from muse.flow.revise import ReviseOutcome, revise_candidate
     from muse.flow.rewrite import writer_input
     from muse.flow.run_detail import show_run_detail
     from muse.flow.run_steps import NodeEvent, Observer
-    from muse.flow.states import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS
+    from muse.flow.states import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS, WORKING_NODES
+    from muse.flow.sweep_probe import sweep_may_move
     from muse.flow.sweeping import SweepReport, sweep, sweep_on_startup
     from muse.flow.transitions import move_candidate, move_run
     from muse.flow.triggers import is_state_machine_refusal
@@ -82,12 +97,21 @@ __all__ = [
     "show_run",
     "show_run_detail",
     "sweep",
+    "sweep_may_move",
     "sweep_on_startup",
     "version_diff",
     "with_attempt",
     "write_chapter",
     "writer_input",
     "zone",
+    "WORKING_NODES",
+    "newest_run_since",
+    "newest_candidate_of_run",
+    "ImportLimits",
+    "SOURCE_CHOICES",
+    "already_imported",
+    "import_and_index",
+    "source_kind_of",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
@@ -108,18 +132,33 @@ _FACE: dict[str, tuple[str, ...]] = {
     "edit_merge": ("edit_candidate",),
     "menu": ("decision_menu",),
     "production": ("RunSummary", "write_chapter"),
-    "queries": ("chapter_token_caches", "list_candidates", "list_runs", "show_run"),
+    "queries": (
+        "chapter_token_caches",
+        "list_candidates",
+        "list_runs",
+        "show_run",
+        "newest_run_since",
+        "newest_candidate_of_run",
+    ),
     "rebuilding": ("rebuild",),
     "revise": ("ReviseOutcome", "revise_candidate"),
     "rewrite": ("writer_input",),
     "run_detail": ("show_run_detail",),
     "run_steps": ("NodeEvent", "Observer"),
-    "states": ("OUTCOME_LABELS", "RUN_STATE_LABELS", "STEP_LABELS"),
+    "states": ("OUTCOME_LABELS", "RUN_STATE_LABELS", "STEP_LABELS", "WORKING_NODES"),
+    "sweep_probe": ("sweep_may_move",),
     "sweeping": ("SweepReport", "sweep", "sweep_on_startup"),
     "transitions": ("move_candidate", "move_run"),
     "triggers": ("is_state_machine_refusal",),
     "verdicts": ("commit_verdict",),
     "zones": ("ZONE_OPTION", "zone"),
+    "book_import": (
+        "ImportLimits",
+        "SOURCE_CHOICES",
+        "already_imported",
+        "import_and_index",
+        "source_kind_of",
+    ),
 }
 
 __getattr__, __dir__ = lazy_face(globals(), _FACE)

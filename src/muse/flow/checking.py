@@ -82,10 +82,10 @@ def check_lexicons(
     not see later names); ``leak_terms`` is a replay harness's lexicon."""
     with reading(engine) as conn:
         appearances = term_appearances(conn, context.work_id)
-        book_text = book_text_as_of(conn, context.work_id, context.as_of)
+        book_text, book_end = book_text_as_of(conn, context.work_id, context.as_of)
     return (
         leak_lexicon_from(appearances, context.work_id, context.as_of, leak_terms),
-        entity_lexicon_from(appearances, context.work_id, context.as_of, book_text),
+        entity_lexicon_from(appearances, context.work_id, context.as_of, book_text, book_end),
     )
 
 
@@ -124,7 +124,7 @@ def check_candidate(
         )
     )
     timings["mechanical_gate"] = _ms(started)
-    rejected = mechanical_verdict(context, output, findings)
+    rejected = mechanical_verdict(context, output, findings, known=entities)
     step("mechanical_gate", "failed" if rejected else "ok", timings["mechanical_gate"])
     if rejected:
         return replace(rejected, timings_ms=timings)
@@ -139,21 +139,22 @@ def check_candidate(
             provider=provider,
             model=model,
             timeout_s=timeout_s,
+            known=entities,
         )
     except MuseError as err:
         timings["semantic_detector"] = _ms(started)
         step("semantic_detector", "failed", timings["semantic_detector"])
-        failed = detector_failed(context, output, findings, str(err))
+        failed = detector_failed(context, output, findings, str(err), known=entities)
         return replace(failed, timings_ms=timings)
     timings["semantic_detector"] = _ms(started)
     step("semantic_detector", "ok" if semantic.passed else "failed", timings["semantic_detector"])
-    verdict = semantic_verdict(context, output, findings, semantic)
+    verdict = semantic_verdict(context, output, findings, semantic, known=entities)
     if verdict is None:  # needs_evidence: search the as-of view for every gap (spec 001 §6)
         started = time.perf_counter()
         step("evidence_search", "running", 0)
         gaps = _search_gaps(engine, context, output, semantic)
         timings["evidence_search"] = _ms(started)
-        verdict = gap_verdict(context, output, findings, semantic, gaps)
+        verdict = gap_verdict(context, output, findings, semantic, gaps, known=entities)
         status = "ok" if verdict.outcome == "passed" else "blocked"
         step("evidence_search", status, timings["evidence_search"])
     return replace(verdict, timings_ms=timings)

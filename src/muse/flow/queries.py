@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, func, select
@@ -158,3 +159,29 @@ def show_candidate(conn: Connection, candidate_id: str) -> dict:
         "claimLedger": r.writer_output.get("claimLedger", []),
         "body": r.body,
     }
+
+
+def newest_run_since(conn: Connection, work_id: int, chapter: int, since: datetime) -> str | None:
+    """The newest production run of ``chapter`` created at or after ``since`` (a live page
+    started a write at ``since``: its run, whoever's process runs it)."""
+    return conn.execute(
+        select(runs.c.id)
+        .where(
+            runs.c.work_id == work_id,
+            runs.c.target_chapter == chapter,
+            runs.c.run_type == "production",
+            runs.c.created_at >= since,
+        )
+        .order_by(runs.c.created_at.desc())
+        .limit(1)
+    ).scalar()
+
+
+def newest_candidate_of_run(conn: Connection, run_id: str) -> str | None:
+    """The run's latest candidate version (what a finished write lands on)."""
+    return conn.execute(
+        select(candidates.c.id)
+        .where(candidates.c.run_id == run_id)
+        .order_by(candidates.c.version.desc(), candidates.c.created_at.desc())
+        .limit(1)
+    ).scalar()

@@ -16,10 +16,16 @@ if TYPE_CHECKING:
     from muse.planning.fine_outlines import load_confirmed, save_fine_outline
     from muse.planning.planner import draft_stage
     from muse.planning.planner_io import SettingProposal
+    from muse.planning.reviews import Review, open_reviews
     from muse.planning.saving import build_signoff, save_stage_section
-    from muse.planning.sections import discard_section, get_section, list_sections
+    from muse.planning.sections import (
+        confirmed_section,
+        discard_section,
+        get_section,
+        list_sections,
+    )
     from muse.planning.stage_contracts import Assembly, WorkFoundation, WorkOutline
-    from muse.planning.stages import stage_of
+    from muse.planning.stages import FINE_OUTLINE, STAGES, stage_of
     from muse.planning.status import plan_status
     from muse.planning.variants import compare_sections
 
@@ -49,11 +55,17 @@ __all__ = [
     "save_stage_section",
     "stage_of",
     "start_outline_batch",
+    "STAGES",
+    "FINE_OUTLINE",
+    "confirmed_section",
+    "Review",
+    "open_reviews",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
     "batches": ("resume_batch", "start_outline_batch"),
     "checking": ("check_plan",),
+    "reviews": ("Review", "open_reviews"),
     "confirming": ("confirm_and_record", "confirm_section"),
     "contracts": ("FineOutline", "OutlineItem"),
     "editing": ("export_text", "import_file"),
@@ -62,9 +74,9 @@ _FACE: dict[str, tuple[str, ...]] = {
     "planner": ("draft_stage",),
     "planner_io": ("SettingProposal",),
     "saving": ("build_signoff", "save_stage_section"),
-    "sections": ("discard_section", "get_section", "list_sections"),
+    "sections": ("discard_section", "get_section", "list_sections", "confirmed_section"),
     "stage_contracts": ("Assembly", "WorkFoundation", "WorkOutline"),
-    "stages": ("stage_of",),
+    "stages": ("stage_of", "STAGES", "FINE_OUTLINE"),
     "status": ("plan_status",),
     "variants": ("compare_sections",),
 }

@@ -29,6 +29,7 @@ from typing import Any, Final, Literal
 
 from muse.context import WriterContext, WriterOutput
 from muse.quality.ai_flavor import ai_flavor_summary
+from muse.quality.entities import EntityLexicon
 from muse.quality.findings import Finding
 from muse.quality.hard_events import detector_marks, event_checks
 from muse.quality.semantic import (
@@ -154,22 +155,31 @@ class Verdict:
 
 
 def mechanical_verdict(
-    context: WriterContext, output: WriterOutput, findings: tuple[Finding, ...]
+    context: WriterContext,
+    output: WriterOutput,
+    findings: tuple[Finding, ...],
+    *,
+    known: EntityLexicon | None = None,
 ) -> Verdict | None:
     """A rejection when the mechanical gate blocks; None: the semantic detector runs next."""
     blocking = [f for f in findings if f.severity == "high"]
     if not blocking:
         return None
     reason = f"机械门发现 {len(blocking)} 个阻断问题。"
-    report = check_report(context, output, findings, None)
+    report = check_report(context, output, findings, None, known=known)
     return Verdict("rejected", reason, report, findings, None, (), revisions(blocking))
 
 
 def detector_failed(
-    context: WriterContext, output: WriterOutput, findings: tuple[Finding, ...], error: str
+    context: WriterContext,
+    output: WriterOutput,
+    findings: tuple[Finding, ...],
+    error: str,
+    *,
+    known: EntityLexicon | None = None,
 ) -> Verdict:
     """The detector call failed (after its retries): the run fails, naming the error."""
-    report = check_report(context, output, findings, None)
+    report = check_report(context, output, findings, None, known=known)
     report["semantic"] = {"status": "failed", "error": error}
     return Verdict("detector_failed", f"语义检测员调用失败：{error}", report, findings, None)
 
@@ -179,12 +189,14 @@ def semantic_verdict(
     output: WriterOutput,
     findings: tuple[Finding, ...],
     semantic: SemanticReport,
+    *,
+    known: EntityLexicon | None = None,
 ) -> Verdict | None:
     """The verified detector report's say; None when it needs evidence (search the gaps)."""
     if semantic.status not in ("forged", "rejected", "passed"):
         return None
     every = findings + semantic.findings
-    report = check_report(context, output, findings, semantic)
+    report = check_report(context, output, findings, semantic, known=known)
     if semantic.status == "forged":
         reason = "detector_forgery：检测报告未通过防造假校验，已拒收。"
         return Verdict("forged", reason, report, every, semantic)
@@ -202,13 +214,15 @@ def gap_verdict(
     findings: tuple[Finding, ...],
     semantic: SemanticReport,
     gaps: tuple[GapResolution, ...],
+    *,
+    known: EntityLexicon | None = None,
 ) -> Verdict:
     """needs_evidence, after the as-of search for every gap (spec 001 §6)."""
     worst = overall(gaps)
     every = findings + semantic.findings
     refused = unsettleable(semantic)
     if worst == "new_setting" and refused:  # an unverifiable rejection is never a pass
-        report = check_report(context, output, findings, semantic, gaps)
+        report = check_report(context, output, findings, semantic, gaps, known=known)
         reason = (
             "needs_evidence：检测员判定有阻断问题，但没有给出可定位的逐字引文或可核对的证据"
             f"（{'；'.join(g.needed for g in refused)}），不能视为通过。"
@@ -217,9 +231,9 @@ def gap_verdict(
         return Verdict("authorization_required", reason, report, every, semantic, gaps)
     if worst == "new_setting":
         settled = settle_as_new_settings(semantic, [g.new_setting or {} for g in gaps])
-        report = check_report(context, output, findings, settled, gaps)
+        report = check_report(context, output, findings, settled, gaps, known=known)
         return Verdict("passed", None, report, every, settled, gaps)
-    report = check_report(context, output, findings, semantic, gaps)
+    report = check_report(context, output, findings, semantic, gaps, known=known)
     notes = "；".join(g.note for g in gaps if g.outcome == worst)
     if worst == "conflict":
         reason = f"needs_evidence：证据缺口与正典冲突，失败关闭。{notes}"
@@ -238,6 +252,8 @@ def check_report(
     findings: tuple[Finding, ...],
     semantic: SemanticReport | None,
     gaps: tuple[GapResolution, ...] = (),
+    *,
+    known: EntityLexicon | None = None,
 ) -> dict[str, Any]:
     """The stored check report (``candidates.report``) of one candidate."""
     blocking = any(f.severity == "high" for f in findings)
@@ -250,7 +266,7 @@ def check_report(
             "status": "failed" if blocking else "passed",
             "findings": [f.to_dict() for f in findings],
             # hard events and scenes the gate could not decide: the semantic detector judges them
-            "forSemanticDetector": detector_marks(event_checks(context, output)),
+            "forSemanticDetector": detector_marks(event_checks(context, output, known)),
             # spec 001 §2.2 diagnose: AI 味 hits of the style profile's blacklist, counted
             "aiFlavor": ai_flavor_summary(findings),
         },

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from muse.works.canonical import add_chapter, write_revision
     from muse.works.catalog import (
         chapter_revisions,
+        create_work,
+        find_imported_work,
         get_chapter_text,
         get_revision_text,
         get_work_row,
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
     )
     from muse.works.export import FORMATS, export_book, export_epub
     from muse.works.history import chapter_history
-    from muse.works.importer import ImportReport, analyse, import_book
+    from muse.works.importer import ImportReport, analyse, import_book, source_version_of
 
 __all__ = [
     "AuthorizationSnapshot",
@@ -76,6 +78,9 @@ __all__ = [
     "take_snapshot",
     "work_info",
     "write_revision",
+    "source_version_of",
+    "find_imported_work",
+    "create_work",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
@@ -101,6 +106,8 @@ _FACE: dict[str, tuple[str, ...]] = {
         "recent_chapter_lengths",
         "resolve_work",
         "work_info",
+        "find_imported_work",
+        "create_work",
     ),
     "contracts": (
         "AuthorizationSnapshot",
@@ -112,7 +119,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     ),
     "export": ("FORMATS", "export_book", "export_epub"),
     "history": ("chapter_history",),
-    "importer": ("ImportReport", "analyse", "import_book"),
+    "importer": ("ImportReport", "analyse", "import_book", "source_version_of"),
 }
 
 __getattr__, __dir__ = lazy_face(globals(), _FACE)
