@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from muse.agents.dispatching import dispatch
-from muse.agents.outputs import WriterDraft
 from tests.agents.payloads import FAST, WRITER_INPUT
+from tests.agents.strict_draft import StrictDraft
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +33,7 @@ def call(engine, stub_config):
             provider="stub",
             model="deepseek-chat",
             task_input=WRITER_INPUT,
-            output_model=WriterDraft,
+            output_model=StrictDraft,
             retry=FAST,
             timeout_s=10,
         )

@@ -11,7 +11,6 @@ import yaml
 from muse.agents.contracts import ROLES_FILE, load_roles
 from muse.agents.errors import ForbiddenInput, ModelMismatch, ModelNotAllowed
 from muse.agents.guards import check_input, forbidden_input_findings
-from muse.agents.outputs import DEFAULT_OUTPUTS
 from muse.agents.policy import (
     check_model_allowed,
     check_reported_model,
@@ -20,6 +19,7 @@ from muse.agents.policy import (
 )
 from muse.agents.prompts import PROMPTS_DIR
 from muse.core.errors import ConfigError, InvalidInput
+from tests.agents.role_outputs import ROLE_OUTPUTS
 
 # A published policy version never changes: add a new version instead of editing one.
 PUBLISHED_POLICIES = {
@@ -54,7 +54,7 @@ def test_every_task_has_its_prompt_and_a_default_output():
         assert (PROMPTS_DIR / role.promptFile).is_file()
         for task_name, task in role.tasks.items():
             assert (PROMPTS_DIR / task.prompt).is_file()
-            assert (name, task_name) in DEFAULT_OUTPUTS
+            assert (name, task_name) in ROLE_OUTPUTS
 
 
 def test_tool_less_tasks():

@@ -26,10 +26,11 @@ from muse.agents.errors import (
     ToolsRefused,
     TruncatedOutput,
 )
-from muse.agents.outputs import JudgeScores, WriterDraft
 from muse.agents.tables import model_calls
 from muse.core.canonical import hash_value
+from muse.evaluation.contracts import JudgeScores
 from tests.agents.payloads import DRAFT, FAST, SECRET, WRITER_INPUT
+from tests.agents.strict_draft import StrictDraft
 
 
 def receipts(engine) -> list[dict]:
@@ -50,7 +51,7 @@ def test_success_with_strict_json_schema_stores_a_full_receipt(call, stub, engin
     stub.reply_json(DRAFT, usage=(1200, 80), cached=1000)
     result = call(run_id="run_0001")
 
-    assert isinstance(result.output, WriterDraft)
+    assert isinstance(result.output, StrictDraft)
     assert result.output.paragraphs[0].text == "他推开门，雨声扑面而来。"
     assert result.model_returned == "deepseek-chat"
     body = stub.requests[0].body
@@ -58,7 +59,7 @@ def test_success_with_strict_json_schema_stores_a_full_receipt(call, stub, engin
     assert body["model"] == "deepseek-chat"
     assert body["response_format"]["type"] == "json_schema"
     assert body["response_format"]["json_schema"]["strict"] is True
-    assert body["response_format"]["json_schema"]["schema"] == WriterDraft.model_json_schema()
+    assert body["response_format"]["json_schema"]["schema"] == StrictDraft.model_json_schema()
     system, user = body["messages"]
     assert "网文写手" in system["content"] and "角色合同" in system["content"]
     assert "林默在雨夜推开旧宅的门" in user["content"]  # frozen task input
@@ -93,7 +94,7 @@ def test_json_mode_path_puts_schema_and_the_word_json_in_the_prompt(call, stub):
     assert body["response_format"] == {"type": "json_object"}
     prompt = "\n".join(m["content"] for m in body["messages"])
     assert "JSON" in prompt
-    assert json.dumps(WriterDraft.model_json_schema(), ensure_ascii=False, indent=2) in prompt
+    assert json.dumps(StrictDraft.model_json_schema(), ensure_ascii=False, indent=2) in prompt
 
 
 def test_fenced_json_is_accepted(call, stub):
@@ -358,7 +359,7 @@ def test_missing_key_names_the_variable_and_the_offline_provider(engine, stub):
             provider="deepseek",
             model="deepseek-chat",
             task_input=WRITER_INPUT,
-            output_model=WriterDraft,
+            output_model=StrictDraft,
         )
     text = str(caught.value)
     assert "DEEPSEEK_API_KEY" in text and "--provider offline" in text
@@ -377,7 +378,7 @@ def test_real_requests_are_refused_when_disallowed(engine, monkeypatch):
             provider="deepseek",
             model="deepseek-chat",
             task_input=WRITER_INPUT,
-            output_model=WriterDraft,
+            output_model=StrictDraft,
         )
     assert "api.deepseek.com" in caught.value.message
     row = only_receipt(engine)

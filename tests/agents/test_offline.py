@@ -11,13 +11,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from muse.agents.dispatching import dispatch
 from muse.agents.errors import InvalidOutput, ModelMismatch, ProviderRejected
-from muse.agents.outputs import DEFAULT_OUTPUTS, JudgeScores, WriterDraft
 from muse.agents.providers.offline import (
     fallback_instance,
     generate_offline,
     register_offline_generator,
     unregister_offline_generator,
 )
+from muse.evaluation.contracts import JudgeScores
+from tests.agents.role_outputs import ROLE_OUTPUTS
+from tests.agents.strict_draft import StrictDraft
 from tests.agents.test_dispatch_stub import only_receipt
 
 INPUT = {
@@ -28,9 +30,9 @@ INPUT = {
 }
 
 
-@pytest.mark.parametrize("role, task", sorted(DEFAULT_OUTPUTS))
+@pytest.mark.parametrize("role, task", sorted(ROLE_OUTPUTS))
 def test_every_default_output_is_valid_and_deterministic(engine, role, task):
-    model = DEFAULT_OUTPUTS[(role, task)]
+    model = ROLE_OUTPUTS[(role, task)]
     first = dispatch(
         engine,
         role=role,
@@ -62,7 +64,7 @@ def test_offline_receipts_are_complete(engine):
         provider="offline",
         model="offline-1",
         task_input=INPUT,
-        output_model=WriterDraft,
+        output_model=StrictDraft,
         run_id="run_demo",
     )
     row = only_receipt(engine)
@@ -100,7 +102,7 @@ def test_offline_knows_only_its_own_models(engine):
             provider="offline",
             model="deepseek-chat",
             task_input=INPUT,
-            output_model=WriterDraft,
+            output_model=StrictDraft,
         )
 
 
@@ -191,7 +193,7 @@ def test_a_registered_generator_producing_invalid_output_fails_after_repair(engi
                 provider="offline",
                 model="offline-1",
                 task_input=INPUT,
-                output_model=WriterDraft,
+                output_model=StrictDraft,
             )
     finally:
         unregister_offline_generator("writer", "generate")
@@ -235,7 +237,7 @@ def test_model_mismatch_is_checked_for_offline_too(engine):
                 provider="drifting",
                 model="offline-1",
                 task_input=INPUT,
-                output_model=WriterDraft,
+                output_model=StrictDraft,
             )
     finally:
         unregister_provider("drifting")
@@ -253,5 +255,5 @@ def test_a_task_input_that_cannot_be_stored_as_json_is_refused(engine, bad):
             provider="offline",
             model="offline-1",
             task_input=bad,
-            output_model=WriterDraft,
+            output_model=StrictDraft,
         )

@@ -10,7 +10,7 @@ import pytest
 
 from muse import offline
 from muse.agents.providers import offline as provider
-from muse.offline import explorer, extractor, generic, planner, writer
+from muse.offline import detector, explorer, extractor, judge, planner, writer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,11 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(
     ("key", "generators"),
     [
-        (("writer", "generate"), {writer.write_chapter, generic.generate}),
-        (("writer", "explore"), {explorer.explore_reads, generic.explore}),
-        (("extractor", "extract"), {extractor.extract_chapter, generic.extract}),
-        (("planner", "draft"), {planner.generate, generic.plan}),
-        (("detector", "check"), {generic.check}),
+        (("writer", "generate"), {writer.write_chapter}),
+        (("writer", "explore"), {explorer.explore_reads}),
+        (("extractor", "extract"), {extractor.extract_chapter}),
+        (("planner", "draft"), {planner.generate}),
+        (("detector", "check"), {detector.check}),
+        (("judge", "score"), {judge.score}),
     ],
 )
 def test_each_role_has_its_generators(key, generators) -> None:

@@ -9,7 +9,6 @@ import re
 import pytest
 
 from muse.agents.contracts import load_roles
-from muse.agents.outputs import DEFAULT_OUTPUTS, WriterDraft
 from muse.agents.prompts import (
     PROMPTS_DIR,
     ToolBrief,
@@ -18,7 +17,9 @@ from muse.agents.prompts import (
     render_prompt,
     template_version,
 )
+from muse.context.output_contracts import WriterDraft
 from muse.core.errors import ConfigError
+from tests.agents.role_outputs import ROLE_OUTPUTS
 
 TEMPLATES = sorted(p.relative_to(PROMPTS_DIR).as_posix() for p in PROMPTS_DIR.rglob("*.j2"))
 TASK_INPUT = {
@@ -33,10 +34,10 @@ def test_every_template_states_its_version(name):
     assert re.fullmatch(r"[\w/]+ v\d+", template_version(name))
 
 
-@pytest.mark.parametrize("role, task", sorted(DEFAULT_OUTPUTS))
+@pytest.mark.parametrize("role, task", sorted(ROLE_OUTPUTS))
 def test_a_dispatched_task_carries_identity_contract_input_and_schema(role, task):
     catalog = load_roles()
-    output_model = DEFAULT_OUTPUTS[(role, task)]
+    output_model = ROLE_OUTPUTS[(role, task)]
     tools = [ToolBrief("read_chapter", "读章")] if catalog.task(role, task).tools else []
     prompt = render_prompt(catalog, role, task, TASK_INPUT, output_model, tools)
     system, user = prompt.messages
@@ -77,17 +78,17 @@ def test_writer_generate_adapts_to_another_output_contract():
 def test_explore_lists_the_offered_tools_only():
     tools = [ToolBrief("search_prose", "检索前文")]
     text = render_prompt(
-        load_roles(), "writer", "explore", TASK_INPUT, DEFAULT_OUTPUTS[("writer", "explore")], tools
+        load_roles(), "writer", "explore", TASK_INPUT, ROLE_OUTPUTS[("writer", "explore")], tools
     ).messages[1]["content"]
     assert "`search_prose`：检索前文" in text and "`read_chapter`" not in text
 
 
 def test_rendering_is_deterministic():
     a = render_prompt(
-        load_roles(), "judge", "score", TASK_INPUT, DEFAULT_OUTPUTS[("judge", "score")], []
+        load_roles(), "judge", "score", TASK_INPUT, ROLE_OUTPUTS[("judge", "score")], []
     )
     b = render_prompt(
-        load_roles(), "blind_judge", "score", TASK_INPUT, DEFAULT_OUTPUTS[("judge", "score")], []
+        load_roles(), "blind_judge", "score", TASK_INPUT, ROLE_OUTPUTS[("judge", "score")], []
     )
     assert a == b
 
@@ -134,14 +135,14 @@ def test_the_model_view_leaves_out_identity_and_puts_what_changes_last():
     assert task_input["runId"] == "run_1"  # the stored input is untouched
 
 
-@pytest.mark.parametrize("role, task", sorted(DEFAULT_OUTPUTS))
+@pytest.mark.parametrize("role, task", sorted(ROLE_OUTPUTS))
 def test_the_frozen_input_closes_the_user_message(role, task):
     """Instructions and schema first, the input last: two attempts share the prefix."""
     catalog = load_roles()
     tools = [ToolBrief("read_chapter", "读章")] if catalog.task(role, task).tools else []
     first = {**TASK_INPUT, "runId": "run_a", "attempt": 1}
     second = {**TASK_INPUT, "runId": "run_b", "attempt": 2, "revisionRequest": {"fix": "x"}}
-    model = DEFAULT_OUTPUTS[(role, task)]
+    model = ROLE_OUTPUTS[(role, task)]
     user_1 = render_prompt(catalog, role, task, first, model, tools).messages[1]["content"]
     user_2 = render_prompt(catalog, role, task, second, model, tools).messages[1]["content"]
     assert user_1.rstrip().endswith("```") and "run_a" not in user_1

@@ -9,12 +9,12 @@ import pytest
 
 from muse.agents.config import MuseConfig, ProviderSettings, config_path, load_config
 from muse.agents.errors import MissingApiKey, ProviderConfigError, RealRequestsDisabled
-from muse.agents.outputs import WriterDraft
 from muse.agents.providers import endpoint, resolve_provider
 from muse.agents.providers.offline import OfflineProvider
 from muse.agents.providers.openai_compatible import is_loopback_url
 from muse.core.errors import ConfigError
 from tests.agents.payloads import DRAFT, SECRET
+from tests.agents.strict_draft import StrictDraft
 from tests.agents.test_dispatch_stub import only_receipt
 
 
@@ -98,7 +98,7 @@ def test_an_injected_http_client_is_used(engine, stub, stub_config):
         provider="stub",
         model="deepseek-chat",
         task_input={"a": 1},
-        output_model=WriterDraft,
+        output_model=StrictDraft,
         http_client=client,
     )
     assert stub.requests[0].headers["x-muse-test"] == "injected"
@@ -117,7 +117,7 @@ def test_cost_is_estimated_from_the_preset_price_list(engine, stub, monkeypatch)
         provider="deepseek",
         model="deepseek-chat",
         task_input={"a": 1},
-        output_model=WriterDraft,
+        output_model=StrictDraft,
         config=config,
     )
     row = only_receipt(engine)

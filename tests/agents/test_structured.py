@@ -6,7 +6,6 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from muse.agents.errors import ProviderConfigError
-from muse.agents.outputs import DEFAULT_OUTPUTS
 from muse.agents.providers.base import Capabilities
 from muse.agents.structured import (
     RetryPolicy,
@@ -15,6 +14,7 @@ from muse.agents.structured import (
     is_strict_compatible,
     output_mode_for,
 )
+from tests.agents.role_outputs import ROLE_OUTPUTS
 
 
 @pytest.mark.parametrize(
@@ -31,9 +31,23 @@ def test_extract_json_text(text, expected):
     assert extract_json_text(text) == expected
 
 
-def test_every_default_output_is_strict_json_schema_compatible():
-    for model in DEFAULT_OUTPUTS.values():
-        assert is_strict_compatible(model.model_json_schema()), model.__name__
+# The model-facing shapes with every field required go out as strict json_schema; the writer's
+# draft (claims, requests and declarations default to empty) and the planning stages (optional
+# fields) are sent non-strict.
+STRICT = {
+    ("writer", "explore"): True,
+    ("writer", "generate"): False,
+    ("planner", "draft"): False,
+    ("extractor", "extract"): True,
+    ("detector", "check"): True,
+    ("judge", "score"): True,
+}
+
+
+@pytest.mark.parametrize("role, task", sorted(ROLE_OUTPUTS))
+def test_which_production_outputs_are_strict_json_schema_compatible(role, task):
+    model = ROLE_OUTPUTS[(role, task)]
+    assert is_strict_compatible(model.model_json_schema()) is STRICT[(role, task)]
 
 
 def test_a_model_with_defaults_is_sent_non_strict():
@@ -50,7 +64,7 @@ def test_a_provider_without_any_json_output_is_a_clear_error():
     with pytest.raises(ProviderConfigError):
         output_mode_for(
             Capabilities(supports_json_schema=False, supports_json_mode=False),
-            DEFAULT_OUTPUTS[("writer", "generate")],
+            ROLE_OUTPUTS[("writer", "generate")],
             "p",
         )
 

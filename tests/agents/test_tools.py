@@ -9,8 +9,8 @@ from sqlalchemy import insert
 
 from muse.agents.errors import AsOfViolation, ToolNotAllowed, ToolRoundsExceeded
 from muse.agents.ledger import call_tool_reads, dependency_list, tool_read_log
-from muse.agents.outputs import ExploreList
 from muse.agents.tools import ToolSet
+from muse.context.exploration_contracts import ExploreDraft
 from muse.core.canonical import hash_value, sha256_hex
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput
@@ -155,7 +155,7 @@ def explore(call, engine, work_id, **overrides):
     arguments = dict(
         role="writer",
         task="explore",
-        output_model=ExploreList,
+        output_model=ExploreDraft,
         run_id="run_x",
         tools=ToolSet(MinimalAsOfReader(engine, work_id, 3)),
     )

@@ -19,13 +19,13 @@ from typing import Any
 import yaml
 from sqlalchemy import Engine, select
 
-from muse.agents.outputs import DetectorReport
 from muse.agents.providers.offline import generate_offline
 from muse.context.output_contracts import WriterDraft
 from muse.evaluation.contracts import DIMENSIONS
 from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.sample_state import zone_engine
 from muse.evaluation.tables import eval_runs
+from muse.quality.contracts import DetectorReport
 from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work
 from tests.support.fakes import chat_reply, offline_reply, prompt_text, task_input_of

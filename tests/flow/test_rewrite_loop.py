@@ -8,10 +8,10 @@ from sqlalchemy import select
 
 from muse.agents.tables import model_calls
 from muse.core.errors import ConfigError, StaleTransition
-from muse.flow.checking import Verdict
 from muse.flow.rewrite import RewritePolicy
 from muse.flow.tables import candidates, run_events, runs
 from muse.flow.verdicts import commit_verdict
+from muse.quality.verdict import Verdict
 from tests.support.fakes import write_offline
 from tests.support.marked_book import NEXT
 

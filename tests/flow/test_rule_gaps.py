@@ -9,9 +9,9 @@ import pytest
 from pydantic import ValidationError
 from sqlalchemy import select
 
-from muse.agents.outputs import JudgeScores
 from muse.context.output_contracts import WriterOutput
 from muse.core.errors import InvalidInput, StaleTransition
+from muse.evaluation.contracts import JudgeScores
 from muse.flow.author_edit import load_context
 from muse.flow.production import write_chapter
 from muse.flow.tables import candidates

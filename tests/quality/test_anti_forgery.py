@@ -6,7 +6,6 @@ import unicodedata
 from datetime import UTC, datetime
 
 from muse.agents.ledger import ToolRead
-from muse.agents.outputs import DetectorReport
 from muse.core.canonical import sha256_hex
 from muse.quality.anti_forgery import (
     dependency_refs,
@@ -14,6 +13,7 @@ from muse.quality.anti_forgery import (
     verify_binding,
     verify_report,
 )
+from muse.quality.contracts import DetectorReport
 
 BODY = "林远推开门，café 里空无一人。\n\n苏晴站在窗边，没有回头。"
 

@@ -6,7 +6,6 @@ other packages use is this face (``__all__`` below); the modules behind it:
     dispatching                  one role call → validated output + receipt id
     roles.yaml, contracts        the five roles, tasks, tool and model policies
     policy                       model allowed? reported id equal to frozen id?
-    outputs                      default output contracts per (role, task)
     tools, asof_reader           read-only tools over a frozen view
     ledger                       the run's tool reads
     receipts                     stored receipts (model_calls)
@@ -59,16 +58,6 @@ if TYPE_CHECKING:
         resolve_offered,
         work_choices,
     )
-    from muse.agents.outputs import (
-        DetectorIssue,
-        DetectorReport,
-        ExploreList,
-        ExtractionDraft,
-        JudgeDimensions,
-        JudgeScores,
-        PlannerDraft,
-        WriterDraft,
-    )
     from muse.agents.policy import check_model_allowed
     from muse.agents.probe import CheckResult, ProviderStatus, check_model, provider_statuses
     from muse.agents.providers import resolve_provider
@@ -90,18 +79,11 @@ __all__ = [
     "CONFIG_ENV",
     "CONFIG_TEMPLATE",
     "CheckResult",
-    "DetectorIssue",
-    "DetectorReport",
     "DispatchRefused",
-    "ExploreList",
-    "ExtractionDraft",
     "ForbiddenInput",
     "HEAVY_COLUMNS",
     "InvalidOutput",
-    "JudgeDimensions",
-    "JudgeScores",
     "ModelChoice",
-    "PlannerDraft",
     "ProviderStatus",
     "RetryPolicy",
     "SOURCE_LABELS",
@@ -110,7 +92,6 @@ __all__ = [
     "ToolNotAllowed",
     "ToolRead",
     "ToolSet",
-    "WriterDraft",
     "approve_model",
     "builtin_generator",
     "check_model",
@@ -175,16 +156,6 @@ _FACE: dict[str, tuple[str, ...]] = {
         "resolve_model",
         "work_choices",
         "resolve_offered",
-    ),
-    "outputs": (
-        "DetectorIssue",
-        "DetectorReport",
-        "ExploreList",
-        "ExtractionDraft",
-        "JudgeDimensions",
-        "JudgeScores",
-        "PlannerDraft",
-        "WriterDraft",
     ),
     "policy": ("check_model_allowed",),
     "probe": ("CheckResult", "ProviderStatus", "check_model", "provider_statuses"),

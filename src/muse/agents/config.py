@@ -14,18 +14,17 @@ import os
 import tomllib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
+from pydantic import SecretStr, ValidationError
 
+from muse.core.contract import UnaliasedContract
 from muse.core.errors import ConfigError, MuseError
 from muse.core.redaction import register_secret
 from muse.core.secret_sources import CONFIG_ENV as CONFIG_ENV  # re-exported
 from muse.core.secret_sources import config_path as config_path
 
 
-class ProviderSettings(BaseModel):
+class ProviderSettings(UnaliasedContract):
     """One ``[providers.<name>]`` table."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     preset: str | None = None  # base a custom name on a preset (e.g. "vllm")
     base_url: str | None = None  # overrides the preset's URL
@@ -37,9 +36,7 @@ class ProviderSettings(BaseModel):
     supports_tools: bool | None = None
 
 
-class MuseConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class MuseConfig(UnaliasedContract):
     providers: dict[str, ProviderSettings] = {}
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
+from muse.core.contract import UnaliasedContract
 from muse.core.errors import ConfigError, InvalidInput
 
 ROLES_FILE = Path(__file__).with_name("roles.yaml")
@@ -35,16 +36,12 @@ InputGuard = Literal[
 ]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class TaskContract(_Strict):
+class TaskContract(UnaliasedContract):
     prompt: str
     tools: tuple[ToolName, ...] = Field(description="read-only tools the task may offer; () = none")
 
 
-class RoleContract(_Strict):
+class RoleContract(UnaliasedContract):
     displayName: str
     promptFile: str
     modelPolicy: PolicyName
@@ -64,7 +61,7 @@ class RoleContract(_Strict):
         return self
 
 
-class ModelAllowance(_Strict):
+class ModelAllowance(UnaliasedContract):
     """The models one policy name allows within one policy version."""
 
     models: tuple[str, ...]
@@ -79,7 +76,7 @@ class ModelAllowance(_Strict):
         return self
 
 
-class RoleCatalog(_Strict):
+class RoleCatalog(UnaliasedContract):
     schemaVersion: Literal["role-contracts-v1"]
     aliases: dict[str, str]
     toolSets: dict[str, tuple[ToolName, ...]] = {}

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from muse.agents.config import MuseConfig, load_config
 from muse.agents.contracts import RoleCatalog, load_roles
@@ -22,6 +22,7 @@ from muse.agents.providers import endpoint, key_source, known_provider_names, re
 from muse.agents.providers.base import CallMeta, ChatRequest
 from muse.agents.providers.presets import find_preset
 from muse.agents.structured import ensure_json_word, output_mode_for
+from muse.core.contract import UnaliasedContract
 from muse.core.errors import MuseError
 
 
@@ -79,7 +80,7 @@ def provider_statuses(config: MuseConfig | None = None) -> list[ProviderStatus]:
     return found
 
 
-class ProbeReply(BaseModel):
+class ProbeReply(UnaliasedContract):
     model_config = ConfigDict(extra="allow")
     ok: bool
 

@@ -18,34 +18,31 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 from sqlalchemy import Engine
 
 from muse.agents.asof_reader import AsOfReader
 from muse.agents.errors import AsOfViolation, ToolNotAllowed
 from muse.agents.ledger import ReadStatus, record_tool_read
 from muse.agents.schemas import json_schema
+from muse.core.contract import UnaliasedContract
 from muse.core.errors import InvalidInput
 
 
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ReadChapterArgs(_Args):
+class ReadChapterArgs(UnaliasedContract):
     number: int = Field(ge=1, description="章号（绝对章号）")
 
 
-class SearchProseArgs(_Args):
+class SearchProseArgs(UnaliasedContract):
     query: str = Field(min_length=1, max_length=100, description="检索词，原文中的连续字串")
     limit: int = Field(10, ge=1, le=50, description="最多返回多少条命中")
 
 
-class GetCardArgs(_Args):
+class GetCardArgs(UnaliasedContract):
     name: str = Field(min_length=1, description="实体名或别名")
 
 
-class NoArgs(_Args):
+class NoArgs(UnaliasedContract):
     pass
 
 
@@ -53,7 +50,7 @@ class NoArgs(_Args):
 class ToolSpec:
     name: str
     description: str
-    arguments: type[_Args]
+    arguments: type[UnaliasedContract]
     run: Callable[[AsOfReader, Any], Any]
 
     def openai_schema(self) -> dict[str, Any]:

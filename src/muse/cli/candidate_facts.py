@@ -40,7 +40,7 @@ def candidate_facts(
     try:
         if propose:
             with reading(get_engine()) as conn:
-                work_id = load_candidate(conn, candidate_id)[0]["work_id"]
+                work_id = load_candidate(conn, candidate_id)[0].work_id
             # the flags, else the work's `muse models use extractor …` choice
             choice = resolve_model(get_engine(), work_id, "extractor", provider, model)
             with recorded_choice(choice):

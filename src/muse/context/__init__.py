@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         EXPLORE_INPUT_VERSION,
         ExplorationManifest,
         ExploreDraft,
+        ExploreDraftRead,
         ReplayedRead,
     )
     from muse.context.index_builder import (
@@ -62,10 +63,12 @@ __all__ = [
     "AsOfView",
     "ClaimLedgerEntry",
     "DraftClaim",
+    "EvidenceRequest",
     "EXPLORE_INPUT_VERSION",
     "EvidenceCoverage",
     "ExplorationManifest",
     "ExploreDraft",
+    "ExploreDraftRead",
     "FrozenContext",
     "Hit",
     "IndexStatus",
@@ -118,6 +121,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "EXPLORE_INPUT_VERSION",
         "ExplorationManifest",
         "ExploreDraft",
+        "ExploreDraftRead",
         "ReplayedRead",
     ),
     "index_builder": (
@@ -136,6 +140,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "output_contracts": (
         "ClaimLedgerEntry",
         "DraftClaim",
+        "EvidenceRequest",
         "SelfCheck",
         "WriterDraft",
         "WriterOutput",

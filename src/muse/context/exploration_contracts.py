@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from muse.agents import ToolName
-from muse.core.contract import Contract
+from muse.core.contract import Contract, UnaliasedContract
 
 EXPLORATION_VERSION: Final = "exploration-manifest-v1"
 EXPLORE_INPUT_VERSION: Final = "writer-explore-input-v1"
@@ -26,11 +26,7 @@ DropReason = Literal["unknown_tool", "not_whitelisted", "bad_args", "future_chap
 # -- model-facing output of writer/explore ---------------------------------------------------------
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ExploreDraftRead(_Strict):
+class ExploreDraftRead(UnaliasedContract):
     tool: str = Field(
         description="只读工具名：read_chapter、search_prose、get_card、get_outline、get_style、"
         "get_patterns 之一"
@@ -42,7 +38,7 @@ class ExploreDraftRead(_Strict):
     why: str = Field(description="为什么生成阶段需要这份材料")
 
 
-class ExploreDraft(_Strict):
+class ExploreDraft(UnaliasedContract):
     """What the writer's explore call returns: the reads to replay and a short summary."""
 
     reads: list[ExploreDraftRead]

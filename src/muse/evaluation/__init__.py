@@ -8,7 +8,13 @@ from muse.core.faces import lazy_face
 
 if TYPE_CHECKING:
     from muse.evaluation.candidate_judge import candidate_judgements_of, judge_candidate
-    from muse.evaluation.contracts import DIMENSIONS
+    from muse.evaluation.contracts import (
+        DIMENSIONS,
+        CandidateScore,
+        DimensionScore,
+        JudgeDimensions,
+        JudgeScores,
+    )
     from muse.evaluation.invariants import check_invariants
     from muse.evaluation.preregistration import preregister, read_set_file
     from muse.evaluation.report import build_report, list_sets, sample_detail
@@ -21,7 +27,11 @@ __all__ = [
     "evaluate_round",
     "declare_round",
     "DIMENSIONS",
+    "CandidateScore",
+    "DimensionScore",
     "EVAL_STATE_LABELS",
+    "JudgeDimensions",
+    "JudgeScores",
     "build_report",
     "candidate_judgements_of",
     "check_invariants",
@@ -38,7 +48,13 @@ __all__ = [
 _FACE: dict[str, tuple[str, ...]] = {
     "rounds": ("declare_round", "evaluate_round", "read_round_file"),
     "candidate_judge": ("candidate_judgements_of", "judge_candidate"),
-    "contracts": ("DIMENSIONS",),
+    "contracts": (
+        "CandidateScore",
+        "DIMENSIONS",
+        "DimensionScore",
+        "JudgeDimensions",
+        "JudgeScores",
+    ),
     "invariants": ("check_invariants",),
     "preregistration": ("preregister", "read_set_file"),
     "report": ("build_report", "list_sets", "sample_detail"),

@@ -12,12 +12,12 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from muse.agents import JudgeScores, dispatch
+from muse.agents import dispatch
 from muse.context.tables import context_snapshots
 from muse.core.clock import iso, utc_now
 from muse.core.errors import ContractViolation, NotFound
 from muse.core.ids import new_id
-from muse.evaluation.contracts import DIMENSIONS
+from muse.evaluation.contracts import DIMENSIONS, JudgeScores
 from muse.evaluation.judging import judge_input
 from muse.evaluation.tables import candidate_judgements
 from muse.flow.tables import candidates

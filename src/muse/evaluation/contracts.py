@@ -11,10 +11,11 @@ decision (ARCHITECTURE.md: where the spec is silent, decide and record it).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from muse.core.contract import UnaliasedContract
 from muse.evaluation.variables import Settings, variable_problem
 from muse.planning import FineOutline
 
@@ -34,7 +35,7 @@ ARMS: tuple[str, ...] = ("A", "B", "C")
 ARM_LABELS = {"A": "原文线（仅原文）", "B": "卡线（仅卡）", "C": "双线（卡 + 原文）"}
 ARM_MODES = {"A": "diagnostic_only", "B": "diagnostic_only", "C": "production"}
 
-# The five judge dimensions (spec 000 §10), keyed as in the judge sheet (agents.outputs).
+# The five judge dimensions (spec 000 §10), keyed as in the judge sheet (JudgeDimensions below).
 DIMENSIONS: dict[str, str] = {
     "settingFidelity": "设定与实体保真",
     "outlineFidelity": "情节与细纲忠实",
@@ -46,30 +47,26 @@ DIMENSIONS: dict[str, str] = {
 ROLES_IN_SET = ("writer", "detector", "judge")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class RoleModel(_Strict):
+class RoleModel(UnaliasedContract):
     """An explicit provider and model for one role (no model from the environment)."""
 
     provider: str = Field(min_length=1, max_length=64)
     model: str = Field(min_length=1, max_length=128)
 
 
-class SetModels(_Strict):
+class SetModels(UnaliasedContract):
     writer: RoleModel
     detector: RoleModel
     judge: RoleModel
 
 
-class GenerationBudget(_Strict):
+class GenerationBudget(UnaliasedContract):
     """The same maximum in every arm: a writer reply using more output tokens fails the arm."""
 
     maxOutputTokens: int = Field(ge=256, le=200_000)
 
 
-class Sample(_Strict):
+class Sample(UnaliasedContract):
     sampleId: str = Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_.\-]+$")
     work: str = Field(min_length=1, description="the work's id or title")
     targetChapter: int = Field(ge=2)
@@ -98,7 +95,7 @@ class Sample(_Strict):
         )
 
 
-class EvaluationSet(_Strict):
+class EvaluationSet(UnaliasedContract):
     evaluationSetVersion: str = Field(min_length=1, max_length=80)
     models: SetModels
     maxGenerationBudget: GenerationBudget
@@ -140,3 +137,32 @@ class EvaluationSet(_Strict):
     def dry_run(self) -> bool:
         """Judged by the offline model: a dry run, never a Gate verdict (spec 000 §10)."""
         return self.models.judge.provider == "offline"
+
+
+# -- the judge sheet: what judge/score returns (spec 000 §10: five dimensions, 0.5 steps) -------
+# Field names are the wire names and every field is required (strict ``json_schema`` output).
+
+Score = Annotated[float, Field(ge=1, le=5, multiple_of=0.5)]
+
+
+class DimensionScore(UnaliasedContract):
+    score: Score
+    reason: str
+    quotes: list[str] = Field(description="候选正文中的逐字引文")
+
+
+class JudgeDimensions(UnaliasedContract):
+    settingFidelity: DimensionScore = Field(description="设定与实体保真")
+    outlineFidelity: DimensionScore = Field(description="情节与细纲忠实")
+    narrativeTension: DimensionScore = Field(description="叙事完整与张力")
+    styleConsistency: DimensionScore = Field(description="文风一致")
+    proseQuality: DimensionScore = Field(description="文笔质量")
+
+
+class CandidateScore(UnaliasedContract):
+    candidateLabel: str
+    dimensions: JudgeDimensions
+
+
+class JudgeScores(UnaliasedContract):
+    candidates: list[CandidateScore] = Field(min_length=1)

@@ -18,12 +18,12 @@ from typing import Any
 
 from sqlalchemy import select
 
-from muse.agents import AgentCallError, ForbiddenInput, InvalidOutput, JudgeScores, dispatch
+from muse.agents import AgentCallError, ForbiddenInput, InvalidOutput, dispatch
 from muse.agents.tables import model_calls
 from muse.core.canonical import canonical_json
 from muse.core.clock import utc_now
 from muse.core.errors import ContractViolation
-from muse.evaluation.contracts import ARMS, DIMENSIONS
+from muse.evaluation.contracts import ARMS, DIMENSIONS, JudgeScores
 from muse.evaluation.replay import SampleCtx, SampleFailed
 from muse.evaluation.sample_state import arm_rows, eval_row, judge_sheets
 from muse.evaluation.stability import Outcome, assess

@@ -56,7 +56,6 @@ from muse.evaluation.tables import eval_arms
 from muse.flow import (
     Decision,
     RewritePolicy,
-    Verdict,
     check_candidate,
     check_lexicons,
     commit_verdict,
@@ -67,6 +66,7 @@ from muse.flow import (
     writer_input,
 )
 from muse.flow.tables import candidates, runs
+from muse.quality import Verdict
 from muse.store.engine import reading
 from muse.works import get_snapshot, take_snapshot
 from muse.works.tables import chapters

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         propose_candidate_facts,
     )
     from muse.flow.chapter_edit import edit_chapter, revert_chapter
-    from muse.flow.checking import Verdict, check_candidate, check_lexicons, with_attempt
+    from muse.flow.checking import check_candidate, check_lexicons, with_attempt
     from muse.flow.decisions import (
         CANDIDATE_STATE_LABELS,
         DecisionOutcome,
@@ -69,7 +69,6 @@ __all__ = [
     "rewrite_loop",
     "RewritePolicy",
     "Decision",
-    "Verdict",
     "CANDIDATE_STATE_LABELS",
     "CandidateFacts",
     "DecisionOutcome",
@@ -125,7 +124,6 @@ __all__ = [
     "already_imported",
     "import_and_index",
     "source_kind_of",
-    "Verdict",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
@@ -134,7 +132,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "candidate_detail": ("candidate_view", "context_summary", "version_diff"),
     "candidate_facts": ("CandidateFacts", "list_candidate_facts", "propose_candidate_facts"),
     "chapter_edit": ("edit_chapter", "revert_chapter"),
-    "checking": ("check_candidate", "check_lexicons", "with_attempt", "Verdict"),
+    "checking": ("check_candidate", "check_lexicons", "with_attempt"),
     "decisions": (
         "CANDIDATE_STATE_LABELS",
         "DecisionOutcome",

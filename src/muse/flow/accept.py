@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, RowMapping, select
+from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
 from muse.context import QUALITY_POLICY_VERSION, index_chapter
@@ -31,6 +31,7 @@ from muse.core.faults import fault_point
 from muse.core.ids import new_id
 from muse.flow.candidate_facts import approve_candidate_facts
 from muse.flow.decisions import decision_actor, decision_for_command, insert_decision, load
+from muse.flow.rows import CandidateRow, RunRow
 from muse.flow.tables import runs
 from muse.flow.transitions import move_candidate, move_run
 from muse.quality import verify_binding
@@ -125,7 +126,7 @@ def accept_candidate(
             run,
             command_id,
             actor,
-            PreflightFailed("revision_conflict", f"第 {cand['chapter']} 章刚被另一个候选写入。"),
+            PreflightFailed("revision_conflict", f"第 {cand.chapter} 章刚被另一个候选写入。"),
         )
 
 
@@ -133,11 +134,11 @@ def _previous(conn: Connection, command_id: str, candidate_id: str) -> AcceptOut
     row = decision_for_command(conn, command_id, "accept", candidate_id)
     if row is None:
         return None
-    d = row["detail"]
+    d = row.detail
     return AcceptOutcome(
-        state=row["outcome"],
+        state=row.outcome,
         message=d.get("message", ""),
-        candidate_id=row["candidate_id"],
+        candidate_id=row.candidate_id,
         chapter=d.get("chapter", 0),
         revision=d.get("revision"),
         job_id=d.get("jobId"),
@@ -153,59 +154,57 @@ def _previous_after_race(
         return _previous(conn, command_id, candidate_id)
 
 
-def _refuse_ineligible(cand: RowMapping, run: RowMapping) -> None:
+def _refuse_ineligible(cand: CandidateRow, run: RunRow) -> None:
     """Refusals that are not run outcomes: the author asked for something impossible."""
-    if (
-        run["run_type"] != "production"
-        or run["mode"] != "production"
-        or not cand["acceptance_eligible"]
-    ):
+    if run.run_type != "production" or run.mode != "production" or not cand.acceptance_eligible:
         raise InvalidInput("评测或诊断候选永远不能成为正式正文。")
-    if cand["state"] != "PASSED":
-        raise InvalidInput(f"候选状态是 {cand['state']}，只有通过检测（PASSED）的候选可以采纳。")
-    if run["state"] != "shadow_ready":
-        raise InvalidInput(f"该运行当前处于 {run['state']}，不在候选待审状态，不能采纳。")
+    if cand.state != "PASSED":
+        raise InvalidInput(f"候选状态是 {cand.state}，只有通过检测（PASSED）的候选可以采纳。")
+    if run.state != "shadow_ready":
+        raise InvalidInput(f"该运行当前处于 {run.state}，不在候选待审状态，不能采纳。")
 
 
-def _preflight(conn: Connection, cand: RowMapping, run: RowMapping) -> None:
-    chapter = cand["chapter"]
-    report = cand["report"] or {}
+def _preflight(conn: Connection, cand: CandidateRow, run: RunRow) -> None:
+    chapter = cand.chapter
+    report = cand.report or {}
     if (
-        report.get("candidateSha256") != cand["sha256"]
-        or report.get("candidateVersion") != cand["version"]
-        or report.get("qualityPolicyVersion") != run["quality_policy_version"]
-        or run["quality_policy_version"] != QUALITY_POLICY_VERSION
+        report.get("candidateSha256") != cand.sha256
+        or report.get("candidateVersion") != cand.version
+        or report.get("qualityPolicyVersion") != run.quality_policy_version
+        or run.quality_policy_version != QUALITY_POLICY_VERSION
         or (report.get("semantic") or {}).get("status") != "passed"
-        or not verify_binding(report["semantic"], body=cand["body"], version=cand["version"])
+        or not verify_binding(report["semantic"], body=cand.body, version=cand.version)
     ):
         raise PreflightFailed(
             "quality_stale",
             "检测报告与当前候选或质量策略版本不一致，" + NEXT_STEP.format(chapter=chapter),
         )
-    work = conn.execute(select(works).where(works.c.id == cand["work_id"])).mappings().one()
+    work = conn.execute(select(works).where(works.c.id == cand.work_id)).mappings().one()
     if work["source_status"] != "active":
         raise PreflightFailed(
             "source_stale", f"作品来源状态已变为 {work['source_status']}，不能采纳。"
         )
+    if run.authorization_snapshot_id is None:  # a run past validating_context always has one
+        raise PreflightFailed("authorization_stale", "该运行没有冻结的授权快照，不能采纳。")
     try:
-        revalidate(conn, run["authorization_snapshot_id"])
+        revalidate(conn, run.authorization_snapshot_id)
     except AuthorizationError as err:
         raise PreflightFailed("authorization_stale", str(err)) from None
-    revisions = chapter_revisions(conn, cand["work_id"])  # one light read for both checks
+    revisions = chapter_revisions(conn, cand.work_id)  # one light read for both checks
     _check_context_sources(conn, cand, revisions)
     current = revisions.get(chapter, 0)
-    if current != run["base_revision"]:
+    if current != run.base_revision:
         raise PreflightFailed(
             "revision_conflict",
             f"第 {chapter} 章在本次运行开始后已被改动"
-            f"（修订版 {run['base_revision']} → {current}）。" + NEXT_STEP.format(chapter=chapter),
+            f"（修订版 {run.base_revision} → {current}）。" + NEXT_STEP.format(chapter=chapter),
         )
 
 
-def _check_context_sources(conn: Connection, cand: RowMapping, revisions: dict[int, int]) -> None:
+def _check_context_sources(conn: Connection, cand: CandidateRow, revisions: dict[int, int]) -> None:
     read = conn.execute(
         select(context_snapshots.c.chapter_revisions).where(
-            context_snapshots.c.id == cand["context_snapshot_id"]
+            context_snapshots.c.id == cand.context_snapshot_id
         )
     ).scalar_one()
     changed = sorted(int(n) for n, rev in read.items() if revisions.get(int(n)) != rev)
@@ -215,7 +214,7 @@ def _check_context_sources(conn: Connection, cand: RowMapping, revisions: dict[i
             "写作时读取的第 "
             + "、".join(map(str, changed))
             + " 章已被修改，上下文失效。"
-            + NEXT_STEP.format(chapter=cand["chapter"]),
+            + NEXT_STEP.format(chapter=cand.chapter),
         )
 
 
@@ -227,24 +226,24 @@ class FactChoice:
 
 def _commit(
     conn: Connection,
-    cand: RowMapping,
-    run: RowMapping,
+    cand: CandidateRow,
+    run: RunRow,
     command_id: str,
     actor: str,
     facts: FactChoice,
 ) -> AcceptOutcome:
-    chapter, work_id = cand["chapter"], cand["work_id"]
+    chapter, work_id = cand.chapter, cand.work_id
     decision_id = new_id("dec")
-    attribution = {"runId": run["id"], "candidateId": cand["id"], "decisionId": decision_id}
-    move_run(conn, run["id"], "accept_preflight")
+    attribution = {"runId": run.id, "candidateId": cand.id, "decisionId": decision_id}
+    move_run(conn, run.id, "accept_preflight")
     fault_point("accept.after_preflight")
-    if run["base_revision"] == 0:
+    if run.base_revision == 0:
         add_chapter(
             conn,
             work_id,
             chapter,
             _title(conn, cand),
-            cand["body"],
+            cand.body,
             origin="accept",
             attribution=attribution,
         )
@@ -254,8 +253,8 @@ def _commit(
             conn,
             work_id,
             chapter,
-            cand["body"],
-            expected_revision=run["base_revision"],
+            cand.body,
+            expected_revision=run.base_revision,
             origin="accept",
             attribution=attribution,
         )
@@ -266,19 +265,19 @@ def _commit(
     # spec 001 §6: approved deltas enter the ledger with the prose, checked against it
     approved = approve_candidate_facts(conn, cand, facts.ids, approve_all=facts.every, actor=actor)
     fault_point("accept.after_facts")
-    move_run(conn, run["id"], "accepted")
-    move_candidate(conn, cand["id"], "ACCEPTED")
-    move_run(conn, run["id"], "canonical_committed")
+    move_run(conn, run.id, "accepted")
+    move_candidate(conn, cand.id, "ACCEPTED")
+    move_run(conn, run.id, "canonical_committed")
     fault_point("accept.after_candidate")
     job_id = enqueue(
         conn,
         "extract_chapter",
-        {"workId": work_id, "chapter": chapter, "revision": revision, "runId": run["id"]},
+        {"workId": work_id, "chapter": chapter, "revision": revision, "runId": run.id},
         work_id=work_id,
         dedupe_key=f"extract:{work_id}:{chapter}:{revision}",
     )
     fault_point("accept.after_job")
-    move_run(conn, run["id"], "extraction_queued", reason="已采纳；章后抽取已排队。")
+    move_run(conn, run.id, "extraction_queued", reason="已采纳；章后抽取已排队。")
     entered = f"{len(approved)} 条事实增量已入台账，" if approved else ""
     message = f"第 {chapter} 章已成为正式正文（修订版 {revision}），{entered}章后抽取已排队。"
     insert_decision(
@@ -301,7 +300,7 @@ def _commit(
     return AcceptOutcome(
         "extraction_queued",
         message,
-        cand["id"],
+        cand.id,
         chapter,
         revision,
         job_id,
@@ -309,11 +308,11 @@ def _commit(
     )
 
 
-def _title(conn: Connection, cand: RowMapping) -> str:
+def _title(conn: Connection, cand: CandidateRow) -> str:
     """The chapter title from the fine outline the candidate was written from."""
     payload = conn.execute(
         select(context_snapshots.c.payload).where(
-            context_snapshots.c.id == cand["context_snapshot_id"]
+            context_snapshots.c.id == cand.context_snapshot_id
         )
     ).scalar_one()
     title: str = payload["fineOutline"].get("title", "")
@@ -322,18 +321,18 @@ def _title(conn: Connection, cand: RowMapping) -> str:
 
 def _record_failure(
     engine: Engine,
-    cand: RowMapping,
-    run: RowMapping,
+    cand: CandidateRow,
+    run: RunRow,
     command_id: str,
     actor: str,
     failed: PreflightFailed,
 ) -> AcceptOutcome:
     with engine.begin() as conn:
-        current = conn.execute(select(runs.c.state).where(runs.c.id == run["id"])).scalar()
+        current = conn.execute(select(runs.c.state).where(runs.c.id == run.id)).scalar()
         if current == "shadow_ready":
-            move_run(conn, run["id"], "accept_preflight")
+            move_run(conn, run.id, "accept_preflight")
         if current in ("shadow_ready", "accept_preflight"):
-            move_run(conn, run["id"], failed.state, reason=failed.message)
+            move_run(conn, run.id, failed.state, reason=failed.message)
         insert_decision(
             conn,
             command_id,
@@ -341,6 +340,6 @@ def _record_failure(
             actor,
             kind="accept",
             outcome=failed.state,
-            detail={"message": failed.message, "chapter": cand["chapter"]},
+            detail={"message": failed.message, "chapter": cand.chapter},
         )
-    return AcceptOutcome(failed.state, failed.message, cand["id"], cand["chapter"])
+    return AcceptOutcome(failed.state, failed.message, cand.id, cand.chapter)

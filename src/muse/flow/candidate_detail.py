@@ -19,6 +19,7 @@ from muse.core.errors import NotFound
 from muse.flow import queries
 from muse.flow.decisions import CANDIDATE_STATE_LABELS
 from muse.flow.diff import diff_texts
+from muse.flow.rows import DecisionRow
 from muse.flow.tables import candidates, decisions
 
 
@@ -153,25 +154,28 @@ def context_summary(conn: Connection, snapshot_id: str) -> dict[str, Any]:
 def _decisions(
     conn: Connection, run_candidates: list[str], candidate_id: str
 ) -> list[dict[str, Any]]:
-    rows = conn.execute(
-        select(decisions)
-        .where(decisions.c.candidate_id.in_(run_candidates))
-        .order_by(decisions.c.created_at)
-    ).mappings()
+    rows = [
+        DecisionRow.from_row(r)
+        for r in conn.execute(
+            select(decisions)
+            .where(decisions.c.candidate_id.in_(run_candidates))
+            .order_by(decisions.c.created_at)
+        ).mappings()
+    ]
     return [
         {
-            "id": r["id"],
-            "kind": r["kind"],
-            "actor": r["actor"],
-            "outcome": r["outcome"],
-            "commandId": r["command_id"],
-            "candidateId": r["candidate_id"],
-            "newCandidateId": r["detail"].get("newCandidateId"),
-            "message": r["detail"].get("message", ""),
-            "at": iso(r["created_at"]),
+            "id": r.id,
+            "kind": r.kind,
+            "actor": r.actor,
+            "outcome": r.outcome,
+            "commandId": r.command_id,
+            "candidateId": r.candidate_id,
+            "newCandidateId": r.detail.get("newCandidateId"),
+            "message": r.detail.get("message", ""),
+            "at": iso(r.created_at),
         }
         for r in rows
-        if r["candidate_id"] == candidate_id or r["detail"].get("newCandidateId") == candidate_id
+        if r.candidate_id == candidate_id or r.detail.get("newCandidateId") == candidate_id
     ]
 
 

@@ -14,7 +14,7 @@ chapter, they can be approved only where their quote is in that text (the quote 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from sqlalchemy import Connection, Engine, select
 from muse.agents import dispatch
 from muse.context.tables import context_snapshots
 from muse.core.errors import InvalidInput, MuseError, NotFound
+from muse.flow.rows import CandidateRow
 from muse.flow.tables import candidates, runs
 from muse.knowledge import (
     ROLE,
@@ -67,42 +68,42 @@ class CandidateFacts:
         }
 
 
-def _candidate(conn: Connection, candidate_id: str) -> Mapping[Any, Any]:
+def _candidate(conn: Connection, candidate_id: str) -> CandidateRow:
     row = conn.execute(select(candidates).where(candidates.c.id == candidate_id)).mappings().first()
     if row is None:
         raise NotFound(f"候选 {candidate_id} 不存在。", hint="用 muse candidates 查看候选。")
-    return row
+    return CandidateRow.from_row(row)
 
 
-def _shadow(cand: Mapping[Any, Any]) -> ShadowText:
-    return ShadowText(cand["id"], cand["sha256"], cand["chapter"], cand["body"])
+def _shadow(cand: CandidateRow) -> ShadowText:
+    return ShadowText(cand.id, cand.sha256, cand.chapter, cand.body)
 
 
 def list_candidate_facts(conn: Connection, candidate_id: str) -> CandidateFacts:
     cand = _candidate(conn, candidate_id)
-    deltas = shadow_fact_deltas(conn, cand["work_id"], candidate_id)
-    return CandidateFacts(candidate_id, cand["chapter"], deltas)
+    deltas = shadow_fact_deltas(conn, cand.work_id, candidate_id)
+    return CandidateFacts(candidate_id, cand.chapter, deltas)
 
 
-def _refuse_unproposable(conn: Connection, cand: Mapping[Any, Any]) -> None:
-    run_type = conn.execute(select(runs.c.run_type).where(runs.c.id == cand["run_id"])).scalar()
-    if run_type != "production" or not cand["acceptance_eligible"]:
+def _refuse_unproposable(conn: Connection, cand: CandidateRow) -> None:
+    run_type = conn.execute(select(runs.c.run_type).where(runs.c.id == cand.run_id)).scalar()
+    if run_type != "production" or not cand.acceptance_eligible:
         raise InvalidInput("评测或诊断候选永远不能成为正式正文，不为它提事实增量。")
-    if cand["state"] != "PASSED":
+    if cand.state != "PASSED":
         raise InvalidInput(
-            f"候选状态是 {cand['state']}，只能为通过检测（PASSED）、尚待采纳的候选提事实增量。",
+            f"候选状态是 {cand.state}，只能为通过检测（PASSED）、尚待采纳的候选提事实增量。",
             hint="已采纳的章节由章后抽取提出事实增量，用 muse facts 查看。",
         )
 
 
-def _extraction_input(conn: Connection, cand: Mapping[Any, Any]) -> dict[str, Any]:
+def _extraction_input(conn: Connection, cand: CandidateRow) -> dict[str, Any]:
     payload = conn.execute(
         select(context_snapshots.c.payload).where(
-            context_snapshots.c.id == cand["context_snapshot_id"]
+            context_snapshots.c.id == cand.context_snapshot_id
         )
     ).scalar_one()
     title = payload["fineOutline"].get("title", "")
-    return text_extraction_input(conn, cand["work_id"], cand["chapter"], None, title, cand["body"])
+    return text_extraction_input(conn, cand.work_id, cand.chapter, None, title, cand.body)
 
 
 def propose_candidate_facts(
@@ -132,18 +133,18 @@ def propose_candidate_facts(
         cand = _candidate(conn, candidate_id)
         _refuse_unproposable(conn, cand)
         detail = {"receiptId": result.receipt_id, "provider": provider, "model": model}
-        known = shadow_delta_hashes(conn, cand["work_id"], candidate_id)
+        known = shadow_delta_hashes(conn, cand.work_id, candidate_id)
         shadow = _shadow(cand)
         items = [
             propose_extracted_fact(
-                conn, cand["work_id"], cand["chapter"], fact, detail, known, shadow=shadow
+                conn, cand.work_id, cand.chapter, fact, detail, known, shadow=shadow
             )
             for fact in result.output.facts
         ]
-        deltas = shadow_fact_deltas(conn, cand["work_id"], candidate_id)
+        deltas = shadow_fact_deltas(conn, cand.work_id, candidate_id)
     return CandidateFacts(
         candidate_id,
-        cand["chapter"],
+        cand.chapter,
         deltas,
         items,
         result.receipt_id,
@@ -153,7 +154,7 @@ def propose_candidate_facts(
 
 def approve_candidate_facts(
     conn: Connection,
-    cand: Mapping[Any, Any],
+    cand: CandidateRow,
     chosen: Sequence[str],
     *,
     approve_all: bool = False,
@@ -166,16 +167,14 @@ def approve_candidate_facts(
     :class:`FactApprovalRefused` (the caller's transaction must roll back) for a delta of another
     candidate or of canonical text, one already decided, or one whose quote is not in the text.
     """
-    own = {d.id: d for d in shadow_fact_deltas(conn, cand["work_id"], cand["id"])}
+    own = {d.id: d for d in shadow_fact_deltas(conn, cand.work_id, cand.id)}
     ids = list(dict.fromkeys(chosen))
     if approve_all:
         ids += [i for i, d in own.items() if d.status == "proposed" and i not in ids]
     for delta_id in ids:
         _check_owned(conn, cand, own.get(delta_id), delta_id)
         try:
-            approve_fact_delta(
-                conn, delta_id, decided_by=actor, note=f"随候选 {cand['id']} 采纳批准"
-            )
+            approve_fact_delta(conn, delta_id, decided_by=actor, note=f"随候选 {cand.id} 采纳批准")
         except MuseError as err:
             raise FactApprovalRefused(_REFUSED + err.message, hint=err.hint) from None
     return ids
@@ -185,7 +184,7 @@ _REFUSED = "采纳未执行，没有写入任何内容："
 
 
 def _check_owned(
-    conn: Connection, cand: Mapping[Any, Any], delta: FactDelta | None, delta_id: str
+    conn: Connection, cand: CandidateRow, delta: FactDelta | None, delta_id: str
 ) -> None:
     if delta is None:
         try:
@@ -194,8 +193,8 @@ def _check_owned(
             raise FactApprovalRefused(_REFUSED + err.message, hint=err.hint) from None
         whose = f"候选 {other}" if other else "正式正文（请用 muse facts approve 批准）"
         raise FactApprovalRefused(
-            _REFUSED + f"事实增量 {delta_id} 不是针对候选 {cand['id']} 提出的，而是针对{whose}。",
-            hint=f"用 muse candidate facts {cand['id']} 查看本候选的事实增量。",
+            _REFUSED + f"事实增量 {delta_id} 不是针对候选 {cand.id} 提出的，而是针对{whose}。",
+            hint=f"用 muse candidate facts {cand.id} 查看本候选的事实增量。",
         )
     if delta.status != "proposed":
         raise FactApprovalRefused(

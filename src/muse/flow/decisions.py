@@ -36,6 +36,7 @@ from muse.core.canonical import sha256_hex
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound, StaleTransition
 from muse.core.ids import new_id
+from muse.flow.rows import CandidateRow, DecisionRow, RunRow
 from muse.flow.states import RUN_STATE_LABELS
 from muse.flow.tables import candidates, decisions, runs
 from muse.flow.transitions import move_candidate, move_run, record_event
@@ -113,29 +114,29 @@ def discard_candidate(
 
 def _discard(conn: Connection, candidate_id: str, command_id: str, actor: str) -> DecisionOutcome:
     cand, run = load(conn, candidate_id)
-    if cand["state"] not in DISCARDABLE:
+    if cand.state not in DISCARDABLE:
         raise refuse(cand, "丢弃")
     move_candidate(
         conn,
         candidate_id,
         "DISCARDED",
-        expected_state=cand["state"],
-        expected_version=cand["version"],
-        expected_revision=cand["revision"],
+        expected_state=cand.state,
+        expected_version=cand.version,
+        expected_revision=cand.revision,
     )
-    run_state = run["state"]
+    run_state = run.state
     if run_state == "shadow_ready":
         move_run(
             conn,
-            run["id"],
+            run.id,
             "discarded",
-            reason=f"作者丢弃了候选 {candidate_id}（v{cand['version']}）。",
+            reason=f"作者丢弃了候选 {candidate_id}（v{cand.version}）。",
             expected_state="shadow_ready",
-            expected_revision=run["revision"],
+            expected_revision=run.revision,
         )
         run_state = "discarded"
     message = (
-        f"候选 {candidate_id}（第 {cand['chapter']} 章 v{cand['version']}）已丢弃；"
+        f"候选 {candidate_id}（第 {cand.chapter} 章 v{cand.version}）已丢弃；"
         "正式正文未改动，候选仍可在 muse candidates 中查看。"
     )
     decision_id = insert_decision(
@@ -147,28 +148,26 @@ def _discard(conn: Connection, candidate_id: str, command_id: str, actor: str) -
         outcome="DISCARDED",
         detail={
             "message": message,
-            "chapter": cand["chapter"],
-            "version": cand["version"],
-            "sha256": cand["sha256"],
-            "previousState": cand["state"],
+            "chapter": cand.chapter,
+            "version": cand.version,
+            "sha256": cand.sha256,
+            "previousState": cand.state,
             "runState": run_state,
         },
     )
-    record_event(
-        conn, run["id"], run["attempt"], "author_decision", "ok", 0, {"decisionId": decision_id}
-    )
+    record_event(conn, run.id, run.attempt, "author_decision", "ok", 0, {"decisionId": decision_id})
     return DecisionOutcome(
         kind="discard",
         state="DISCARDED",
         message=message,
         candidate_id=candidate_id,
-        chapter=cand["chapter"],
+        chapter=cand.chapter,
         decision_id=decision_id,
         run_state=run_state,
     )
 
 
-def load(conn: Connection, candidate_id: str, *, lock: bool = True) -> tuple[Any, Any]:
+def load(conn: Connection, candidate_id: str, *, lock: bool = True) -> tuple[CandidateRow, RunRow]:
     """The candidate and its run, locked in THE lock order of every decision (accept, discard,
     edit and merge, revise) and of the production nodes (``deadlines.guard_result``): the run
     row first, then the candidate row (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite's
@@ -185,18 +184,18 @@ def load(conn: Connection, candidate_id: str, *, lock: bool = True) -> tuple[Any
     cand_query = select(candidates).where(candidates.c.id == candidate_id)
     if lock:
         run_query, cand_query = run_query.with_for_update(), cand_query.with_for_update()
-    run = conn.execute(run_query).mappings().one()
-    cand = conn.execute(cand_query).mappings().one()
+    run = RunRow.from_row(conn.execute(run_query).mappings().one())
+    cand = CandidateRow.from_row(conn.execute(cand_query).mappings().one())
     return cand, run
 
 
-def refuse(cand: Any, what: str) -> InvalidInput:
+def refuse(cand: CandidateRow, what: str) -> InvalidInput:
     """The error for a command on a candidate whose state does not allow it."""
     newer = ""
-    if cand["state"] == "ARCHIVED":
+    if cand.state == "ARCHIVED":
         newer = "它已被作者修改后的新版本取代，请对最新版本操作。"
     return InvalidInput(
-        f"候选 {cand['id']}（v{cand['version']}）当前状态是{state_label(cand['state'])}，"
+        f"候选 {cand.id}（v{cand.version}）当前状态是{state_label(cand.state)}，"
         f"不能{what}。{newer}",
         hint="用 muse candidates 查看各候选的状态。",
     )
@@ -205,7 +204,7 @@ def refuse(cand: Any, what: str) -> InvalidInput:
 def insert_decision(
     conn: Connection,
     command_id: str,
-    cand: Any,
+    cand: CandidateRow,
     actor: str,
     *,
     kind: str,
@@ -219,7 +218,7 @@ def insert_decision(
         decisions.insert().values(
             id=decision_id,
             command_id=command_id,
-            candidate_id=cand["id"],
+            candidate_id=cand.id,
             kind=kind,
             actor=actor,
             outcome=outcome,
@@ -238,9 +237,9 @@ def previous_outcome(
         row = decision_for_command(conn, command_id, kind, candidate_id)
         if row is None:
             return None
-        detail = row["detail"]
+        detail = row.detail
         new_id_ = detail.get("newCandidateId")
-        state = row["outcome"]
+        state = row.outcome
         run_state = detail.get("runState")
         if new_id_:  # an edit: report where its new version stands now
             state, run_state = current_states(conn, new_id_)
@@ -250,7 +249,7 @@ def previous_outcome(
         message=detail.get("message", ""),
         candidate_id=candidate_id,
         chapter=detail.get("chapter", 0),
-        decision_id=row["id"],
+        decision_id=row.id,
         new_candidate_id=new_id_,
         new_version=detail.get("newVersion"),
         run_state=run_state,
@@ -260,16 +259,17 @@ def previous_outcome(
 
 def decision_for_command(
     conn: Connection, command_id: str, kind: str, candidate_id: str
-) -> Any | None:
+) -> DecisionRow | None:
     """The decision row already stored under ``command_id``; refused if it was another decision."""
-    row = (
+    found = (
         conn.execute(select(decisions).where(decisions.c.command_id == command_id))
         .mappings()
         .first()
     )
-    if row is not None and (row["kind"] != kind or row["candidate_id"] != candidate_id):
+    row = DecisionRow.from_row(found) if found is not None else None
+    if row is not None and (row.kind != kind or row.candidate_id != candidate_id):
         raise InvalidInput(
-            f"命令 ID {command_id} 已用于另一个决定（{row['kind']}，候选 {row['candidate_id']}）。",
+            f"命令 ID {command_id} 已用于另一个决定（{row.kind}，候选 {row.candidate_id}）。",
             hint="每个决定请使用新的 --command-id。",
         )
     return row

@@ -20,12 +20,12 @@ rejects the unfinished version (fail closed).
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, RowMapping, select
+from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
-from muse.context import WriterOutput
+from muse.context import WriterContext, WriterOutput
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput, StaleTransition
 from muse.core.ids import new_id
@@ -37,11 +37,12 @@ from muse.flow.author_edit import (
     load_context,
     normalize_edit,
 )
-from muse.flow.checking import Verdict
 from muse.flow.deadlines import guard_result, lock_run, start_node
 from muse.flow.edit_recheck import apply_verdict, recheck
 from muse.flow.eligibility import acceptance_eligible, insert_candidate
+from muse.flow.rows import CandidateRow, RunRow
 from muse.flow.transitions import move_candidate, move_run, record_event
+from muse.quality import Verdict
 from muse.works.tables import chapters
 
 NODE_EDIT, NODE_DETECT = "edited_candidate", "detecting"
@@ -84,8 +85,19 @@ def edit_candidate(
     return _check_new_version(engine, started)
 
 
-class _Started(dict[str, Any]):
+@dataclass(frozen=True)
+class _Started:
     """What step 1 hands to steps 2 and 3 (run and candidate ids, the output, the decision)."""
+
+    run: RunRow
+    chapter: int
+    candidate_id: str
+    new_candidate: str
+    version: int
+    built: AuthorOutput
+    context: WriterContext
+    decision_id: str
+    message: str
 
 
 def _start(
@@ -97,30 +109,30 @@ def _start(
     actor: str,
 ) -> _Started | dec.DecisionOutcome:
     cand, run = dec.load(conn, candidate_id)
-    lock_run(conn, run["id"])  # PostgreSQL: serialise with other decisions on this run
-    if cand["state"] != "PASSED":
+    lock_run(conn, run.id)  # PostgreSQL: serialise with other decisions on this run
+    if cand.state != "PASSED":
         raise dec.refuse(cand, "修改")
-    if run["state"] != "shadow_ready":
+    if run.state != "shadow_ready":
         raise InvalidInput(
-            f"该运行当前处于「{dec.run_label(run['state'])}」，不在候选待审状态，不能修改。"
+            f"该运行当前处于「{dec.run_label(run.state)}」，不在候选待审状态，不能修改。"
         )
-    if body == cand["body"]:
+    if body == cand.body:
         raise InvalidInput(
-            f"修改后的正文与 v{cand['version']} 完全相同。", hint="原样采纳请用 muse accept。"
+            f"修改后的正文与 v{cand.version} 完全相同。", hint="原样采纳请用 muse accept。"
         )
     conflict = _revision_conflict(conn, cand, run, expected_revision)
     if conflict:
         return _record_conflict(
             conn, cand, run, body, expected_revision, command_id, actor, conflict
         )
-    context = load_context(conn, cand["context_snapshot_id"])
-    version = cand["version"] + 1
+    context = load_context(conn, cand.context_snapshot_id)
+    version = cand.version + 1
     built = build_author_output(
-        WriterOutput.model_validate(cand["writer_output"]),
+        WriterOutput.model_validate(cand.writer_output),
         body,
         version=version,
-        attempt=run["attempt"],
-        acceptance_eligible=acceptance_eligible(run["run_type"], run["mode"])
+        attempt=run.attempt,
+        acceptance_eligible=acceptance_eligible(run.run_type, run.mode)
         and context.mode == "production",
     )
     new_candidate = _insert_version(conn, cand, built)
@@ -129,27 +141,27 @@ def _start(
         candidate_id,
         "ARCHIVED",
         expected_state="PASSED",
-        expected_version=cand["version"],
-        expected_revision=cand["revision"],
+        expected_version=cand.version,
+        expected_revision=cand.revision,
     )
     move_run(
         conn,
-        run["id"],
+        run.id,
         NODE_EDIT,
         reason=None,
         expected_state="shadow_ready",
-        expected_revision=run["revision"],
+        expected_revision=run.revision,
     )
-    start_node(conn, run["id"], NODE_EDIT)
+    start_node(conn, run.id, NODE_EDIT)
     message = (
-        f"第 {cand['chapter']} 章候选 v{cand['version']} 已按作者修改生成 v{version}"
+        f"第 {cand.chapter} 章候选 v{cand.version} 已按作者修改生成 v{version}"
         f"（{new_candidate}），旧版本已归档，新版本重新检测。"
     )
     detail = {
         "message": message,
-        "chapter": cand["chapter"],
+        "chapter": cand.chapter,
         "attribution": ATTRIBUTION,
-        "previousVersion": cand["version"],
+        "previousVersion": cand.version,
         "newCandidateId": new_candidate,
         "newVersion": version,
         "sha256": built.output.candidate_sha256,
@@ -161,8 +173,8 @@ def _start(
     )
     record_event(
         conn,
-        run["id"],
-        run["attempt"],
+        run.id,
+        run.attempt,
         NODE_EDIT,
         "ok",
         0,
@@ -175,8 +187,8 @@ def _start(
         },
     )
     return _Started(
-        run=dict(run),
-        chapter=cand["chapter"],
+        run=run,
+        chapter=cand.chapter,
         candidate_id=candidate_id,
         new_candidate=new_candidate,
         version=version,
@@ -187,28 +199,30 @@ def _start(
     )
 
 
-def _expected(run: Any, expected_revision: int | None) -> int:
-    return run["base_revision"] if expected_revision is None else expected_revision
+def _expected(run: RunRow, expected_revision: int | None) -> int:
+    return run.base_revision if expected_revision is None else expected_revision
 
 
-def _revision_conflict(conn: Connection, cand: Any, run: Any, expected: int | None) -> str | None:
+def _revision_conflict(
+    conn: Connection, cand: CandidateRow, run: RunRow, expected: int | None
+) -> str | None:
     """Why the edit is against a stale canon, or None (spec 000 §11: expectedRevision)."""
     current = (
         conn.execute(
             select(chapters.c.current_revision).where(
-                chapters.c.work_id == cand["work_id"], chapters.c.number == cand["chapter"]
+                chapters.c.work_id == cand.work_id, chapters.c.number == cand.chapter
             )
         ).scalar()
         or 0
     )
-    chapter = cand["chapter"]
+    chapter = cand.chapter
     if expected is not None and expected != current:
         return (
             f"第 {chapter} 章正式正文当前是修订版 {current}，不是你修改时依据的修订版 {expected}。"
         )
-    if current != run["base_revision"]:
+    if current != run.base_revision:
         return (
-            f"第 {chapter} 章在本次运行开始后已被改动（修订版 {run['base_revision']} → {current}），"
+            f"第 {chapter} 章在本次运行开始后已被改动（修订版 {run.base_revision} → {current}），"
             "本运行的候选已不能合并。"
         )
     return None
@@ -216,8 +230,8 @@ def _revision_conflict(conn: Connection, cand: Any, run: Any, expected: int | No
 
 def _record_conflict(
     conn: Connection,
-    cand: RowMapping,
-    run: RowMapping,
+    cand: CandidateRow,
+    run: RunRow,
     body: str,
     expected: int | None,
     command_id: str,
@@ -234,75 +248,73 @@ def _record_conflict(
         outcome="revision_conflict",
         detail={
             "message": message,
-            "chapter": cand["chapter"],
+            "chapter": cand.chapter,
             "attribution": ATTRIBUTION,
             "expectedRevision": _expected(run, expected),
             "editedBody": body,
             "editedSha256": sha256_hex(body),
-            "runState": run["state"],
+            "runState": run.state,
         },
     )
     return dec.DecisionOutcome(
         kind="edit_merge",
         state="revision_conflict",
         message=message,
-        candidate_id=cand["id"],
-        chapter=cand["chapter"],
+        candidate_id=cand.id,
+        chapter=cand.chapter,
         decision_id=decision_id,
-        run_state=run["state"],
+        run_state=run.state,
     )
 
 
-def _insert_version(conn: Connection, cand: Any, built: AuthorOutput) -> str:
+def _insert_version(conn: Connection, cand: CandidateRow, built: AuthorOutput) -> str:
     new_candidate = new_id("cand")
     insert_candidate(
         conn,
         new_candidate,
-        run_id=cand["run_id"],
-        work_id=cand["work_id"],
-        chapter=cand["chapter"],
-        context_snapshot_id=cand["context_snapshot_id"],
+        run_id=cand.run_id,
+        work_id=cand.work_id,
+        chapter=cand.chapter,
+        context_snapshot_id=cand.context_snapshot_id,
         output=built.output,
     )
     return new_candidate
 
 
 def _check_new_version(engine: Engine, s: _Started) -> dec.DecisionOutcome:
-    run, new_candidate = s["run"], s["new_candidate"]
+    run, new_candidate = s.run, s.new_candidate
     with engine.begin() as conn:
-        if not guard_result(conn, run["id"], run["attempt"], NODE_EDIT):
+        if not guard_result(conn, run.id, run.attempt, NODE_EDIT):
             return _outcome(engine, s, None)
-        move_run(
-            conn, run["id"], NODE_DETECT, expected_state=NODE_EDIT, expected_attempt=run["attempt"]
-        )
-        start_node(conn, run["id"], NODE_DETECT)
+        move_run(conn, run.id, NODE_DETECT, expected_state=NODE_EDIT, expected_attempt=run.attempt)
+        start_node(conn, run.id, NODE_DETECT)
         move_candidate(
-            conn, new_candidate, "CHECKING", expected_state="DRAFT", expected_version=s["version"]
+            conn, new_candidate, "CHECKING", expected_state="DRAFT", expected_version=s.version
         )
-    verdict = recheck(engine, run, s["context"], s["built"], new_candidate)
+    verdict = recheck(engine, run, s.context, s.built, new_candidate)
     applied = apply_verdict(engine, run, new_candidate, verdict)
     return _outcome(engine, s, verdict if applied else None)
 
 
 def _outcome(engine: Engine, s: _Started, verdict: Verdict | None) -> dec.DecisionOutcome:
     with engine.connect() as conn:
-        state, run_state = dec.current_states(conn, s["new_candidate"])
-    message = s["message"]
+        state, run_state = dec.current_states(conn, s.new_candidate)
+    message = s.message
     if state == "PASSED":
-        message += f"v{s['version']} 复检通过，回到候选待审；采纳：muse accept {s['new_candidate']}"
+        message += f"v{s.version} 复检通过，回到候选待审；采纳：muse accept {s.new_candidate}"
     else:
-        message += f"v{s['version']} 复检未通过（{dec.state_label(state)}），不能采纳。"
+        message += f"v{s.version} 复检未通过（{dec.state_label(state)}），不能采纳。"
         if verdict is not None and verdict.reason:
             message += f"原因：{verdict.reason}"
     return dec.DecisionOutcome(
         kind="edit_merge",
         state=state,
         message=message,
-        candidate_id=s["candidate_id"],
-        chapter=s["chapter"],
-        decision_id=s["decision_id"],
-        new_candidate_id=s["new_candidate"],
-        new_version=s["version"],
+        candidate_id=s.candidate_id,
+        chapter=s.chapter,
+        decision_id=s.decision_id,
+        new_candidate_id=s.new_candidate,
+        new_version=s.version,
         run_state=run_state,
         findings=[f.to_dict() for f in verdict.findings] if verdict else [],
     )

@@ -18,48 +18,48 @@ result is dropped and the run ends ``failed`` with that reason.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import Connection, Engine, select
 
 from muse.context import WriterContext
 from muse.core.errors import StaleTransition
 from muse.flow.author_edit import ATTRIBUTION, AuthorOutput
-from muse.flow.checking import Verdict, check_candidate
+from muse.flow.checking import check_candidate
 from muse.flow.deadlines import guard_result, remaining_s
+from muse.flow.rows import RunRow
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_run, record_event
 from muse.flow.verdicts import commit_verdict
+from muse.quality import Verdict
 
 NODE = "detecting"
 
 
 def recheck(
-    engine: Engine, run: Any, context: WriterContext, built: AuthorOutput, candidate_id: str
+    engine: Engine, run: RunRow, context: WriterContext, built: AuthorOutput, candidate_id: str
 ) -> Verdict:
     verdict = check_candidate(
         engine,
-        run_id=run["id"],
-        attempt=run["attempt"],
+        run_id=run.id,
+        attempt=run.attempt,
         frozen_or_context=context,
         output=built.output,
-        provider=run["provider"],
-        model=run["model"],
-        timeout_s=_deadline_left(engine, run["id"]),
+        provider=run.provider,
+        model=run.model,
+        timeout_s=_deadline_left(engine, run.id),
         unlocated=list(built.unlocated),
     )
     verdict.report["attribution"] = ATTRIBUTION
     return verdict
 
 
-def apply_verdict(engine: Engine, run: Any, candidate_id: str, verdict: Verdict) -> bool:
+def apply_verdict(engine: Engine, run: RunRow, candidate_id: str, verdict: Verdict) -> bool:
     """Commit ``verdict``; ``False``: it came too late (the node timed out or moved on)."""
     try:
         with engine.begin() as conn:
             return commit_verdict(
                 conn,
-                run_id=run["id"],
-                attempt=run["attempt"],
+                run_id=run.id,
+                attempt=run.attempt,
                 candidate_id=candidate_id,
                 verdict=verdict,
                 run_state=verdict.run_state(may_rewrite=False),
@@ -71,24 +71,24 @@ def apply_verdict(engine: Engine, run: Any, candidate_id: str, verdict: Verdict)
             return _discarded_meanwhile(conn, run, candidate_id)
 
 
-def _discarded_meanwhile(conn: Connection, run: Any, candidate_id: str) -> bool:
+def _discarded_meanwhile(conn: Connection, run: RunRow, candidate_id: str) -> bool:
     state = conn.execute(
         select(candidates.c.state).where(candidates.c.id == candidate_id)
     ).scalar_one()
-    if state == "CHECKING" or not guard_result(conn, run["id"], run["attempt"], NODE):
+    if state == "CHECKING" or not guard_result(conn, run.id, run.attempt, NODE):
         raise StaleTransition(f"候选 {candidate_id} 的复检结果无法提交，请刷新后重试。")
     move_run(
         conn,
-        run["id"],
+        run.id,
         "failed",
         reason=f"复检期间候选 {candidate_id} 已是 {state}，复检结果作废。",
         expected_state=NODE,
-        expected_attempt=run["attempt"],
+        expected_attempt=run.attempt,
     )
     record_event(
         conn,
-        run["id"],
-        run["attempt"],
+        run.id,
+        run.attempt,
         NODE,
         "late_discarded",
         0,

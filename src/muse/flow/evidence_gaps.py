@@ -17,12 +17,12 @@ prose index up to the freeze point — principle 4) for every gap and stops for 
 * **undetermined** — nothing to search (a verdict without any subject) or no index: the author
   decides, as with ``found``.
 
-The worst outcome decides the run: conflict > found/undetermined > new_setting.
+The worst outcome decides the run: conflict > found/undetermined > new_setting — that is the
+verdict policy's (``quality.verdict``); this module only searches.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection
@@ -31,30 +31,9 @@ from muse.context import AsOfView, NewSettingDeclaration, WriterOutput, summariz
 from muse.core.canonical import sha256_hex
 from muse.core.errors import NotFound
 from muse.knowledge import CardState
-from muse.quality import EvidenceGap
+from muse.quality import EvidenceGap, GapResolution
 
 HITS_PER_GAP = 3
-SEVERITY = {"conflict": 3, "found": 2, "undetermined": 2, "new_setting": 1}
-
-
-@dataclass(frozen=True)
-class GapResolution:
-    index: int
-    gap: EvidenceGap
-    outcome: str  # found | new_setting | conflict | undetermined
-    fact_evidence: tuple[dict[str, Any], ...]
-    new_setting: dict[str, Any] | None
-    note: str  # Chinese, for the author
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            **self.gap.to_dict(),
-            "outcome": self.outcome,
-            "factEvidence": list(self.fact_evidence),
-            "newSetting": self.new_setting,
-            "note": self.note,
-        }
 
 
 def resolve_gaps(
@@ -73,11 +52,6 @@ def resolve_gaps(
         _resolve(view, states, in_conflict, index, gap, output)
         for index, gap in enumerate(gaps, start=1)
     ]
-
-
-def overall(resolutions: list[GapResolution]) -> str:
-    """The outcome that decides the run: the most severe one (``new_setting`` when all are)."""
-    return max((r.outcome for r in resolutions), key=SEVERITY.__getitem__, default="undetermined")
 
 
 def _named_cards(states: list[CardState], text: str) -> list[CardState]:

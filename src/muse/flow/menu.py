@@ -9,23 +9,21 @@ decision that has become stale in between is refused there.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from muse.flow.decisions import DISCARDABLE
 from muse.flow.revise import REVISABLE
+from muse.flow.rows import CandidateRow, RunRow
 
 # In the order the menu shows them.
 DECISIONS = ("accept", "edit", "revise", "discard")
 
 
-def decision_menu(candidate: Mapping[str, Any], run: Mapping[str, Any]) -> tuple[str, ...]:
+def decision_menu(candidate: CandidateRow, run: RunRow) -> tuple[str, ...]:
     """The decisions open on ``candidate`` (a candidates row) of ``run`` (its runs row)."""
-    state, run_state = candidate["state"], run["state"]
-    production = run["run_type"] == "production" and run["mode"] == "production"
+    state, run_state = candidate.state, run.state
+    production = run.run_type == "production" and run.mode == "production"
     waiting = state == "PASSED" and run_state == "shadow_ready"
     allowed = {
-        "accept": waiting and production and bool(candidate["acceptance_eligible"]),
+        "accept": waiting and production and bool(candidate.acceptance_eligible),
         "edit": waiting and production,
         "revise": state in REVISABLE and production,
         "discard": state in DISCARDABLE,

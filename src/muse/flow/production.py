@@ -35,14 +35,7 @@ from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, MuseError
 from muse.core.ids import new_id
 from muse.core.text import count_han
-from muse.flow.checking import (
-    Lexicons,
-    Verdict,
-    check_candidate,
-    check_lexicons,
-    located,
-    with_attempt,
-)
+from muse.flow.checking import Lexicons, check_candidate, check_lexicons, located, with_attempt
 from muse.flow.deadlines import start_node
 from muse.flow.eligibility import insert_candidate
 from muse.flow.rewrite import Decision, RewritePolicy, rewrite_loop, writer_input
@@ -52,6 +45,7 @@ from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.flow.verdicts import commit_verdict
 from muse.flow.writer_phases import EvidenceLedger, answer_requests, explore_and_replay
 from muse.planning import FineOutline, load_confirmed
+from muse.quality import Verdict
 from muse.works import AuthorizationSnapshot, latest_chapter_number, take_snapshot
 from muse.works.tables import chapters
 
@@ -236,11 +230,9 @@ def _insert_run(
 def _validate(run: RunCtx, work_id: int, policy: RewritePolicy) -> AuthorizationSnapshot:
     node = "validating_context"
     started = run.begin(node, 1)
-    holder: dict[str, Any] = {}
 
-    def work(conn: Connection) -> None:
+    def work(conn: Connection) -> AuthorizationSnapshot:
         snapshot = take_snapshot(conn, work_id, "production")
-        holder["snapshot"] = snapshot
         run.advance(conn, node, 1, "retrieving", authorization_snapshot_id=snapshot.id)
         detail = {
             "authorizationSnapshotId": snapshot.id,
@@ -248,13 +240,13 @@ def _validate(run: RunCtx, work_id: int, policy: RewritePolicy) -> Authorization
             "maxRewrites": policy.max_rewrites,
         }
         record_event(conn, run.run_id, 1, node, "ok", run.ms(started), detail)
+        return snapshot
 
     try:
-        run.commit_node(node, work)
+        snapshot = run.commit_node(node, work)
     except AuthorizationError as err:
         run.end(node, 1, "failed", started)
         raise run.stop("authorization_stale", str(err), node, 1, started) from None
-    snapshot: AuthorizationSnapshot = holder["snapshot"]
     run.end(node, 1, "ok", started, {"authorizationSnapshotId": snapshot.id})
     return snapshot
 
@@ -271,7 +263,6 @@ def _retrieve(
     """Explore (the writer with read-only tools), replay without a model, freeze."""
     node = "retrieving"
     started = run.begin(node, 1)
-    holder: dict[str, Any] = {}
     try:
         explored = explore_and_replay(run, work_id=work_id, as_of=as_of, outline=outline)
     except MuseError as err:
@@ -279,7 +270,7 @@ def _retrieve(
         raise run.stop("failed", f"写手探索阶段失败：{err}", node, 1, started) from None
     run.emit(NodeEvent("exploring", "ok", 1, run.ms(started), explored.detail()))
 
-    def work(conn: Connection) -> None:
+    def work(conn: Connection) -> tuple[FrozenContext, dict[str, Any]]:
         frozen = freeze_context(
             conn,
             work_id=work_id,
@@ -294,12 +285,11 @@ def _retrieve(
             author_words=item7[0],
             round_number=item7[1],
         )
-        holder["frozen"] = frozen
         if frozen.blocking:
-            return  # the context is stored; the run stops below, in its own transaction
+            return frozen, {}  # the context is stored; the run stops below, in its own transaction
         ctx = frozen.context
         run.advance(conn, node, 1, "writing")
-        holder["detail"] = {
+        detail = {
             "contextSnapshotId": frozen.snapshot_id,
             "planId": ctx.manifest.plan_id,
             "manifestId": ctx.manifest.manifest_id,
@@ -310,15 +300,15 @@ def _retrieve(
             "exploration": explored.detail(),
             "round": item7[1],
         }
-        record_event(conn, run.run_id, 1, node, "ok", run.ms(started), holder["detail"])
+        record_event(conn, run.run_id, 1, node, "ok", run.ms(started), detail)
+        return frozen, detail
 
-    run.commit_node(node, work)
-    frozen: FrozenContext = holder["frozen"]
+    frozen, detail = run.commit_node(node, work)
     if frozen.blocking:
         run.end(node, 1, "blocked", started)
         reason = "覆盖门阻断：" + "；".join(r.note for r in frozen.blocking)
         raise run.stop("blocked_user_action", reason, node, 1, started)
-    run.end(node, 1, "ok", started, holder["detail"])
+    run.end(node, 1, "ok", started, detail)
     return frozen
 
 
@@ -355,9 +345,8 @@ def _generate(
             break
         frozen = extended
         run.emit(NodeEvent("evidence_requests", "ok", attempt, run.ms(started)))
-    holder: dict[str, Any] = {}
 
-    def work(conn: Connection) -> None:
+    def work(conn: Connection) -> tuple[_Written, dict[str, Any]]:
         version = _next_version(conn, run.run_id)
         output, unlocated = with_attempt(
             *build_output(frozen.context, frozen.snapshot_id, _draft(result.output), version),
@@ -375,8 +364,8 @@ def _generate(
             output=output,
         )
         move_candidate(conn, candidate_id, "CHECKING", expected_state="DRAFT")
-        holder["written"] = _Written(output, unlocated, candidate_id, result.receipt_id)
-        holder["detail"] = {
+        written = _Written(output, unlocated, candidate_id, result.receipt_id)
+        detail = {
             "receiptId": result.receipt_id,
             "modelReturned": result.model_returned,
             "toolsSent": False,
@@ -385,11 +374,12 @@ def _generate(
             "candidateSha256": output.candidate_sha256,
             "revisionItems": len(revision["items"]) if revision else 0,
         }
-        record_event(conn, run.run_id, attempt, node, "ok", run.ms(started), holder["detail"])
+        record_event(conn, run.run_id, attempt, node, "ok", run.ms(started), detail)
+        return written, detail
 
-    run.commit_node(node, work)
-    run.end(node, attempt, "ok", started, holder["detail"])
-    return frozen, holder["written"]
+    written, detail = run.commit_node(node, work)
+    run.end(node, attempt, "ok", started, detail)
+    return frozen, written
 
 
 def _check(

@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, func, select
+from sqlalchemy import Connection, func, select
 
 from muse.agents.tables import model_calls
 from muse.core.clock import iso
 from muse.core.errors import NotFound
+from muse.flow.rows import CandidateRow, RunRow
 from muse.flow.states import RUN_STATE_LABELS
 from muse.flow.tables import candidates, run_events, runs
 
@@ -21,7 +22,7 @@ def list_runs(conn: Connection, work_id: int, limit: int = 50) -> list[dict[str,
         .order_by(runs.c.created_at.desc())
         .limit(limit)
     ).mappings()
-    listed = [_run(r) for r in rows]
+    listed = [_run(RunRow.from_row(r)) for r in rows]
     caches = _token_caches(conn, [r["id"] for r in listed])
     return [{**r, "tokenCache": caches.get(r["id"], token_cache(0, []))} for r in listed]
 
@@ -64,26 +65,27 @@ def chapter_token_caches(runs_listed: list[dict[str, Any]]) -> dict[int, dict[st
     }
 
 
-def _run(r: RowMapping) -> dict[str, Any]:
+def _run(r: RunRow) -> dict[str, Any]:
     return {
-        "id": r["id"],
-        "chapter": r["target_chapter"],
-        "runType": r["run_type"],
-        "state": r["state"],
-        "stateLabel": RUN_STATE_LABELS.get(r["state"], r["state"]),
-        "attempt": r["attempt"],
-        "provider": r["provider"],
-        "model": r["model"],
-        "asOf": r["as_of"],
-        "reason": r["reason"],
-        "createdAt": iso(r["created_at"]),
+        "id": r.id,
+        "chapter": r.target_chapter,
+        "runType": r.run_type,
+        "state": r.state,
+        "stateLabel": RUN_STATE_LABELS.get(r.state, r.state),
+        "attempt": r.attempt,
+        "provider": r.provider,
+        "model": r.model,
+        "asOf": r.as_of,
+        "reason": r.reason,
+        "createdAt": iso(r.created_at),
     }
 
 
 def show_run(conn: Connection, run_id: str) -> dict[str, Any]:
-    row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
-    if row is None:
+    found = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
+    if found is None:
         raise NotFound(f"运行 {run_id} 不存在。", hint="用 muse runs 查看运行记录。")
+    row = RunRow.from_row(found)
     events = conn.execute(
         select(run_events).where(run_events.c.run_id == run_id).order_by(run_events.c.id)
     ).mappings()
@@ -139,22 +141,25 @@ def list_candidates(
 
 
 def show_candidate(conn: Connection, candidate_id: str) -> dict[str, Any]:
-    r = conn.execute(select(candidates).where(candidates.c.id == candidate_id)).mappings().first()
-    if r is None:
+    found = (
+        conn.execute(select(candidates).where(candidates.c.id == candidate_id)).mappings().first()
+    )
+    if found is None:
         raise NotFound(f"候选 {candidate_id} 不存在。", hint="用 muse candidates 查看候选。")
+    r = CandidateRow.from_row(found)
     return {
-        "id": r["id"],
-        "runId": r["run_id"],
-        "chapter": r["chapter"],
-        "version": r["version"],
-        "state": r["state"],
-        "acceptanceEligible": r["acceptance_eligible"],
-        "hanCount": r["han_count"],
-        "sha256": r["sha256"],
-        "contextSnapshotId": r["context_snapshot_id"],
-        "report": r["report"],
-        "claimLedger": r["writer_output"].get("claimLedger", []),
-        "body": r["body"],
+        "id": r.id,
+        "runId": r.run_id,
+        "chapter": r.chapter,
+        "version": r.version,
+        "state": r.state,
+        "acceptanceEligible": r.acceptance_eligible,
+        "hanCount": r.han_count,
+        "sha256": r.sha256,
+        "contextSnapshotId": r.context_snapshot_id,
+        "report": r.report,
+        "claimLedger": r.writer_output.get("claimLedger", []),
+        "body": r.body,
     }
 
 

@@ -82,9 +82,9 @@ def revise_candidate(
     try:
         with engine.begin() as conn:
             cand, run = load(conn, candidate_id)
-            if cand["state"] not in REVISABLE:
+            if cand.state not in REVISABLE:
                 raise refuse(cand, "改写")
-            round_number = _round_of(conn, cand["context_snapshot_id"]) + 1
+            round_number = _round_of(conn, cand.context_snapshot_id) + 1
             decision_id = insert_decision(
                 conn,
                 command_id,
@@ -95,9 +95,9 @@ def revise_candidate(
                 detail={
                     "words": text,
                     "round": round_number,
-                    "chapter": cand["chapter"],
-                    "version": cand["version"],
-                    "message": f"第 {cand['chapter']} 章第 {round_number} 轮：{text}",
+                    "chapter": cand.chapter,
+                    "version": cand.version,
+                    "message": f"第 {cand.chapter} 章第 {round_number} 轮：{text}",
                 },
             )
     except IntegrityError:  # the same command id committed by a concurrent call
@@ -108,13 +108,13 @@ def revise_candidate(
     try:
         # a flag wins, then the work's choice for the writer, then the original run's model
         choice = resolve_model(
-            engine, cand["work_id"], "writer", provider, model, (run["provider"], run["model"])
+            engine, cand.work_id, "writer", provider, model, (run.provider, run.model)
         )
         with recorded_choice(choice):
             summary = write_chapter(
                 engine,
-                cand["work_id"],
-                cand["chapter"],
+                cand.work_id,
+                cand.chapter,
                 provider=choice.provider,
                 model=choice.model,
                 progress=progress,
@@ -139,7 +139,7 @@ def revise_candidate(
     return ReviseOutcome(
         decision_id,
         candidate_id,
-        cand["chapter"],
+        cand.chapter,
         round_number,
         text,
         summary,
@@ -180,15 +180,15 @@ def _previous(engine: Engine, command_id: str, candidate_id: str) -> ReviseOutco
         row = decision_for_command(conn, command_id, "revise", candidate_id)
     if row is None:
         return None
-    d = row["detail"]
+    d = row.detail
     return ReviseOutcome(
-        row["id"],
+        row.id,
         candidate_id,
         d.get("chapter", 0),
         d.get("round", 0),
         d.get("words", ""),
         None,
         d.get("newRunId"),
-        row["outcome"],
+        row.outcome,
         repeated=True,
     )

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from muse.context import WriterContext
 from muse.context import writer_input as round_writer_input
 from muse.core.errors import ConfigError
-from muse.flow.checking import RevisionItem, Verdict
+from muse.quality import RevisionItem, Verdict
 
 DEFAULT_MAX_REWRITES = 2
 MAX_REWRITES_ENV = "MUSE_MAX_REWRITES"

@@ -17,17 +17,18 @@ from muse.agents.tables import model_calls
 from muse.context.tables import context_snapshots
 from muse.core.clock import iso
 from muse.flow import queries
+from muse.flow.rows import RunRow
 from muse.flow.states import RUN_STATE_LABELS, STEP_LABELS
 from muse.flow.tables import candidates, run_evidence, runs
 
 
 def show_run_detail(conn: Connection, run_id: str) -> dict[str, Any]:
     data = queries.show_run(conn, run_id)  # raises NotFound with a hint
-    row = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().one()
-    data["workId"] = row["work_id"]
-    data["authorizationSnapshotId"] = row["authorization_snapshot_id"]
-    data["baseRevision"] = row["base_revision"]
-    data["qualityPolicyVersion"] = row["quality_policy_version"]
+    row = RunRow.from_row(conn.execute(select(runs).where(runs.c.id == run_id)).mappings().one())
+    data["workId"] = row.work_id
+    data["authorizationSnapshotId"] = row.authorization_snapshot_id
+    data["baseRevision"] = row.base_revision
+    data["qualityPolicyVersion"] = row.quality_policy_version
     data["maxRewrites"] = next(
         (
             e["detail"].get("maxRewrites")

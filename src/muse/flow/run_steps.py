@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, select
 
@@ -20,6 +20,8 @@ from muse.flow.deadlines import guard_result, remaining_s, start_node
 from muse.flow.states import WORKING_NODES
 from muse.flow.tables import runs
 from muse.flow.transitions import move_run, record_event
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -105,17 +107,16 @@ class RunCtx:
     def late(self, node: str) -> Exception:
         return _Late(node)
 
-    def commit_node(self, node: str, work: Callable[[Connection], None]) -> None:
-        """Run ``work`` in one transaction; a late result is discarded and the run stops."""
-        late = False
+    def commit_node(self, node: str, work: Callable[[Connection], T]) -> T:
+        """Run ``work`` in one transaction and return what it returns; a late result is
+        discarded and the run stops."""
         with self.engine.begin() as conn:
             try:
-                work(conn)
+                return work(conn)
             except _Late:
-                late = True  # the late-discarded event and any timeout are committed
-        if late:
-            state, reason = self.current_state()
-            raise Stopped(state, reason or f"{node} 的结果迟到，已丢弃。")
+                pass  # the late-discarded event and any timeout are committed on leaving
+        state, reason = self.current_state()
+        raise Stopped(state, reason or f"{node} 的结果迟到，已丢弃。")
 
     def stop(self, state: str, reason: str, node: str, attempt: int, started: float) -> Stopped:
         """End the run in ``state`` from ``node`` (its own transaction) and return the signal."""

@@ -23,11 +23,11 @@ from sqlalchemy import Connection, select
 
 from muse.core.clock import utc_now
 from muse.core.errors import StaleTransition
-from muse.flow.checking import Verdict
 from muse.flow.deadlines import guard_result, start_node
 from muse.flow.states import WORKING_NODES
 from muse.flow.tables import candidates, run_evidence
 from muse.flow.transitions import move_candidate, move_run, record_event
+from muse.quality import Verdict
 
 _RUN_STATUS = {
     "shadow_ready": "ok",

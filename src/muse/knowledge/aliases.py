@@ -10,26 +10,22 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Connection
 
+from muse.core.contract import UnaliasedContract
 from muse.knowledge.cards import load_cards
 from muse.knowledge.contracts import CardSpec
 
 
-class TermOwner(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class TermOwner(UnaliasedContract):
     card_id: str | None
     name: str
     type: str
     role: str  # name | alias
 
 
-class AliasCollision(BaseModel):
+class AliasCollision(UnaliasedContract):
     """One term (a name or an alias) used by more than one card."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     term: str
     owners: list[TermOwner]

@@ -7,9 +7,9 @@ those that contradict a confirmed card, which wait in the conflict queue like an
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Connection
 
+from muse.core.contract import UnaliasedContract
 from muse.knowledge.aliases import alias_collisions
 from muse.knowledge.cards import load_cards
 from muse.knowledge.contracts import DraftOutcome
@@ -17,9 +17,7 @@ from muse.knowledge.drafts import confirm_draft, submit_draft
 from muse.knowledge.yaml_io import parse_cards_yaml
 
 
-class ImportReport(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class ImportReport(UnaliasedContract):
     filename: str
     work_id: int
     outcomes: list[DraftOutcome]

@@ -14,8 +14,8 @@ from functools import cache
 from importlib import resources
 
 import yaml
-from pydantic import BaseModel, ConfigDict
 
+from muse.core.contract import UnaliasedContract
 from muse.core.errors import InvalidInput
 from muse.core.text import normalize_text
 from muse.knowledge.contracts import CardField, FieldCoverage
@@ -23,11 +23,7 @@ from muse.knowledge.contracts import CardField, FieldCoverage
 DOUBT_MARKER = "字段存疑"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class FieldDef(_Strict):
+class FieldDef(UnaliasedContract):
     key: str
     label: str
     required: bool = False
@@ -36,7 +32,7 @@ class FieldDef(_Strict):
     sealed: bool = False
 
 
-class CardType(_Strict):
+class CardType(UnaliasedContract):
     key: str
     label: str
     description: str
@@ -54,7 +50,7 @@ class CardType(_Strict):
         return found.label if found else key
 
 
-class RelationRules(_Strict):
+class RelationRules(UnaliasedContract):
     single: tuple[str, ...]
     exclusive: tuple[tuple[str, str], ...]
 
@@ -62,7 +58,7 @@ class RelationRules(_Strict):
         return (kind_a, kind_b) in self.exclusive or (kind_b, kind_a) in self.exclusive
 
 
-class Registry(_Strict):
+class Registry(UnaliasedContract):
     version: str
     types: tuple[CardType, ...]
     relations: RelationRules

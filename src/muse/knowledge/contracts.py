@@ -16,17 +16,13 @@ from enum import StrEnum
 from typing import Any
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+from muse.core.contract import UnaliasedContract
 
 
 class Cycle(StrEnum):
@@ -46,7 +42,7 @@ class CardStatus(StrEnum):
     rejected = "rejected"  # a draft the author rejected
 
 
-class SourceRef(_Frozen):
+class SourceRef(UnaliasedContract):
     """A pointer into canonical prose: ``text[start:end]`` of chapter ``chapter`` at ``revision``."""
 
     chapter: int = Field(ge=1)
@@ -68,7 +64,7 @@ class SourceRef(_Frozen):
         return end
 
 
-class CardField(_Frozen):
+class CardField(UnaliasedContract):
     """One field of a card: a value, or an explicit doubt (「字段存疑：原因」), never both."""
 
     value: str | list[str] | None = None
@@ -83,12 +79,12 @@ class CardField(_Frozen):
         return self
 
 
-class Alias(_Frozen):
+class Alias(UnaliasedContract):
     name: str = Field(min_length=1)
     since_chapter: int | None = Field(default=None, ge=1, description="None: known from the debut")
 
 
-class Milestone(_Frozen):
+class Milestone(UnaliasedContract):
     """演变历程: something that happened at an absolute chapter. ``chapter`` None: not provable."""
 
     chapter: int | None = Field(default=None, ge=1)
@@ -101,7 +97,7 @@ class Milestone(_Frozen):
     refs: list[SourceRef] = []
 
 
-class Relation(_Frozen):
+class Relation(UnaliasedContract):
     """The card's ``kind`` is ``target`` (e.g. 孙悟空 —师父→ 唐僧), from ``since_chapter`` on."""
 
     kind: str = Field(min_length=1)
@@ -111,7 +107,7 @@ class Relation(_Frozen):
     refs: list[SourceRef] = []
 
 
-class PlannedStep(_Frozen):
+class PlannedStep(UnaliasedContract):
     """成长弧线: a step the author plans. Planning data: never part of a state as of a chapter."""
 
     chapter: int | None = Field(default=None, ge=1)
@@ -120,7 +116,7 @@ class PlannedStep(_Frozen):
     description: str = ""
 
 
-class CardSpec(_Frozen):
+class CardSpec(UnaliasedContract):
     """A card's content, as imported, extracted or stored. Refs are already verified."""
 
     type: str
@@ -146,7 +142,7 @@ class Card(CardSpec):
     spec_sha256: str
 
 
-class FieldCoverage(_Frozen):
+class FieldCoverage(UnaliasedContract):
     """Field coverage against the type's schema (spec 001 §1A stage 2, gate 1)."""
 
     missing_required: list[str] = []
@@ -175,7 +171,7 @@ class ExclusionReason(StrEnum):
     stale_ref = "stale_ref"
 
 
-class Exclusion(_Frozen):
+class Exclusion(UnaliasedContract):
     """One item left out, for the author and the dashboard; never for a model input."""
 
     kind: str = Field(description="card | milestone | field | alias | relation | ref | plan")
@@ -185,7 +181,7 @@ class Exclusion(_Frozen):
     message: str = Field(description="why, in Chinese")
 
 
-class CardState(_Frozen):
+class CardState(UnaliasedContract):
     """A card as the story knows it at the end of chapter ``as_of``: nothing dated later."""
 
     card_id: str
@@ -201,7 +197,7 @@ class CardState(_Frozen):
     cycle: Cycle | None
 
 
-class StateAsOf(_Frozen):
+class StateAsOf(UnaliasedContract):
     """A card's state as of ``as_of`` (None when the card does not exist yet) and what was cut."""
 
     as_of: int
@@ -211,7 +207,7 @@ class StateAsOf(_Frozen):
     excluded: list[Exclusion]
 
 
-class WorkStateAsOf(_Frozen):
+class WorkStateAsOf(UnaliasedContract):
     work_id: int
     as_of: int
     cards: list[StateAsOf]
@@ -221,7 +217,7 @@ class WorkStateAsOf(_Frozen):
         return [c.state for c in self.cards if c.state is not None]
 
 
-class StaleRef(_Frozen):
+class StaleRef(UnaliasedContract):
     """A source reference the canonical text no longer holds."""
 
     ref_id: str
@@ -234,7 +230,7 @@ class StaleRef(_Frozen):
     reason: str
 
 
-class RevalidationReport(_Frozen):
+class RevalidationReport(UnaliasedContract):
     work_id: int
     checked: int = Field(description="references looked at")
     reanchored: int = Field(description="same text at the same offsets in a newer revision")
@@ -242,7 +238,7 @@ class RevalidationReport(_Frozen):
     newly_stale: list[StaleRef]
 
 
-class Draft(_Frozen):
+class Draft(UnaliasedContract):
     """A proposed card (shadow): new, or an update of the confirmed card ``target_card_id``."""
 
     id: str
@@ -259,7 +255,7 @@ class Draft(_Frozen):
     decided_at: str | None
 
 
-class DraftOutcome(_Frozen):
+class DraftOutcome(UnaliasedContract):
     """What became of a proposal or a decision on a draft.
 
     status: new (a new card proposed) | update (additions to a confirmed card) | unchanged (it
@@ -276,7 +272,7 @@ class DraftOutcome(_Frozen):
     warnings: list[str] = []
 
 
-class Conflict(_Frozen):
+class Conflict(UnaliasedContract):
     """A draft that contradicts a confirmed card: both sides and their evidence."""
 
     id: str

@@ -14,23 +14,21 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from muse.core.contract import UnaliasedContract
 
 INPUT_SCHEMA = "chapter-extraction-input-v1"
 Confidence = Literal["high", "low"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ExtractedField(_Strict):
+class ExtractedField(UnaliasedContract):
     key: str = Field(description="字段键或中文字段名，取自该卡类型的字段表（cardTypes）")
     value: str = Field(description="本章正文写明的值")
     evidenceQuote: str = Field(description="证明该值的正文原句，逐字摘录")
 
 
-class ExtractedCard(_Strict):
+class ExtractedCard(UnaliasedContract):
     type: str = Field(description="卡类型键，如 character / location / artifact / faction")
     name: str = Field(description="正式名称；已有卡时用已有卡的名称")
     aliases: list[str] = Field(description="本章正文明确写出的别名；没有给空列表")
@@ -39,7 +37,7 @@ class ExtractedCard(_Strict):
     confidence: Confidence
 
 
-class _Fact(_Strict):
+class _Fact(UnaliasedContract):
     subject: str = Field(description="事实的主体（人物或事物的名称）")
     evidenceQuote: str = Field(description="证明该事实的正文原句，逐字摘录")
     confidence: Confidence
@@ -87,7 +85,7 @@ ExtractedFact = (
 )
 
 
-class ChapterExtraction(_Strict):
+class ChapterExtraction(UnaliasedContract):
     """extractor/extract output for one accepted chapter."""
 
     cards: list[ExtractedCard] = Field(description="新实体或已有卡的新信息；没有给空列表")
@@ -110,9 +108,7 @@ ItemStatus = Literal[
 ]
 
 
-class ExtractionItem(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class ExtractionItem(UnaliasedContract):
     kind: Literal["card", "field", "alias", "fact", "milestone"]
     name: str = Field(description="card name, or the fact's subject")
     detail: str = Field(default="", description="field key, alias, or the fact type")
@@ -123,9 +119,7 @@ class ExtractionItem(BaseModel):
     quote: str | None = None
 
 
-class ExtractionReport(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class ExtractionReport(UnaliasedContract):
     work_id: int
     chapter: int
     revision: int

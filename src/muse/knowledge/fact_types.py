@@ -21,7 +21,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
+
+from muse.core.contract import UnaliasedContract
 
 
 class FactType(StrEnum):
@@ -43,9 +45,7 @@ FACT_TYPE_LABELS = {
 }
 
 
-class _Delta(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _Delta(UnaliasedContract):
     chapter: int = Field(ge=1, description="the chapter whose canonical text proves the delta")
     subject: str = Field(min_length=1, description="whom or what it is about")
     evidence_quote: str = Field(min_length=1, description="verbatim quote from that chapter")
@@ -101,10 +101,8 @@ PROPOSAL = TypeAdapter(FactDeltaProposal)
 COMMON_KEYS = {"type", "chapter", "subject", "evidence_quote"}
 
 
-class FactDelta(BaseModel):
+class FactDelta(UnaliasedContract):
     """A stored proposal (``proposed``) and the author's decision on it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str
     work_id: int
@@ -122,10 +120,8 @@ class FactDelta(BaseModel):
     decided_at: str | None
 
 
-class LedgerEntry(BaseModel):
+class LedgerEntry(UnaliasedContract):
     """One canonical fact: an approved delta (immutable)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str
     work_id: int

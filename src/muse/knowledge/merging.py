@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
+from muse.core.contract import UnaliasedContract
 from muse.core.text import normalize_text
 from muse.knowledge.card_types import card_type, registry
 from muse.knowledge.contracts import (
@@ -38,9 +39,7 @@ Resolution = Literal["keep", "replace", "merge"]
 MERGE_JOINER = "；"
 
 
-class Contradiction(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class Contradiction(UnaliasedContract):
     kind: Literal["field", "relation", "debut", "plan"]
     subject: str
     confirmed_side: dict[str, Any]

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Connection
 
+from muse.core.contract import UnaliasedContract
 from muse.knowledge.card_types import card_type
 from muse.knowledge.cards import load_cards
 from muse.knowledge.contracts import Card, Cycle
@@ -24,11 +24,7 @@ from muse.knowledge.terms import TermMatcher
 from muse.works import iter_chapter_texts
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class LedgerRow(_Frozen):
+class LedgerRow(UnaliasedContract):
     card_id: str
     name: str
     type: str
@@ -39,14 +35,14 @@ class LedgerRow(_Frozen):
         return sum(self.mentions.values())
 
 
-class ArcReport(_Frozen):
+class ArcReport(UnaliasedContract):
     card_id: str
     name: str
     type: str
     problems: list[str]
 
 
-class SettingLedger(_Frozen):
+class SettingLedger(UnaliasedContract):
     work_id: int
     upto: int | None
     chapters: list[int]

@@ -7,14 +7,18 @@ fallback (``schema_sample``); what it answers for each (role, task) lives here:
     explorer.py    writer/explore    reads derived from the fine outline
     extractor.py   extractor/extract post-chapter extraction by plain sentence patterns
     planner.py     planner/draft     the planning contracts, sized to pass the gates
-    generic.py     every role        the agents layer's default output contracts
+    detector.py    detector/check    a valid report that checks nothing (quality's contract)
+    judge.py       judge/score       seeded scores for the judge sheet (evaluation's contract)
+
+Every generator builds its answer through the production contract the call asks for and hands
+over its wire form (``wire.emit``), so the fakes cannot drift from the contracts.
 
 Nothing in a domain imports this package. The composition roots — the CLI entry
 (``muse.cli.main``), the demo and the test suite's conftest — call :func:`install` once, which
 hands the provider a loader; the generator modules are imported on the first offline call, so
 a command that never calls the offline provider never pays for them. Each generator answers
-only its own output models and declines (``None``) any other, so the domain generators and the
-generic ones never compete for a call; a generator a test registers with
+only its own output model and declines (``None``) any other, so no two generators compete for
+a call; a generator a test registers with
 ``register_offline_generator`` comes before all of them.
 """
 
@@ -24,7 +28,7 @@ import importlib
 
 __all__ = ["install", "load"]
 
-MODULES = ("writer", "explorer", "extractor", "planner", "generic")
+MODULES = ("writer", "explorer", "extractor", "planner", "detector", "judge")
 
 
 def load() -> None:

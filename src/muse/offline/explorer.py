@@ -12,28 +12,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from muse.agents import builtin_generator
+from pydantic import BaseModel
 
-EXPLORE_INPUT_VERSION = "writer-explore-input-v1"  # context.exploration_contracts
+from muse.agents import builtin_generator
+from muse.context import EXPLORE_INPUT_VERSION, ExploreDraft, ExploreDraftRead
+from muse.offline.wire import emit
+
 NOTE = "【离线模式】探索清单由离线提供方依据细纲确定性生成：前一章、实体卡、人物近况与伏笔检索。"
 
 
-def _read(tool: str, why: str, **fields: Any) -> dict[str, Any]:
-    read: dict[str, Any] = {"tool": tool, "number": None, "query": None, "name": None}
-    read["limit"] = None
-    read.update(fields)
-    read["why"] = why
-    return read
+def _read(
+    tool: str,
+    why: str,
+    *,
+    number: int | None = None,
+    query: str | None = None,
+    name: str | None = None,
+    limit: int | None = None,
+) -> ExploreDraftRead:
+    return ExploreDraftRead(tool=tool, number=number, query=query, name=name, limit=limit, why=why)
 
 
 @builtin_generator("writer", "explore")
-def explore_reads(task_input: dict[str, Any], _model: object = None) -> dict[str, Any] | None:
-    """ExploreDraft (as a dict) for a writer-explore input; declines anything else."""
-    if task_input.get("schemaVersion") != EXPLORE_INPUT_VERSION:
+def explore_reads(
+    task_input: dict[str, Any], model: type[BaseModel] = ExploreDraft
+) -> dict[str, Any] | None:
+    """An ExploreDraft for a writer-explore input; declines any other input or output model."""
+    if model is not ExploreDraft or task_input.get("schemaVersion") != EXPLORE_INPUT_VERSION:
         return None
     hc = task_input["fineOutline"]["hard_constraints"]
     as_of = task_input["asOf"]
-    reads = []
+    reads: list[ExploreDraftRead] = []
     if as_of >= 1:
         reads.append(_read("read_chapter", "接上一章的时间、地点与即时局面", number=as_of))
     for entity in hc["required_entities"]:
@@ -58,4 +67,4 @@ def explore_reads(task_input: dict[str, Any], _model: object = None) -> dict[str
             )
         )
     reads.append(_read("get_style", "文风档案：视角、句式与黑名单"))
-    return {"reads": reads, "notes": NOTE}
+    return emit(ExploreDraft(reads=reads, notes=NOTE))

@@ -28,6 +28,7 @@ from pydantic import BaseModel
 
 from muse.agents import builtin_generator
 from muse.knowledge import BATCH_INPUT_SCHEMA, INPUT_SCHEMA, ChapterExtraction, discover
+from muse.offline.wire import emit
 
 OFFLINE_FINDING = "【离线模式】本抽取由离线提供方按固定句式确定性生成，不代表模型抽取能力。"
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?")
@@ -148,7 +149,10 @@ def _card(name: str, quote: str, fields: list[tuple[str, str, str]]) -> dict[str
 
 @builtin_generator("extractor", "extract")
 def extract_chapter(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] | None:
-    """ChapterExtraction (as a dict) for a post-chapter extraction input; declines anything else."""
+    """A ChapterExtraction for a post-chapter extraction input; declines anything else.
+
+    The cards and facts are assembled as plain data (their shapes follow the matched pattern)
+    and validated into the contract before they leave, so a contract change fails here."""
     if model is not ChapterExtraction:
         return None
     if task_input.get("schemaVersion") == BATCH_INPUT_SCHEMA:  # 拆书: several chapters at once
@@ -164,4 +168,7 @@ def extract_chapter(task_input: dict[str, Any], model: type[BaseModel]) -> dict[
     for text in texts:
         cards += [c for c in _cards(text, known) if c["name"] not in {k["name"] for k in cards}]
         facts += _facts(text, canonical)
-    return {"cards": cards, "facts": facts, "designFindings": [OFFLINE_FINDING]}
+    extraction = ChapterExtraction.model_validate(
+        {"cards": cards, "facts": facts, "designFindings": [OFFLINE_FINDING]}
+    )
+    return emit(extraction)

@@ -1,7 +1,8 @@
 """Offline planner drafts: schema-valid, sized to pass the gates, built only from the task input.
 
 Registered for ``planner``/``draft`` with the offline provider; it answers the planning contracts
-(and declines any other output model, so the agents layer's default answers those). Same input,
+(and declines any other output model, which the schema fallback answers). Each draft is
+validated into the stage's contract before it leaves, so a contract change fails here. Same input,
 same draft; the ``variant`` number changes the wording so variants can be told apart. Every text
 is marked as offline so nobody mistakes it for a model's planning.
 """
@@ -14,6 +15,7 @@ from pydantic import BaseModel
 
 from muse.agents import builtin_generator
 from muse.core.text import count_han
+from muse.offline.wire import emit
 from muse.planning import Assembly, FineOutline, SettingProposal, WorkFoundation, WorkOutline
 
 MARK = "【离线草稿】"
@@ -277,4 +279,5 @@ _BUILDERS = {
 @builtin_generator("planner", "draft")
 def generate(task_input: dict[str, Any], output_model: type[BaseModel]) -> dict[str, Any] | None:
     builder = _BUILDERS.get(output_model)
-    return builder(task_input) if builder else None
+    draft = builder(task_input) if builder else None
+    return emit(output_model.model_validate(draft)) if draft is not None else None

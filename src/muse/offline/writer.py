@@ -17,9 +17,13 @@ import hashlib
 import re
 from typing import Any
 
+from pydantic import BaseModel
+
 from muse.agents import builtin_generator, stable_input
+from muse.context import DraftClaim, EvidenceRequest, SelfCheck, WriterDraft
 from muse.core.canonical import canonical_json
 from muse.core.text import count_han
+from muse.offline.wire import emit
 
 # Texture sentences are composed from three parts so that no sentence, paragraph or long
 # n-gram repeats within a chapter: the mechanical gate blocks degenerate repetition
@@ -92,7 +96,7 @@ def _texture(step: int, name: str) -> str:
 _REQUEST_MARKER = re.compile(r"【补证：([^】]+)】")
 
 
-def evidence_requests(outline: dict[str, Any]) -> list[dict[str, str]]:
+def evidence_requests(outline: dict[str, Any]) -> list[EvidenceRequest]:
     """The requests a ``【补证：…】`` marker in the outline's title or beats asks for."""
     texts = [outline.get("title", "")] + [b["text"] for b in outline.get("adjustable_beats", [])]
     queries = [
@@ -102,7 +106,7 @@ def evidence_requests(outline: dict[str, Any]) -> list[dict[str, str]]:
         for q in found.split("；")
         if q.strip()
     ]
-    return [{"query": q, "reason": f"离线写手：需要「{q}」的前文依据。"} for q in queries]
+    return [EvidenceRequest(query=q, reason=f"离线写手：需要「{q}」的前文依据。") for q in queries]
 
 
 def _seed(task_input: dict[str, Any]) -> int:
@@ -117,10 +121,12 @@ def _sentence(text: str) -> str:
 
 
 @builtin_generator("writer", "generate")
-def write_chapter(task_input: dict[str, Any], _schema: object = None) -> dict[str, Any] | None:
-    """WriterDraft (as a dict) for a WriterContext v1 wire dict; declines (None) anything else,
-    so the offline provider falls back to its generic schema-valid output."""
-    if task_input.get("schemaVersion") != "writer-context-v1":
+def write_chapter(
+    task_input: dict[str, Any], model: type[BaseModel] = WriterDraft
+) -> dict[str, Any] | None:
+    """A WriterDraft for a WriterContext v1 wire dict; declines (None) any other input or output
+    model, so the offline provider falls back to its generic schema-valid output."""
+    if model is not WriterDraft or task_input.get("schemaVersion") != "writer-context-v1":
         return None
     outline = task_input["fineOutline"]
     hc = outline["hard_constraints"]
@@ -128,12 +134,12 @@ def write_chapter(task_input: dict[str, Any], _schema: object = None) -> dict[st
     target = task_input["outputContract"]["lengthTarget"]["targetChars"]
     _low, high = task_input["outputContract"]["generationBand"]
     seed = _seed(task_input)
-    claims: list[dict[str, Any]] = []
+    claims: list[DraftClaim] = []
     core: list[str] = []
 
     def claim(constraint_id: str, sentence: str) -> None:
         core.append(sentence)
-        claims.append({"constraintId": constraint_id, "quote": sentence})
+        claims.append(DraftClaim(constraint_id=constraint_id, quote=sentence))
 
     opening = (
         f"却说{names[0]}" + ("、".join([""] + names[1:]) if len(names) > 1 else "") + "各怀心事，"
@@ -147,17 +153,18 @@ def write_chapter(task_input: dict[str, Any], _schema: object = None) -> dict[st
     hook = _sentence(hc["chapter_end_hook"]["text"])
     paragraphs = _fill(core, names, seed, target - count_han(hook), high - count_han(hook))
     paragraphs.append(hook)
-    claims.append({"constraintId": hc["chapter_end_hook"]["id"], "quote": hook})
-    return {
-        "paragraphs": paragraphs,
-        "claims": claims,
-        "evidenceRequests": evidence_requests(outline),
-        "newSettingDeclarations": [],
-        "selfCheck": {
-            "coveredConstraintIds": [c["constraintId"] for c in claims],
-            "notes": "离线写手：逐条兑现硬约束，其余为中性质感句。",
-        },
-    }
+    claims.append(DraftClaim(constraint_id=hc["chapter_end_hook"]["id"], quote=hook))
+    draft = WriterDraft(
+        paragraphs=tuple(paragraphs),
+        claims=tuple(claims),
+        evidence_requests=tuple(evidence_requests(outline)),
+        new_setting_declarations=(),
+        self_check=SelfCheck(
+            covered_constraint_ids=tuple(c.constraint_id for c in claims),
+            notes="离线写手：逐条兑现硬约束，其余为中性质感句。",
+        ),
+    )
+    return emit(draft)
 
 
 def _fill(core: list[str], names: list[str], seed: int, want: int, limit: int) -> list[str]:

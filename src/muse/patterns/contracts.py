@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 from pydantic.alias_generators import to_camel
+
+from muse.core.contract import UnaliasedContract
 
 DOUBT_MARKER = "字段存疑"
 _DOUBT = re.compile(rf"^{DOUBT_MARKER}\s*[：:]\s*(?P<reason>.*)$", re.S)
@@ -36,9 +38,7 @@ def list_or_doubt(value: tuple[str, ...] | str) -> tuple[str, ...] | str:
     return tuple(item.strip() for item in value)
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class Strict(UnaliasedContract):
     @field_validator("*", mode="before")
     @classmethod
     def _strip_text(cls, value: object) -> object:

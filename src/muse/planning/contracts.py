@@ -10,8 +10,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
     field_validator,
@@ -19,19 +17,17 @@ from pydantic import (
     model_validator,
 )
 
+from muse.core.contract import UnaliasedContract
+
 FINE_OUTLINE_VERSION = "fine-outline-v1"
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-
-class OutlineItem(Strict):
+class OutlineItem(UnaliasedContract):
     id: str = Field(min_length=1, max_length=40)
     text: str = Field(min_length=1)
 
 
-class ForeshadowingAction(Strict):
+class ForeshadowingAction(UnaliasedContract):
     """伏笔动作: 埋 plant, 推 advance, 收 pay off — with the thread and the cards it touches."""
 
     id: str = Field(min_length=1, max_length=40)
@@ -41,7 +37,7 @@ class ForeshadowingAction(Strict):
     cards: tuple[str, ...] = ()
 
 
-class RequiredEntity(Strict):
+class RequiredEntity(UnaliasedContract):
     id: str = Field(min_length=1, max_length=40)
     name: str = Field(min_length=1)
     role: str = ""
@@ -59,7 +55,7 @@ class RequiredEntity(Strict):
         return data
 
 
-class HardConstraints(Strict):
+class HardConstraints(UnaliasedContract):
     hard_events: tuple[OutlineItem, ...] = Field(min_length=1)
     result_direction: OutlineItem
     foreshadowing: tuple[ForeshadowingAction, ...] = ()
@@ -77,7 +73,7 @@ class HardConstraints(Strict):
         return ids
 
 
-class FineOutline(Strict):
+class FineOutline(UnaliasedContract):
     schema_version: Literal["fine-outline-v1"] = "fine-outline-v1"
     target_chapter: int = Field(ge=1)
     title: str = ""

@@ -24,11 +24,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from muse.agents import DetectorIssue, DetectorReport, ToolRead
+from muse.agents import ToolRead
 from muse.context import WriterContext
 from muse.core.canonical import sha256_hex
 from muse.core.text import normalize_text
 from muse.planning import FineOutline
+from muse.quality.contracts import DetectorIssue, DetectorReport
 
 # The argument that names what a tool read, per tool (tools without one are cited by name).
 _TOOL_ARGUMENT = {"read_chapter": "number", "search_prose": "query", "get_card": "name"}

@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from sqlalchemy import Engine
 
-from muse.agents import DetectorReport, ToolSet, dependency_list, dispatch, stored_reply
+from muse.agents import ToolSet, dependency_list, dispatch, stored_reply
 from muse.context import WriterContext, WriterOutput
 from muse.core.canonical import sha256_hex
 from muse.core.errors import ContractViolation
@@ -46,6 +46,7 @@ from muse.quality.anti_forgery import (
     dependency_refs,
     verify_report,
 )
+from muse.quality.contracts import DetectorReport
 from muse.quality.entities import EntityLexicon
 from muse.quality.hard_events import detector_marks, event_checks
 from muse.quality.mechanical import Finding

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
+from muse.core.contract import UnaliasedContract
 
 
 class SourceKind(StrEnum):
@@ -30,11 +30,7 @@ SOURCE_KIND_LABELS = {"own": "作者自有稿", "public_domain": "公版文本",
 STATUS_LABELS = {"active": "有效", "suspended": "暂停", "withdrawn": "已撤回"}
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class WorkInfo(_Frozen):
+class WorkInfo(UnaliasedContract):
     id: int
     title: str
     source_kind: SourceKind
@@ -46,7 +42,7 @@ class WorkInfo(_Frozen):
     latest_chapter: int | None
 
 
-class ChapterInfo(_Frozen):
+class ChapterInfo(UnaliasedContract):
     number: int
     title: str
     volume: str | None
@@ -55,7 +51,7 @@ class ChapterInfo(_Frozen):
     content_sha256: str
 
 
-class ChapterText(_Frozen):
+class ChapterText(UnaliasedContract):
     """One canonical chapter at one revision. Offsets into ``text`` are code point offsets."""
 
     work_id: int
@@ -67,7 +63,7 @@ class ChapterText(_Frozen):
     han_count: int
 
 
-class AuthorizationSnapshot(_Frozen):
+class AuthorizationSnapshot(UnaliasedContract):
     id: str
     work_id: int
     purpose: Purpose

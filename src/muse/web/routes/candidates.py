@@ -9,6 +9,7 @@ offers only what :func:`muse.flow.menu.decision_menu` allows.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -48,7 +49,7 @@ def candidate_page(request: Request, candidate_id: str, against: int | None = No
         conn = zoned_for(conn, "candidates", candidate_id)
         view = candidate_view(conn, candidate_id)
         cand, run = load(conn, candidate_id)
-        info = work_nav(conn, cand["work_id"])
+        info = work_nav(conn, cand.work_id)
         diff = version_diff(conn, candidate_id, against) if against else view["diff"]
         rounds = _round_items(conn, view)
         facts = list_candidate_facts(conn, candidate_id).deltas
@@ -60,7 +61,7 @@ def candidate_page(request: Request, candidate_id: str, against: int | None = No
         title=f"候选 · 第 {view['chapter']} 章 v{view['version']}",
         work=info,
         c=view,
-        run=dict(run),
+        run=asdict(run),
         segments=segments(view["body"], marks),
         diff=diff,
         against=against,
@@ -68,7 +69,7 @@ def candidate_page(request: Request, candidate_id: str, against: int | None = No
         facts=facts,
         menu=decision_menu(cand, run),
         command_id=new_id("cmd"),
-        expected_revision=run["base_revision"],
+        expected_revision=run.base_revision,
         judgements=judgements,
     )
 
@@ -89,7 +90,7 @@ def edit_page(request: Request, candidate_id: str) -> Response:
         conn = zoned_for(conn, "candidates", candidate_id)
         view = candidate_view(conn, candidate_id)
         cand, run = load(conn, candidate_id)
-        info = work_nav(conn, cand["work_id"])
+        info = work_nav(conn, cand.work_id)
     return page(
         request,
         "candidate_edit.html",
@@ -98,5 +99,5 @@ def edit_page(request: Request, candidate_id: str) -> Response:
         c=view,
         menu=decision_menu(cand, run),
         command_id=new_id("cmd"),
-        expected_revision=run["base_revision"],
+        expected_revision=run.base_revision,
     )

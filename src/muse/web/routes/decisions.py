@@ -106,7 +106,7 @@ def edit(request: Request, candidate_id: str, form: Form = Depends(read_form)) -
         findings = [f"[{f['severity']}] {f['kind']}：{f['message']}" for f in outcome.findings]
         repeated = ["（重复提交，未再次执行）"] if outcome.repeated else []
         return TaskResult(
-            cand["run_id"],
+            cand.run_id,
             outcome.new_candidate_id,
             outcome.state,
             None,
@@ -115,11 +115,11 @@ def edit(request: Request, candidate_id: str, form: Form = Depends(read_form)) -
 
     task = request.app.state.tasks.start(
         "edit",
-        cand["work_id"],
-        cand["chapter"],
-        f"修改后合并 · 第 {cand['chapter']} 章 v{cand['version']}",
+        cand.work_id,
+        cand.chapter,
+        f"修改后合并 · 第 {cand.chapter} 章 v{cand.version}",
         job,
-        run_id=cand["run_id"],
+        run_id=cand.run_id,
     )
     return RedirectResponse(f"/tasks/{task.id}", status_code=303)
 
@@ -162,7 +162,7 @@ def revise(request: Request, candidate_id: str, form: Form = Depends(read_form))
         return TaskResult(outcome.new_run_id, None, outcome.state, "同一命令已执行过")
 
     task = request.app.state.tasks.start(
-        "revise", cand["work_id"], cand["chapter"], f"第 {cand['chapter']} 章 · {words}", job
+        "revise", cand.work_id, cand.chapter, f"第 {cand.chapter} 章 · {words}", job
     )
     return RedirectResponse(f"/tasks/{task.id}", status_code=303)
 
@@ -179,7 +179,7 @@ def _outcome(
 ) -> Response:
     with read(request) as conn:
         cand, _ = load(conn, candidate_id)
-        work = work_nav(conn, cand["work_id"])
+        work = work_nav(conn, cand.work_id)
     return page(
         request,
         "outcome.html",
@@ -191,7 +191,7 @@ def _outcome(
         repeated=repeated,
         extra=extra or [],
         candidate_id=candidate_id,
-        work_id=cand["work_id"],
+        work_id=cand.work_id,
         chapter=chapter,
     )
 
@@ -221,6 +221,6 @@ def _work_of(request: Request, candidate_id: str) -> WorkNav | None:
     try:
         with read(request) as conn:
             cand, _ = load(conn, candidate_id)
-            return work_nav(conn, cand["work_id"])
+            return work_nav(conn, cand.work_id)
     except MuseError:
         return None
