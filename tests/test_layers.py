@@ -150,118 +150,12 @@ TOOLKITS: tuple[str, ...] = ("core", "store")
 
 # (importing module, imported module) → why it still reaches into another package. Shrink only.
 INTERNAL_ALLOWED: dict[tuple[str, str], str] = {
-    (
-        "muse.evaluation.candidate_judge",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.evaluation.candidate_judge",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: candidates",
-    (
-        "muse.evaluation.invariants",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: candidates, decisions, runs",
-    (
-        "muse.evaluation.invariants",
-        "muse.knowledge.tables",
-    ): "table read, to become a service of the owning domain: card_drafts, fact_deltas",
-    (
-        "muse.evaluation.invariants",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: prose_blocks",
-    (
-        "muse.evaluation.judging",
-        "muse.agents.tables",
-    ): "table read, to become a service of the owning domain: model_calls",
-    (
-        "muse.evaluation.judging",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: candidates",
-    (
-        "muse.evaluation.replay",
-        "muse.agents.tables",
-    ): "table read, to become a service of the owning domain: model_calls",
-    (
-        "muse.evaluation.replay",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.evaluation.replay",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: candidates, runs",
-    (
-        "muse.evaluation.replay",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: chapters",
-    (
-        "muse.evaluation.report",
-        "muse.agents.tables",
-    ): "table read, to become a service of the owning domain: model_calls",
-    (
-        "muse.flow.accept",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.flow.accept",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: works",
-    (
-        "muse.flow.author_edit",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.flow.candidate_detail",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.flow.candidate_facts",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.flow.edit_merge",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: chapters",
-    (
-        "muse.flow.production",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: chapters",
-    (
-        "muse.flow.queries",
-        "muse.agents.tables",
-    ): "table read, to become a service of the owning domain: model_calls",
-    (
-        "muse.flow.rebuilding",
-        "muse.knowledge.tables",
-    ): "table read, to become a service of the owning domain: source_refs",
-    (
-        "muse.flow.rebuilding",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: works",
-    (
-        "muse.flow.revise",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.flow.run_detail",
-        "muse.agents.tables",
-    ): "table read, to become a service of the owning domain: model_calls",
-    (
-        "muse.flow.run_detail",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.knowledge.book_extraction",
-        "muse.store.tables",
-    ): "table read, to become a service of the owning domain: jobs",
-    (
-        "muse.web.deps",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: candidates, runs",
-    (
-        "muse.worker.builtin",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: runs",
+    arrow: "a table read, to become a function of the owning domain"
+    for arrow in [
+        ("muse.evaluation.candidate_judge", "muse.flow.tables"),  # candidates
+        ("muse.evaluation.judging", "muse.flow.tables"),  # candidates
+        ("muse.evaluation.replay", "muse.flow.tables"),  # candidates, runs
+    ]
 }
 
 

@@ -40,6 +40,13 @@ if TYPE_CHECKING:
     from muse.context.replaying import replay, replay_bytes
     from muse.context.round_order import round_inputs, writer_input
     from muse.context.search_index import Hit, search_query
+    from muse.context.snapshots import (
+        latest_snapshot,
+        run_snapshots,
+        snapshot_payload,
+        snapshot_revisions,
+        snapshot_row,
+    )
     from muse.context.tool_reader import AsOfToolReader
     from muse.context.validation import validate_references
     from muse.context.writer_context import (
@@ -51,6 +58,11 @@ if TYPE_CHECKING:
     from muse.context.writer_output import UnlocatedClaim, build_output
 
 __all__ = [
+    "latest_snapshot",
+    "run_snapshots",
+    "snapshot_payload",
+    "snapshot_revisions",
+    "snapshot_row",
     "AsOfToolReader",
     "AsOfView",
     "ClaimLedgerEntry",
@@ -96,6 +108,13 @@ __all__ = [
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
+    "snapshots": (
+        "latest_snapshot",
+        "run_snapshots",
+        "snapshot_payload",
+        "snapshot_revisions",
+        "snapshot_row",
+    ),
     "as_of": ("AsOfView",),
     "budget_view": ("budget_usage",),
     "card_hits": ("summarize",),

@@ -20,10 +20,15 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
-from muse.agents import AgentCallError, ForbiddenInput, InvalidOutput, dispatch
-from muse.agents.tables import model_calls
-from muse.context import FrozenContext, WriterContext, WriterDraft, build_output, freeze_context
-from muse.context.tables import context_snapshots
+from muse.agents import AgentCallError, ForbiddenInput, InvalidOutput, dispatch, last_ok_call
+from muse.context import (
+    FrozenContext,
+    WriterContext,
+    WriterDraft,
+    build_output,
+    freeze_context,
+    latest_snapshot,
+)
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, ContractViolation
 from muse.core.ids import new_id
@@ -44,8 +49,7 @@ from muse.flow import (
 )
 from muse.flow.tables import candidates, runs
 from muse.store.engine import reading
-from muse.works import get_snapshot, take_snapshot
-from muse.works.tables import chapters
+from muse.works import current_revision, get_snapshot, take_snapshot
 
 LEAK_KINDS = frozenset({"future_leak", "semantic_future_leak"})
 MISSING_KINDS = frozenset(
@@ -117,12 +121,7 @@ def _start_arm_run(ctx: SampleCtx, arm: str) -> str:
     run_id, now = new_id("run"), utc_now()
     try:
         with ctx.engine.begin() as conn:
-            base = conn.execute(
-                select(chapters.c.current_revision).where(
-                    chapters.c.work_id == ctx.work_id,
-                    chapters.c.number == ctx.sample.targetChapter,
-                )
-            ).scalar()
+            base = current_revision(conn, ctx.work_id, ctx.sample.targetChapter)
             conn.execute(
                 runs.insert().values(
                     id=run_id,
@@ -199,11 +198,7 @@ def _freeze(ctx: SampleCtx, arm: str, run_id: str) -> None:
 
 
 def load_frozen(conn: Connection, run_id: str) -> FrozenContext:
-    row = conn.execute(
-        select(context_snapshots.c.id, context_snapshots.c.payload)
-        .where(context_snapshots.c.run_id == run_id)
-        .order_by(context_snapshots.c.created_at.desc())
-    ).first()
+    row = latest_snapshot(conn, run_id)
     if row is None:
         raise SampleFailed("failed_freeze", f"运行 {run_id} 没有冻结的上下文。")
     return FrozenContext(row.id, WriterContext.model_validate(row.payload), ())
@@ -211,16 +206,7 @@ def load_frozen(conn: Connection, run_id: str) -> FrozenContext:
 
 def stored_output(conn: Connection, run_id: str, role: str, task: str) -> dict | None:
     """The validated output of the run's last successful ``role/task`` call, if receipted."""
-    row = conn.execute(
-        select(model_calls.c.id, model_calls.c.output, model_calls.c.tokens_out)
-        .where(
-            model_calls.c.run_id == run_id,
-            model_calls.c.role == role,
-            model_calls.c.task == task,
-            model_calls.c.status == "ok",
-        )
-        .order_by(model_calls.c.finished_at.desc())
-    ).first()
+    row = last_ok_call(conn, run_id, role, task)
     return (
         None if row is None else {"id": row.id, "output": row.output, "tokensOut": row.tokens_out}
     )

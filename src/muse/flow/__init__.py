@@ -28,7 +28,14 @@ if TYPE_CHECKING:
     from muse.flow.edit_merge import edit_candidate
     from muse.flow.menu import decision_menu
     from muse.flow.production import RunSummary, write_chapter
-    from muse.flow.queries import chapter_token_caches, list_candidates, list_runs, show_run
+    from muse.flow.queries import (
+        chapter_token_caches,
+        is_production_row,
+        last_accepted_run,
+        list_candidates,
+        list_runs,
+        show_run,
+    )
     from muse.flow.rebuilding import rebuild
     from muse.flow.revise import ReviseOutcome, revise_candidate
     from muse.flow.rewrite import writer_input
@@ -66,7 +73,9 @@ __all__ = [
     "discard_candidate",
     "edit_candidate",
     "edit_chapter",
+    "is_production_row",
     "is_state_machine_refusal",
+    "last_accepted_run",
     "list_candidate_facts",
     "list_candidates",
     "list_runs",
@@ -108,7 +117,14 @@ _FACE: dict[str, tuple[str, ...]] = {
     "edit_merge": ("edit_candidate",),
     "menu": ("decision_menu",),
     "production": ("RunSummary", "write_chapter"),
-    "queries": ("chapter_token_caches", "list_candidates", "list_runs", "show_run"),
+    "queries": (
+        "chapter_token_caches",
+        "is_production_row",
+        "last_accepted_run",
+        "list_candidates",
+        "list_runs",
+        "show_run",
+    ),
     "rebuilding": ("rebuild",),
     "revise": ("ReviseOutcome", "revise_candidate"),
     "rewrite": ("writer_input",),

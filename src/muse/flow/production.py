@@ -52,8 +52,7 @@ from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.flow.verdicts import commit_verdict
 from muse.flow.writer_phases import EvidenceLedger, answer_requests, explore_and_replay
 from muse.planning import load_confirmed
-from muse.works import latest_chapter_number, take_snapshot
-from muse.works.tables import chapters
+from muse.works import current_revision, latest_chapter_number, take_snapshot
 
 Progress = Callable[[str, str], None]  # (node, status): the simple form, kept for the demo
 
@@ -190,14 +189,7 @@ def _loop(run: RunCtx, frozen: FrozenContext, policy: RewritePolicy, summary: Ru
 
 
 def _insert_run(conn, work_id: int, chapter: int, as_of: int, provider: str, model: str) -> str:
-    base = (
-        conn.execute(
-            select(chapters.c.current_revision).where(
-                chapters.c.work_id == work_id, chapters.c.number == chapter
-            )
-        ).scalar()
-        or 0
-    )
+    base = current_revision(conn, work_id, chapter) or 0
     run_id, now = new_id("run"), utc_now()
     conn.execute(
         runs.insert().values(

@@ -82,7 +82,11 @@ if TYPE_CHECKING:
     )
     from muse.knowledge.first_appearance import TermAppearance, term_appearances
     from muse.knowledge.setting_gates import arc_problems, setting_ledger
-    from muse.knowledge.source_refs import refs_into_chapter, revalidate_source_refs
+    from muse.knowledge.source_refs import (
+        refs_into_chapter,
+        revalidate_source_refs,
+        stale_ref_count,
+    )
     from muse.knowledge.terms import TermMatcher
     from muse.knowledge.yaml_export import export_cards_yaml
 
@@ -158,6 +162,7 @@ __all__ = [
     "shadow_delta_hashes",
     "shadow_fact_deltas",
     "stale_reason",
+    "stale_ref_count",
     "state_as_of",
     "submit_draft",
     "term_appearances",
@@ -237,7 +242,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     ),
     "first_appearance": ("TermAppearance", "term_appearances"),
     "setting_gates": ("arc_problems", "setting_ledger"),
-    "source_refs": ("refs_into_chapter", "revalidate_source_refs"),
+    "source_refs": ("refs_into_chapter", "revalidate_source_refs", "stale_ref_count"),
     "terms": ("TermMatcher",),
     "yaml_export": ("export_cards_yaml",),
 }

@@ -1,7 +1,7 @@
 """The parts of the as-of rules that do not depend on ``as_of``: debuts, unprovable or misplaced
 milestones, and the first chapter each name of a book may be mentioned in (:class:`BookTerms`).
 
-The rules themselves are described in ``state_as_of.py``; ``state_prepared.py`` applies them.
+The rules themselves are described in ``card_state.py``; ``state_prepared.py`` applies them.
 """
 
 from __future__ import annotations

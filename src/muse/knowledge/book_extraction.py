@@ -34,8 +34,7 @@ from muse.core.text import count_han
 from muse.knowledge.extraction import extraction_input
 from muse.knowledge.extraction_contracts import ChapterExtraction
 from muse.knowledge.tables import card_drafts, card_milestones, cards
-from muse.store.jobs import enqueue
-from muse.store.tables import jobs
+from muse.store.jobs import enqueue, job_statuses
 from muse.works import chapter_revisions, get_chapter_text
 
 BATCH_JOB = "book_extract_batch"
@@ -65,11 +64,7 @@ def plan_batches(
         where = f"第 {span[0]}–{span[1]} 章" if span else "作品"
         raise InvalidInput(f"{where}没有正文章节，无从抽取。", hint="先用 muse import 导入书稿。")
     keys = {Batch(n, revisions[n], "todo").key(work_id, provider, model): n for n in numbers}
-    states = dict(
-        conn.execute(
-            select(jobs.c.dedupe_key, jobs.c.status).where(jobs.c.dedupe_key.in_(list(keys)))
-        ).all()
-    )
+    states = job_statuses(conn, list(keys))
     out = []
     for key, n in keys.items():
         state = states.get(key)

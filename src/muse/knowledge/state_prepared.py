@@ -1,4 +1,4 @@
-"""The as-of rules of ``state_as_of.py``, split into what ``as_of`` changes and what it does not.
+"""The as-of rules of ``card_state.py``, split into what ``as_of`` changes and what it does not.
 
 Whatever does not depend on ``as_of`` is worked out once per card and book (:func:`prepare_row`)
 from the card's plain row (card_rows.py): the debut, the planning data left out, milestones that

@@ -351,3 +351,11 @@ def retry_failed(conn: Connection, job_id: str, *, now: datetime | None = None) 
         message=f"任务 {job_id} 已被其他操作改动，请刷新后重试。",
     )
     return get_job(conn, job_id)
+
+
+def job_statuses(conn: Connection, dedupe_keys: list[str]) -> dict[str, str]:
+    """dedupe key → status, for the keys that have a job."""
+    rows = conn.execute(
+        select(jobs.c.dedupe_key, jobs.c.status).where(jobs.c.dedupe_key.in_(dedupe_keys))
+    ).all()
+    return {key: status for key, status in rows}

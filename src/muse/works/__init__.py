@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from muse.works.canonical import add_chapter, write_revision
     from muse.works.catalog import (
         chapter_revisions,
+        current_revision,
         get_chapter_text,
         get_revision_text,
         get_work_row,
@@ -25,9 +26,11 @@ if TYPE_CHECKING:
         latest_chapter_number,
         list_chapters,
         list_works,
+        prose_attributions,
         prose_slices,
         recent_chapter_lengths,
         resolve_work,
+        work_ids,
         work_info,
     )
     from muse.works.contracts import (
@@ -56,6 +59,7 @@ __all__ = [
     "analyse",
     "chapter_history",
     "chapter_revisions",
+    "current_revision",
     "decode_book",
     "export_book",
     "export_epub",
@@ -68,12 +72,14 @@ __all__ = [
     "latest_chapter_number",
     "list_chapters",
     "list_works",
+    "prose_attributions",
     "prose_slices",
     "recent_chapter_lengths",
     "resolve_work",
     "revalidate",
     "set_source_status",
     "take_snapshot",
+    "work_ids",
     "work_info",
     "write_revision",
 ]
@@ -90,6 +96,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "canonical": ("add_chapter", "write_revision"),
     "catalog": (
         "chapter_revisions",
+        "current_revision",
         "get_chapter_text",
         "get_revision_text",
         "get_work_row",
@@ -97,9 +104,11 @@ _FACE: dict[str, tuple[str, ...]] = {
         "latest_chapter_number",
         "list_chapters",
         "list_works",
+        "prose_attributions",
         "prose_slices",
         "recent_chapter_lengths",
         "resolve_work",
+        "work_ids",
         "work_info",
     ),
     "contracts": (

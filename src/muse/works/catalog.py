@@ -8,8 +8,9 @@ rule (nothing after the freeze point) is applied by callers passing ``upto``.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
-from sqlalchemy import Connection, func, select, tuple_
+from sqlalchemy import Connection, Row, func, select, tuple_
 
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound
@@ -105,6 +106,11 @@ def work_info(conn: Connection, work_id: int) -> WorkInfo:
 def list_works(conn: Connection) -> list[WorkInfo]:
     ids = conn.execute(select(works.c.id).order_by(works.c.id)).scalars().all()
     return [work_info(conn, work_id) for work_id in ids]
+
+
+def work_ids(conn: Connection) -> list[int]:
+    """The id of every work, in order."""
+    return list(conn.execute(select(works.c.id).order_by(works.c.id)).scalars())
 
 
 def resolve_work(conn: Connection, work: int | str | None) -> int:
@@ -277,6 +283,21 @@ def chapter_revisions(conn: Connection, work_id: int) -> dict[int, int]:
         select(chapters.c.number, chapters.c.current_revision).where(chapters.c.work_id == work_id)
     )
     return {number: revision for number, revision in rows}
+
+
+def current_revision(conn: Connection, work_id: int, number: int) -> int | None:
+    """The chapter's canonical revision, None if the chapter does not exist."""
+    revision: int | None = conn.execute(
+        select(chapters.c.current_revision).where(
+            chapters.c.work_id == work_id, chapters.c.number == number
+        )
+    ).scalar()
+    return revision
+
+
+def prose_attributions(conn: Connection) -> Sequence[Row[Any, Any]]:
+    """(id, attribution) of every stored prose revision of every work."""
+    return conn.execute(select(prose_blocks.c.id, prose_blocks.c.attribution)).all()
 
 
 def recent_chapter_lengths(
