@@ -30,8 +30,9 @@ def finish_task(client: TestClient, location: str, rounds: int = 600) -> tuple[s
     (None when it ends without one, e.g. a refused edit) and the last fragment.
 
     The bound is a number of polls, not a time: the test waits for the task, never for a clock."""
+    path, _, query = location.partition("?")
     for _ in range(rounds):
-        r = client.get(f"{location}/progress")
+        r = client.get(f"{path}/progress" + (f"?{query}" if query else ""))
         assert r.status_code in (200, 286), r.text
         if "HX-Redirect" in r.headers:
             return r.headers["HX-Redirect"], r.text

@@ -202,3 +202,116 @@ def test_a_non_loopback_request_is_refused(engine, written, page):
         response = page.goto(live.url + "/")
         assert response is not None and response.status == 403
         assert "只接受本机" in page.content()
+
+
+BOOK = Path(__file__).resolve().parents[1] / "fixtures" / "books" / "webnovel_notes.txt"
+
+
+@pytest.fixture
+def demo_server(engine) -> Iterator[LiveServer]:
+    """The database ``make demo`` leaves (muse.demo: 西游记 1–4 imported, cards, chapter 5
+    written and accepted, the offline model chosen for every role), served."""
+    from muse.demo.__main__ import play
+
+    assert play(engine) is not None
+    with LiveServer(create_app(engine, WebSecurity())) as live:
+        yield live
+
+
+@pytest.fixture
+def gated_writer():
+    """The offline writer, held until the test has looked at the live page mid-run."""
+    from muse.agents.providers.offline import (
+        register_offline_generator,
+        unregister_offline_generator,
+    )
+    from muse.offline import writer as offline_writer
+
+    release = threading.Event()
+
+    def generator(task_input, output_model):
+        assert release.wait(120), "the test never released the writer"
+        return offline_writer.write_chapter(task_input)
+
+    register_offline_generator("writer", "generate", generator)
+    yield release
+    release.set()
+    unregister_offline_generator("writer", "generate")
+
+
+def test_a_new_user_walks_chapter_6_through_the_browser_on_the_demo_database(
+    demo_server, page, gated_writer
+):
+    page.goto(demo_server.url + "/")
+    assert page.locator("h1").first.inner_text() == "西游记（前四回）"
+    assert "第 6 章还没有已确认的细纲" in page.locator("#write").inner_text()
+    shot(page, "10-demo-overview")
+
+    page.click("text=先去规划起草细纲")
+    assert page.locator("#draft-chapter").input_value() == "6"
+    shot(page, "11-plan-draft-form")
+    page.click("#draft-button")
+    page.wait_for_selector("#drafted")
+    assert "第 6 章" in page.locator("#outline-view").inner_text()
+    assert "孙悟空" in page.locator("#outline-view").inner_text()
+    shot(page, "12-fine-outline-6-drafted")
+    page.click(".confirm-section")
+    assert "已确认" in page.locator("#outcome").inner_text()
+    page.click("#to-write")
+    assert "第 6 章还没有已确认的细纲" not in page.locator("#write").inner_text()
+
+    page.click("#write-button")
+    page.wait_for_url("**/writing/6**")
+    # the node in progress, read from the stored run (the writer is held at its gate)
+    page.wait_for_selector("#current-node:has-text('写作中')", timeout=120_000)
+    assert page.locator("#timeline .badge.ok").count() >= 2  # finished nodes, from run_events
+    shot(page, "13-writing-6-live")
+    gated_writer.set()
+    page.wait_for_url("**/candidates/**", timeout=120_000)  # the live page lands on it
+    assert "第 6 章" in page.locator("h1").inner_text()
+    shot(page, "14-candidate-6")
+    page.click("#accept-button")
+    assert "已成为正式正文" in page.locator("#outcome").inner_text()
+    page.click("#to-chapter")
+    assert "第 6 章" in page.locator("h1").inner_text()
+    assert "当前正式正文" in page.content()
+    assert len(page.locator("#chapter-text").inner_text()) > 2000
+    shot(page, "15-canonical-chapter-6")
+    page.locator("#chapter-text").scroll_into_view_if_needed()
+    page.mouse.wheel(0, 1200)
+    shot(page, "16-canonical-chapter-6-reading")
+
+
+def test_a_work_is_created_and_a_book_imported_in_the_browser(server, page):
+    page.goto(server.url + "/works/new")
+    shot(page, "17-new-work")
+    page.set_input_files("#book-file", str(BOOK))
+    page.wait_for_selector("text=已读取 webnovel_notes.txt")
+    assert page.locator("#import-title").input_value() == "webnovel_notes"
+    page.fill("#import-title", "青阳宗")
+    page.click("#preview-button")
+    assert "识别到 3 章" in page.content()
+    assert "新书上传，求收藏求推荐" in page.locator("#preview-notes").inner_text()
+    shot(page, "18-import-preview")
+    page.click("#confirm-import-button")
+    page.wait_for_selector("#imported")
+    assert page.locator("h1").first.inner_text() == "青阳宗"
+    shot(page, "19-imported-work")
+
+    page.goto(server.url + "/works/new")
+    page.fill("#create-title", "青云志")
+    page.click("#create-button")
+    assert page.locator("h1").first.inner_text() == "青云志"
+    assert "第 1 章还没有已确认的细纲" in page.locator("#write").inner_text()
+
+
+def test_library_models_and_the_evaluation_zone_pages(server, page, written):
+    page.goto(server.url + f"/works/{written.work_id}/library")
+    assert "检索索引" in page.content()
+    shot(page, "20-library")
+    page.goto(server.url + f"/works/{written.work_id}/models")
+    shot(page, "21-models")
+    page.goto(server.url + "/evaluation")
+    assert "评测区" in page.locator("h1").inner_text()
+    page.goto(server.url + f"/works/{written.work_id}/chapters/4/edit")
+    shot(page, "22-chapter-editor")

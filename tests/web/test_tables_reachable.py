@@ -67,6 +67,20 @@ IN_CONTEXT: dict[str, Probe] = {
     "source_refs": lambda c, w: (f"/works/{w}/chapters/1", "美猴王领一群猿猴"),
     "plan_sections": lambda c, w: (f"/works/{w}/plan", _one(c, "select id from plan_sections")),
     "jobs": lambda c, w: (f"/works/{w}/jobs", _one(c, "select id from jobs limit 1")),
+    "search_index_works": lambda c, w: (
+        f"/works/{w}/library",
+        _one(c, "select index_version from search_index_works where work_id = :w", w=w),
+    ),
+    "search_index_chapters": lambda c, w: (f"/works/{w}/library", "index/5"),
+    "search_chunks": lambda c, w: (
+        f"/works/{w}/index/1",
+        _one(c, "select sha256 from search_chunks where chapter = 1 and seq = 0")[:12],
+    ),
+    "knowledge_versions": lambda c, w: (
+        f"/works/{w}/library",
+        _one(c, "select token from knowledge_versions where work_id = :w", w=w),
+    ),
+    "model_policy_versions": lambda c, w: (f"/works/{w}/models", "role-policy-v1"),
 }
 
 

@@ -27,6 +27,7 @@ from muse.core.faces import lazy_face
 if TYPE_CHECKING:
     from muse.agents.approvals import (
         approve_model,
+        current_policies,
         merge_approvals,
         policies_in_force,
         stored_approvals,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
         choose_model,
         recorded_choice,
         resolve_model,
+        resolve_offered,
         work_choices,
     )
     from muse.agents.outputs import (
@@ -146,10 +148,18 @@ __all__ = [
     "tool_reads_of_run",
     "usage_by_model",
     "work_choices",
+    "current_policies",
+    "resolve_offered",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
-    "approvals": ("approve_model", "merge_approvals", "policies_in_force", "stored_approvals"),
+    "approvals": (
+        "approve_model",
+        "merge_approvals",
+        "policies_in_force",
+        "stored_approvals",
+        "current_policies",
+    ),
     "config": (
         "CONFIG_ENV",
         "CONFIG_TEMPLATE",
@@ -175,6 +185,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "recorded_choice",
         "resolve_model",
         "work_choices",
+        "resolve_offered",
     ),
     "outputs": (
         "DetectorIssue",

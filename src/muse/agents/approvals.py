@@ -240,3 +240,10 @@ def policies_in_force(catalog: RoleCatalog, approvals: list[Approval]) -> list[d
             }
         )
     return rows
+
+
+def current_policies(conn: Connection) -> list[dict[str, Any]]:
+    """The versions in force per role: the built-in ones merged with the author's approvals
+    (``muse models list`` / ``policy``, the workbench's 模型 page)."""
+    approvals = stored_approvals(conn)
+    return policies_in_force(merge_approvals(load_roles(), approvals), approvals)

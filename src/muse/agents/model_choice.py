@@ -120,6 +120,19 @@ def resolve_model(
     )
 
 
+def resolve_offered(
+    engine: Engine, work_id: int, role: str, provider: str | None, model: str | None
+) -> ModelChoice:
+    """A page's model fields, prefilled with the work's choice: submitted unchanged they are that
+    choice (source ``work``), changed they are the author's explicit pick (``flag``)."""
+    provider, model = (provider or "").strip() or None, (model or "").strip() or None
+    with engine.connect() as conn:
+        chosen = work_choices(conn, work_id).get(role)
+    if chosen is not None and (provider, model) in ((None, None), (chosen.provider, chosen.model)):
+        return chosen
+    return resolve_model(engine, work_id, role, provider, model)
+
+
 @contextmanager
 def recorded_choice(choice: ModelChoice) -> Iterator[ModelChoice]:
     """Receipts written inside record ``choice`` (when the call uses its provider and model)."""

@@ -19,9 +19,9 @@ from muse.agents import (
     approve_model,
     check_model,
     choose_model,
+    current_policies,
     load_roles,
     merge_approvals,
-    policies_in_force,
     provider_statuses,
     stored_approvals,
     work_choices,
@@ -47,8 +47,7 @@ _KEY_SOURCE = {
 def _policies() -> list[dict[str, Any]]:
     """The versions in force per role: built-in ones merged with the author's approvals."""
     with ready_engine().connect() as conn:
-        approvals = stored_approvals(conn)
-    return policies_in_force(merge_approvals(load_roles(), approvals), approvals)
+        return current_policies(conn)
 
 
 def _render_list(data: dict[str, Any]) -> None:

@@ -11,13 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from muse.cli import editing
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
 from muse.cli.output import console, emit, escape, fail, print_json, print_prose
-from muse.core.errors import InvalidInput
 from muse.core.limits import MAX_BOOK_MB, MAX_CHAPTER_CHARS, read_capped
 from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
@@ -41,16 +39,12 @@ from muse.works import (
 )
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from muse.works import ImportReport
 
 chapter_app = typer.Typer(help="单章操作。", no_args_is_help=True)
 work_app = typer.Typer(help="作品设置。", no_args_is_help=True)
-
-SOURCE_CHOICES = {
-    "own": SourceKind.own,
-    "public-domain": SourceKind.public_domain,
-    "licensed": SourceKind.licensed,
-}
 
 
 def init(json_out: bool = JsonOption) -> None:
@@ -93,8 +87,9 @@ def import_(
     json_out: bool = JsonOption,
 ) -> None:
     """导入已有小说（拆书）：识别编码与章节，一个事务写入。"""
-    if source not in SOURCE_CHOICES:
-        raise InvalidInput(f"未知来源「{source}」，可选：own、public-domain、licensed。")
+    from muse.flow import source_kind_of
+
+    source_kind = source_kind_of(source)
     purposes = [Purpose(p) for p in purpose] if purpose else None
     data = read_capped(file, max_mb, what="小说文件", flag="--max-mb")
     limits: dict[str, Any] = {
@@ -108,9 +103,7 @@ def import_(
         report = analyse(data, title, **limits)[1]
         emit(report.to_dict(), json_out, lambda _: _render_import(report))
         return
-    report, index = _import_and_index(
-        data, title, SOURCE_CHOICES[source], purposes, limits, json_out
-    )
+    report, index = _import_and_index(data, title, source_kind, purposes, limits, json_out)
     emit(
         {**report.to_dict(), "searchIndex": index},
         json_out,
@@ -119,13 +112,18 @@ def import_(
 
 
 def _import_and_index(
-    data, title, source_kind, purposes, limits, quiet
+    data: bytes,
+    title: str,
+    source_kind: SourceKind,
+    purposes: list[Purpose] | None,
+    limits: dict[str, Any],
+    quiet: bool,
 ) -> tuple[ImportReport, dict[str, Any]]:
-    """Import, then build the search index in the same command, so the first ``muse write``
-    does not pay for it (issue 12). The index is derived data in its own transaction: should it
-    fail, the import stands and the first write (or ``muse index rebuild``) builds it."""
+    """Import, then build the search index in the same command (:mod:`muse.flow.book_import`)."""
     if quiet:
         return _import_and_index_with(data, title, source_kind, purposes, limits, None)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -137,33 +135,25 @@ def _import_and_index(
 
 
 def _import_and_index_with(
-    data, title, source_kind, purposes, limits, bar: Progress | None
+    data: bytes,
+    title: str,
+    source_kind: SourceKind,
+    purposes: list[Purpose] | None,
+    limits: dict[str, Any],
+    bar: Progress | None,
 ) -> tuple[ImportReport, dict[str, Any]]:
-    from muse.context import rebuild_index
-    from muse.works import import_book
+    from muse.flow import ImportLimits, import_and_index
 
-    engine = get_engine()
-    report = import_book(
-        engine,
+    return import_and_index(
+        get_engine(),
         data,
         title=title,
         source_kind=source_kind,
         purposes=purposes,
-        progress=_bar_task(bar, "写入章节"),
-        **limits,
+        limits=ImportLimits(**limits),
+        import_progress=_bar_task(bar, "写入章节"),
+        index_progress=_bar_task(bar, "建立检索索引"),
     )
-    assert report.work_id is not None
-    try:
-        with engine.begin() as conn:
-            index = rebuild_index(conn, report.work_id, progress=_bar_task(bar, "建立检索索引"))
-    except Exception as err:  # the import is committed; the index is derived and can wait
-        return report, {"error": str(err)}
-    return report, {
-        "indexVersion": index.index_version,
-        "chapters": index.chapters,
-        "chunks": index.chunks,
-        "seconds": index.seconds,
-    }
 
 
 def _bar_task(bar: Progress | None, label: str) -> Callable[[int, int], None] | None:

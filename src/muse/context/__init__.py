@@ -22,7 +22,9 @@ if TYPE_CHECKING:
         REFRESH_JOB,
         IndexStatus,
         built_version,
+        chapter_chunks,
         index_chapter,
+        index_overview,
         index_status,
         rebuild_index,
         refresh_index,
@@ -105,6 +107,8 @@ __all__ = [
     "summarize",
     "validate_references",
     "writer_input",
+    "index_overview",
+    "chapter_chunks",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
@@ -135,6 +139,8 @@ _FACE: dict[str, tuple[str, ...]] = {
         "rebuild_index",
         "refresh_index",
         "run_refresh_job",
+        "index_overview",
+        "chapter_chunks",
     ),
     "manifest": ("build_manifest",),
     "output_contracts": (

@@ -370,3 +370,73 @@ def enqueue_refresh(conn: Connection, work_id: int) -> str:
 def run_refresh_job(conn: Connection, payload: dict[str, Any]) -> str:
     """The job handler of ``REFRESH_JOB`` for the worker."""
     return refresh_index(conn, int(payload["work_id"]))
+
+
+def index_overview(conn: Connection, work_id: int) -> dict[str, Any]:
+    """The work's index as the workbench shows it: the version it was built with and when, the
+    dictionary size, and per canonical chapter its indexed revision, chunk count and state
+    (``fresh`` | ``stale`` | ``missing``; ``orphaned`` for an indexed chapter the work lost)."""
+    head = conn.execute(
+        select(
+            search_index_works.c.index_version,
+            search_index_works.c.built_at,
+            search_index_works.c.updated_at,
+            search_index_works.c.dictionary,
+        ).where(search_index_works.c.work_id == work_id)
+    ).first()
+    canonical = chapter_revisions(conn, work_id)
+    indexed = {
+        r.chapter: r
+        for r in conn.execute(
+            select(search_index_chapters).where(search_index_chapters.c.work_id == work_id)
+        )
+    }
+    rows: list[dict[str, Any]] = []
+    for number in sorted(set(canonical) | set(indexed)):
+        got = indexed.get(number)
+        if number not in canonical:
+            state = "orphaned"
+        elif got is None:
+            state = "missing"
+        else:
+            state = "fresh" if got.revision == canonical[number] else "stale"
+        rows.append(
+            {
+                "chapter": number,
+                "revision": canonical.get(number),
+                "indexedRevision": got.revision if got is not None else None,
+                "chunks": got.chunk_count if got is not None else 0,
+                "indexedAt": got.indexed_at if got is not None else None,
+                "state": state,
+            }
+        )
+    return {
+        "builtVersion": head.index_version if head else None,
+        "currentVersion": index_version(conn, work_id),
+        "builtAt": head.built_at if head else None,
+        "updatedAt": head.updated_at if head else None,
+        "dictionarySize": len(head.dictionary) if head else 0,
+        "chunks": sum(r["chunks"] for r in rows),
+        "chapters": rows,
+    }
+
+
+def chapter_chunks(conn: Connection, work_id: int, chapter: int) -> list[dict[str, Any]]:
+    """The indexed chunks of one chapter, in order: offsets into the revision, Han count,
+    hash and tokens (what a search hit points at)."""
+    return [
+        {
+            "seq": r.seq,
+            "revision": r.revision,
+            "start": r.start_offset,
+            "end": r.end_offset,
+            "hanCount": r.han_count,
+            "sha256": r.sha256,
+            "tokens": r.tokens,
+        }
+        for r in conn.execute(
+            select(search_chunks)
+            .where(search_chunks.c.work_id == work_id, search_chunks.c.chapter == chapter)
+            .order_by(search_chunks.c.seq)
+        )
+    ]

@@ -29,9 +29,14 @@ def read_capped(path: Path, max_mb: float, *, what: str, flag: str) -> bytes:
         raise InvalidInput(f"{what} {path} 是目录，不是文件。") from None
     except OSError as err:
         raise InvalidInput(f"无法读取{what} {path}：{err.strerror or err}。") from None
-    if len(data) > limit:
+    refuse_oversized(len(data), max_mb, what=what, name=str(path), flag=flag)
+    return data
+
+
+def refuse_oversized(size: int, max_mb: float, *, what: str, name: str, flag: str) -> None:
+    """``InvalidInput`` when ``size`` bytes exceed ``max_mb`` MiB (a file read or uploaded)."""
+    if size > int(max_mb * MB):
         raise InvalidInput(
-            f"{what} {path} 超过大小上限 {max_mb:g} MB，未读取、未写入任何内容。",
+            f"{what} {name} 超过大小上限 {max_mb:g} MB，未读取、未写入任何内容。",
             hint=f"确认文件无误后可用 {flag} 调高上限。",
         )
-    return data

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 from rich.console import Console
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 
 from muse import offline
 from muse.agents import choose_model, recorded_choice
@@ -54,7 +54,25 @@ def main(workspace: Path) -> int:
     upgrade(engine)
     console.rule("[bold]Muse 演示：从导入到第 5 章入正式正文")
     console.print(f"数据库（全新 SQLite）：{db}")
+    played = play(engine)
+    if played is None:
+        return 1
+    run_id, candidate_id = played
+    console.print("\n用命令行查看（可直接粘贴）：")
+    for command in suggested_commands(url, run_id, candidate_id):
+        console.print(f"  {command}", markup=False, highlight=False, soft_wrap=True)
+    console.print(
+        f"\n在浏览器里继续（起草第 6 章细纲、写、审、采纳）：MUSE_DATABASE_URL={shlex.quote(url)} muse serve",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    return 0
 
+
+def play(engine: Engine) -> tuple[str, str] | None:
+    """The demo's chapter cycle on a migrated, empty database: (run id, candidate id) of
+    chapter 5, or None when the run did not reach a candidate (what happened is printed)."""
     report = import_book(
         engine, _data("xiyouji_1-4.txt"), title="西游记（前四回）", source_kind="public_domain"
     )
@@ -104,7 +122,7 @@ def main(workspace: Path) -> int:
         console.print(f"演示中止：{summary.reason}", style="red", markup=False)
         for f in summary.findings:
             console.print(f"   [{f['severity']}] {f['kind']}：{f['message']}", markup=False)
-        return 1
+        return None
     console.print(
         f"   语义检测（{PROVIDER} 提供方）：{summary.semantic_status}；报告绑定候选哈希，"
         "引文与证据已过防造假校验。离线提供方只做确定性演示，真实判断需接入真实模型。"
@@ -146,10 +164,7 @@ def main(workspace: Path) -> int:
     ):
         if name in counts:
             console.print(f"  {name:<20} {counts[name]} 行")
-    console.print("\n用命令行查看（可直接粘贴）：")
-    for command in suggested_commands(url, summary.run_id, summary.candidate_id):
-        console.print(f"  {command}", markup=False, highlight=False, soft_wrap=True)
-    return 0
+    return summary.run_id, summary.candidate_id
 
 
 def suggested_commands(url: str, run_id: str, candidate_id: str) -> list[str]:

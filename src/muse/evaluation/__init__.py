@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from muse.evaluation.contracts import DIMENSIONS
     from muse.evaluation.invariants import check_invariants
     from muse.evaluation.preregistration import preregister, read_set_file
-    from muse.evaluation.report import build_report
+    from muse.evaluation.report import build_report, list_sets, sample_detail
     from muse.evaluation.runner import estimate, run_set
     from muse.evaluation.states import EVAL_STATE_LABELS
 
@@ -26,6 +26,8 @@ __all__ = [
     "preregister",
     "read_set_file",
     "run_set",
+    "list_sets",
+    "sample_detail",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
@@ -33,7 +35,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "contracts": ("DIMENSIONS",),
     "invariants": ("check_invariants",),
     "preregistration": ("preregister", "read_set_file"),
-    "report": ("build_report",),
+    "report": ("build_report", "list_sets", "sample_detail"),
     "runner": ("estimate", "run_set"),
     "states": ("EVAL_STATE_LABELS",),
 }

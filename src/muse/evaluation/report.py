@@ -12,15 +12,16 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, Integer, func, select
 
 from muse.agents import usage_by_model
+from muse.core.errors import NotFound
 from muse.evaluation.contracts import ARMS, DIMENSIONS, SCENE_CLASSES
 from muse.evaluation.gates import GateFacts, SampleDeltas, gate_a, gate_b
 from muse.evaluation.preregistration import load_set
 from muse.evaluation.sample_state import arm_rows, judge_sheets, zone_engine
 from muse.evaluation.states import EVAL_STATE_LABELS, REPORT_STATES
-from muse.evaluation.tables import eval_runs
+from muse.evaluation.tables import eval_runs, eval_sets
 from muse.store.engine import reading
 from muse.works import get_work_row
 
@@ -176,4 +177,58 @@ def build_report(engine: Engine, ref: str) -> dict[str, Any]:
         },
         "sceneClasses": SCENE_CLASSES,
         "dimensions": DIMENSIONS,
+    }
+
+
+def list_sets(engine: Engine) -> list[dict[str, Any]]:
+    """Every preregistered evaluation set, newest first, with its sample count and how many
+    samples have ended in a report state (the workbench's 评测区)."""
+    with reading(zone_engine(engine)) as conn:
+        counts = {
+            set_id: (int(total), int(done or 0))
+            for set_id, total, done in conn.execute(
+                select(
+                    eval_runs.c.set_id,
+                    func.count(),
+                    func.sum(func.cast(eval_runs.c.state.in_(REPORT_STATES), Integer)),
+                ).group_by(eval_runs.c.set_id)
+            )
+        }
+        rows = conn.execute(select(eval_sets).order_by(eval_sets.c.created_at.desc())).all()
+    return [
+        {
+            "id": r.id,
+            "version": r.version,
+            "sha256": r.sha256,
+            "dryRun": r.dry_run,
+            "createdAt": r.created_at,
+            "samples": counts.get(r.id, (0, 0))[0],
+            "reported": counts.get(r.id, (0, 0))[1],
+            "document": r.document,
+        }
+        for r in rows
+    ]
+
+
+def sample_detail(engine: Engine, set_id: str, sample_key: str) -> dict[str, Any]:
+    """One sample of an evaluation: its row, its three arms (run, candidate, check) and every
+    judge's sheet in the order the judge saw the anonymous candidates."""
+    with reading(zone_engine(engine)) as conn:
+        row = conn.execute(
+            select(eval_runs).where(
+                eval_runs.c.set_id == set_id, eval_runs.c.sample_key == sample_key
+            )
+        ).first()
+        if row is None:
+            raise NotFound(f"评测集 {set_id} 没有样本 {sample_key}。")
+        sample = _sample(conn, row)
+        sheets = judge_sheets(conn, row.id)
+    return {
+        **sample,
+        "id": row.id,
+        "setId": row.set_id,
+        "labels": row.labels,
+        "final": row.final,
+        "qualityPolicyVersion": row.quality_policy_version,
+        "judgements": [{"judge": k, **v} for k, v in sorted(sheets.items())],
     }

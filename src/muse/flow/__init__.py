@@ -9,6 +9,13 @@ from muse.core.faces import lazy_face
 if TYPE_CHECKING:
     from muse.flow.accept import accept_candidate
     from muse.flow.author_edit import load_context
+    from muse.flow.book_import import (
+        SOURCE_CHOICES,
+        ImportLimits,
+        already_imported,
+        import_and_index,
+        source_kind_of,
+    )
     from muse.flow.candidate_detail import candidate_view, context_summary, version_diff
     from muse.flow.candidate_facts import (
         CandidateFacts,
@@ -34,6 +41,8 @@ if TYPE_CHECKING:
         last_accepted_run,
         list_candidates,
         list_runs,
+        newest_candidate_of_run,
+        newest_run_since,
         show_run,
     )
     from muse.flow.rebuilding import rebuild
@@ -41,7 +50,8 @@ if TYPE_CHECKING:
     from muse.flow.rewrite import writer_input
     from muse.flow.run_detail import show_run_detail
     from muse.flow.run_steps import NodeEvent, Observer
-    from muse.flow.states import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS
+    from muse.flow.states import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS, WORKING_NODES
+    from muse.flow.sweep_probe import sweep_may_move
     from muse.flow.sweeping import SweepReport, sweep, sweep_on_startup
     from muse.flow.transitions import move_candidate, move_run
     from muse.flow.triggers import is_state_machine_refusal
@@ -52,16 +62,20 @@ __all__ = [
     "CANDIDATE_STATE_LABELS",
     "CandidateFacts",
     "DecisionOutcome",
+    "ImportLimits",
     "NodeEvent",
     "OUTCOME_LABELS",
     "Observer",
     "RUN_STATE_LABELS",
     "ReviseOutcome",
     "RunSummary",
+    "SOURCE_CHOICES",
     "STEP_LABELS",
     "SweepReport",
+    "WORKING_NODES",
     "ZONE_OPTION",
     "accept_candidate",
+    "already_imported",
     "candidate_view",
     "chapter_token_caches",
     "check_candidate",
@@ -73,6 +87,7 @@ __all__ = [
     "discard_candidate",
     "edit_candidate",
     "edit_chapter",
+    "import_and_index",
     "is_production_row",
     "is_state_machine_refusal",
     "last_accepted_run",
@@ -83,6 +98,8 @@ __all__ = [
     "load_context",
     "move_candidate",
     "move_run",
+    "newest_candidate_of_run",
+    "newest_run_since",
     "propose_candidate_facts",
     "rebuild",
     "revert_chapter",
@@ -90,7 +107,9 @@ __all__ = [
     "run_label",
     "show_run",
     "show_run_detail",
+    "source_kind_of",
     "sweep",
+    "sweep_may_move",
     "sweep_on_startup",
     "version_diff",
     "with_attempt",
@@ -102,6 +121,13 @@ __all__ = [
 _FACE: dict[str, tuple[str, ...]] = {
     "accept": ("accept_candidate",),
     "author_edit": ("load_context",),
+    "book_import": (
+        "ImportLimits",
+        "SOURCE_CHOICES",
+        "already_imported",
+        "import_and_index",
+        "source_kind_of",
+    ),
     "candidate_detail": ("candidate_view", "context_summary", "version_diff"),
     "candidate_facts": ("CandidateFacts", "list_candidate_facts", "propose_candidate_facts"),
     "chapter_edit": ("edit_chapter", "revert_chapter"),
@@ -123,6 +149,8 @@ _FACE: dict[str, tuple[str, ...]] = {
         "last_accepted_run",
         "list_candidates",
         "list_runs",
+        "newest_candidate_of_run",
+        "newest_run_since",
         "show_run",
     ),
     "rebuilding": ("rebuild",),
@@ -130,7 +158,8 @@ _FACE: dict[str, tuple[str, ...]] = {
     "rewrite": ("writer_input",),
     "run_detail": ("show_run_detail",),
     "run_steps": ("NodeEvent", "Observer"),
-    "states": ("OUTCOME_LABELS", "RUN_STATE_LABELS", "STEP_LABELS"),
+    "states": ("OUTCOME_LABELS", "RUN_STATE_LABELS", "STEP_LABELS", "WORKING_NODES"),
+    "sweep_probe": ("sweep_may_move",),
     "sweeping": ("SweepReport", "sweep", "sweep_on_startup"),
     "transitions": ("move_candidate", "move_run"),
     "triggers": ("is_state_machine_refusal",),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, select
@@ -162,3 +163,29 @@ def is_production_row(conn: Connection, table: str, row_id: str) -> bool:
     """Whether a production read on ``conn`` sees the run (``table="runs"``) or candidate."""
     t = runs if table == "runs" else candidates
     return conn.execute(select(t.c.id).where(t.c.id == row_id)).first() is not None
+
+
+def newest_run_since(conn: Connection, work_id: int, chapter: int, since: datetime) -> str | None:
+    """The newest production run of ``chapter`` created at or after ``since`` (a live page
+    started a write at ``since``: its run, whoever's process runs it)."""
+    return conn.execute(
+        select(runs.c.id)
+        .where(
+            runs.c.work_id == work_id,
+            runs.c.target_chapter == chapter,
+            runs.c.run_type == "production",
+            runs.c.created_at >= since,
+        )
+        .order_by(runs.c.created_at.desc())
+        .limit(1)
+    ).scalar()
+
+
+def newest_candidate_of_run(conn: Connection, run_id: str) -> str | None:
+    """The run's latest candidate version (what a finished write lands on)."""
+    return conn.execute(
+        select(candidates.c.id)
+        .where(candidates.c.run_id == run_id)
+        .order_by(candidates.c.version.desc(), candidates.c.created_at.desc())
+        .limit(1)
+    ).scalar()

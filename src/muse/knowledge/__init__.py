@@ -9,18 +9,23 @@ from muse.core.faces import lazy_face
 if TYPE_CHECKING:
     from muse.knowledge.aliases import alias_collisions, tokenizer_terms
     from muse.knowledge.as_of_rules import BookTerms, debut_of
+    from muse.knowledge.book_drafts import BatchReport, StaleBatch, apply_batch
     from muse.knowledge.book_extraction import (
+        BATCH_INPUT_SCHEMA,
         BATCH_JOB,
+        DEFAULT_BATCH_CHAPTERS,
+        DEFAULT_BATCH_TOKENS,
         Estimate,
         batch_input,
         canonical_names,
         enqueue_batches,
         estimate,
         known_entities,
+        payload_chapters,
         plan_batches,
         unify_names,
     )
-    from muse.knowledge.card_book import drop_book
+    from muse.knowledge.card_book import cache_overview, drop_book
     from muse.knowledge.card_import import import_cards_yaml
     from muse.knowledge.card_state import state_as_of, work_state_as_of
     from muse.knowledge.card_types import card_type
@@ -91,7 +96,14 @@ if TYPE_CHECKING:
     from muse.knowledge.yaml_export import export_cards_yaml
 
 __all__ = [
+    "BATCH_INPUT_SCHEMA",
     "BATCH_JOB",
+    "BatchReport",
+    "DEFAULT_BATCH_CHAPTERS",
+    "DEFAULT_BATCH_TOKENS",
+    "StaleBatch",
+    "apply_batch",
+    "payload_chapters",
     "BookTerms",
     "Card",
     "CardField",
@@ -170,23 +182,29 @@ __all__ = [
     "tokenizer_terms",
     "unify_names",
     "work_state_as_of",
+    "cache_overview",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
     "aliases": ("alias_collisions", "tokenizer_terms"),
     "as_of_rules": ("BookTerms", "debut_of"),
+    "book_drafts": ("BatchReport", "StaleBatch", "apply_batch"),
     "book_extraction": (
+        "BATCH_INPUT_SCHEMA",
         "BATCH_JOB",
+        "DEFAULT_BATCH_CHAPTERS",
+        "DEFAULT_BATCH_TOKENS",
         "Estimate",
         "batch_input",
         "canonical_names",
         "enqueue_batches",
         "estimate",
         "known_entities",
+        "payload_chapters",
         "plan_batches",
         "unify_names",
     ),
-    "card_book": ("drop_book",),
+    "card_book": ("drop_book", "cache_overview"),
     "card_import": ("import_cards_yaml",),
     "card_state": ("state_as_of", "work_state_as_of"),
     "card_types": ("card_type",),

@@ -40,7 +40,7 @@ from sqlalchemy.exc import OperationalError
 
 from muse.knowledge.card_loading import after_build
 from muse.knowledge.card_rows import Row
-from muse.knowledge.tables import card_book_cache
+from muse.knowledge.tables import card_book_cache, knowledge_versions
 
 log = logging.getLogger(__name__)
 
@@ -157,3 +157,32 @@ def _replace(conn: Connection, work_id: int, token: str, payload: bytes) -> None
 def drop_book(conn: Connection, work_id: int) -> None:
     """Forget the stored book of a work (``muse rebuild``: derived data is recomputed)."""
     conn.execute(delete(card_book_cache).where(card_book_cache.c.work_id == work_id))
+
+
+def cache_overview(conn: Connection, work_id: int) -> dict[str, object]:
+    """The work's derived caches as the workbench shows them: the change token of its cards
+    (``knowledge_versions``) and the stored card book (``card_book_cache``) — its token, format,
+    size, and whether it is valid (its token is the current one)."""
+    version = conn.execute(
+        select(knowledge_versions).where(knowledge_versions.c.work_id == work_id)
+    ).first()
+    book = conn.execute(
+        select(
+            card_book_cache.c.token,
+            card_book_cache.c.format,
+            card_book_cache.c.payload,
+        ).where(card_book_cache.c.work_id == work_id)
+    ).first()
+    return {
+        "revision": version.revision if version else None,
+        "token": version.token if version else None,
+        "book": None
+        if book is None
+        else {
+            "token": book.token,
+            "format": book.format,
+            "bytes": len(book.payload),
+            "valid": version is not None and book.token == version.token,
+            "formatCurrent": book.format == FORMAT,
+        },
+    }

@@ -218,14 +218,15 @@ def fine_outline(task: dict) -> dict | None:
                     "cards": list(t.get("cards", [])),
                 }
             )
-    cards = [c["name"] for c in confirmed.get("cards", []) if c["type"] == "character"] or ["主角"]
+    cards = _people(task)
+    lead = cards[0]
     target = int(task.get("chapterTargetChars") or 3000)
     hard = {
         "hard_events": [
-            {"id": "H1", "text": f"{MARK}第{n}章：{cards[0]}直面本章的主要阻力"},
-            {"id": "H2", "text": "阻力升级，主角付出代价后取得进展"},
+            {"id": "H1", "text": f"{MARK}第{n}章：{lead}直面本章的主要阻力"},
+            {"id": "H2", "text": f"阻力升级，{lead}付出代价后取得进展"},
         ],
-        "result_direction": {"id": "R1", "text": "主角离目标更近一步，但局势更复杂"},
+        "result_direction": {"id": "R1", "text": f"{lead}离目标更近一步，但局势更复杂"},
         "foreshadowing": actions,
         "chapter_end_hook": {"id": "K1", "text": "一个新的变量出现在最后一个画面里"},
         "required_entities": [
@@ -245,6 +246,23 @@ def fine_outline(task: dict) -> dict | None:
         {"id": "B1", "text": _sized("场景推进：", max(10, int(target * 0.04) - have), v)}
     ]
     return data
+
+
+def _people(task: dict[str, Any]) -> list[str]:
+    """Who the chapter needs: the confirmed character cards of the setting ledger; in free mode
+    (no ledger) the people the recent confirmed outlines required, so the next chapter continues
+    with people the book already has; only with neither, a placeholder 主角."""
+    confirmed = task.get("confirmed", {})
+    cards = [c["name"] for c in confirmed.get("cards", []) if c["type"] == "character"]
+    if cards:
+        return cards
+    recent: list[str] = []
+    for outline in reversed(task.get("recentOutlines") or []):
+        for entity in outline.get("hard_constraints", {}).get("required_entities", []):
+            name = entity.get("name")
+            if name and not entity.get("debut") and name not in recent:
+                recent.append(name)
+    return recent or ["主角"]
 
 
 _BUILDERS = {

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from muse.patterns.bindings import (
         Binding,
         bind_assembly,
+        list_bindings,
+        list_style_profiles,
         load_bound_patterns,
         load_confirmed_style,
     )
@@ -38,10 +40,19 @@ __all__ = [
     "load_confirmed_style",
     "parse_pattern_files",
     "save_pattern",
+    "list_bindings",
+    "list_style_profiles",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
-    "bindings": ("Binding", "bind_assembly", "load_bound_patterns", "load_confirmed_style"),
+    "bindings": (
+        "Binding",
+        "bind_assembly",
+        "load_bound_patterns",
+        "load_confirmed_style",
+        "list_bindings",
+        "list_style_profiles",
+    ),
     "builtin": ("install_builtin_patterns",),
     "cards": ("find_pattern", "list_patterns", "parse_pattern_files", "save_pattern"),
     "contracts": ("Strict", "StyleProfile", "doubt_reason", "list_or_doubt"),

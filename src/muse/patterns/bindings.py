@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection, select
 
@@ -136,3 +137,38 @@ def load_confirmed_style(conn: Connection, work_id: int) -> dict | None:
         "profileSha256": row.profile_sha256,
         "assemblySectionId": row.assembly_section_id,
     }
+
+
+def list_bindings(conn: Connection, work_id: int) -> list[dict[str, Any]]:
+    """Every pattern binding of the work, bound and released, newest first, with its card."""
+    rows = conn.execute(
+        select(
+            pattern_bindings,
+            pattern_cards.c.key,
+            pattern_cards.c.name,
+            pattern_cards.c.category,
+            pattern_cards.c.version,
+        )
+        .join(pattern_cards, pattern_cards.c.id == pattern_bindings.c.pattern_id)
+        .where(pattern_bindings.c.work_id == work_id)
+        .order_by(pattern_bindings.c.bound_at.desc(), pattern_bindings.c.position)
+    ).mappings()
+    return [dict(r) for r in rows]
+
+
+def list_style_profiles(conn: Connection, work_id: int) -> list[dict[str, Any]]:
+    """Every style profile of the work (the bound one and those released), newest first, each
+    with its eight fields as (Chinese title, value) in the spec's order."""
+    rows = conn.execute(
+        select(style_profiles)
+        .where(style_profiles.c.work_id == work_id)
+        .order_by(style_profiles.c.bound_at.desc())
+    ).mappings()
+    out = []
+    for r in rows:
+        profile = StyleProfile.model_validate(r["profile"]).model_dump(mode="json")
+        fields = [
+            (info.title or name, profile[name]) for name, info in StyleProfile.model_fields.items()
+        ]
+        out.append({**dict(r), "fields": fields})
+    return out

@@ -17,9 +17,14 @@ if TYPE_CHECKING:
     from muse.planning.planner import draft_stage
     from muse.planning.planner_io import SettingProposal
     from muse.planning.saving import build_signoff, save_stage_section
-    from muse.planning.sections import discard_section, get_section, list_sections
+    from muse.planning.sections import (
+        confirmed_section,
+        discard_section,
+        get_section,
+        list_sections,
+    )
     from muse.planning.stage_contracts import Assembly, WorkFoundation, WorkOutline
-    from muse.planning.stages import stage_of
+    from muse.planning.stages import FINE_OUTLINE, STAGES, stage_of
     from muse.planning.status import plan_status
     from muse.planning.variants import compare_sections
 
@@ -49,6 +54,9 @@ __all__ = [
     "save_stage_section",
     "stage_of",
     "start_outline_batch",
+    "STAGES",
+    "FINE_OUTLINE",
+    "confirmed_section",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
@@ -62,9 +70,9 @@ _FACE: dict[str, tuple[str, ...]] = {
     "planner": ("draft_stage",),
     "planner_io": ("SettingProposal",),
     "saving": ("build_signoff", "save_stage_section"),
-    "sections": ("discard_section", "get_section", "list_sections"),
+    "sections": ("discard_section", "get_section", "list_sections", "confirmed_section"),
     "stage_contracts": ("Assembly", "WorkFoundation", "WorkOutline"),
-    "stages": ("stage_of",),
+    "stages": ("stage_of", "STAGES", "FINE_OUTLINE"),
     "status": ("plan_status",),
     "variants": ("compare_sections",),
 }

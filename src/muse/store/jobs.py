@@ -353,9 +353,11 @@ def retry_failed(conn: Connection, job_id: str, *, now: datetime | None = None) 
     return get_job(conn, job_id)
 
 
-def job_statuses(conn: Connection, dedupe_keys: list[str]) -> dict[str, str]:
-    """dedupe key → status, for the keys that have a job."""
+def live_jobs_of_kind(conn: Connection, kind: str, work_id: int) -> list[tuple[Any, str]]:
+    """(payload, status) of the work's jobs of ``kind`` that did not fail."""
     rows = conn.execute(
-        select(jobs.c.dedupe_key, jobs.c.status).where(jobs.c.dedupe_key.in_(dedupe_keys))
+        select(jobs.c.payload, jobs.c.status).where(
+            jobs.c.kind == kind, jobs.c.work_id == work_id, jobs.c.status != "failed"
+        )
     ).all()
-    return {key: status for key, status in rows}
+    return [(payload, status) for payload, status in rows]

@@ -11,8 +11,12 @@ from urllib.parse import parse_qs
 from fastapi import Request
 
 from muse.core.errors import InvalidInput
+from muse.core.limits import MAX_BOOK_MB, MB
 
 MAX_FORM_BYTES = 2_000_000  # an edited chapter is far below this (10,000 Han ≈ 30 kB)
+# A book file travels base64 in an urlencoded form (≈ 4/3, plus escapes): the importer's own cap
+# then refuses a file over MAX_BOOK_MB with its message.
+MAX_UPLOAD_BYTES = int(MAX_BOOK_MB * MB * 1.5) + 1_000_000
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,17 @@ class Form:
 
 
 async def read_form(request: Request) -> Form:
+    return await _read(request, MAX_FORM_BYTES)
+
+
+async def read_big_form(request: Request) -> Form:
+    """A form carrying a book file (the import page)."""
+    return await _read(request, MAX_UPLOAD_BYTES)
+
+
+async def _read(request: Request, limit: int) -> Form:
     body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
+    if len(body) > limit:
         raise InvalidInput("提交的内容太大，未处理。")
     text = body.decode("utf-8", "replace")
     return Form(parse_qs(text, keep_blank_values=True))

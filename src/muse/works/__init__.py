@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from muse.works.canonical import add_chapter, write_revision
     from muse.works.catalog import (
         chapter_revisions,
+        create_work,
         current_revision,
+        find_imported_work,
         get_chapter_text,
         get_revision_text,
         get_work_row,
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
     )
     from muse.works.export import FORMATS, export_book, export_epub
     from muse.works.history import chapter_history
-    from muse.works.importer import ImportReport, analyse, import_book
+    from muse.works.importer import ImportReport, analyse, import_book, source_version_of
 
 __all__ = [
     "AuthorizationSnapshot",
@@ -59,10 +61,12 @@ __all__ = [
     "analyse",
     "chapter_history",
     "chapter_revisions",
+    "create_work",
     "current_revision",
     "decode_book",
     "export_book",
     "export_epub",
+    "find_imported_work",
     "get_chapter_text",
     "get_revision_text",
     "get_snapshot",
@@ -78,6 +82,7 @@ __all__ = [
     "resolve_work",
     "revalidate",
     "set_source_status",
+    "source_version_of",
     "take_snapshot",
     "work_ids",
     "work_info",
@@ -96,7 +101,9 @@ _FACE: dict[str, tuple[str, ...]] = {
     "canonical": ("add_chapter", "write_revision"),
     "catalog": (
         "chapter_revisions",
+        "create_work",
         "current_revision",
+        "find_imported_work",
         "get_chapter_text",
         "get_revision_text",
         "get_work_row",
@@ -121,7 +128,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     ),
     "export": ("FORMATS", "export_book", "export_epub"),
     "history": ("chapter_history",),
-    "importer": ("ImportReport", "analyse", "import_book"),
+    "importer": ("ImportReport", "analyse", "import_book", "source_version_of"),
 }
 
 __getattr__, __dir__ = lazy_face(globals(), _FACE)

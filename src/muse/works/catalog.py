@@ -72,6 +72,17 @@ def create_work(
     return _new_id(result)
 
 
+def find_imported_work(conn: Connection, title: str, source_version: str) -> int | None:
+    """The first work with this title imported from this file version, if any."""
+    found = conn.execute(
+        select(works.c.id)
+        .where(works.c.title == title, works.c.source_version == source_version)
+        .order_by(works.c.id)
+        .limit(1)
+    ).first()
+    return None if found is None else int(found[0])
+
+
 def get_work_row(conn: Connection, work_id: int):
     row = conn.execute(select(works).where(works.c.id == work_id)).mappings().first()
     if row is None:

@@ -167,7 +167,7 @@ def analyse(
             hint="检查文件是否为小说正文，章节标题是否独占一行。",
         )
     _refuse_absurd_chapters(book, max_chapter_chars)
-    version = "sha256:" + hashlib.sha256(data).hexdigest()[:16]
+    version = source_version_of(data)
     report = _report(book, title, decoded.encoding, version, dry_run=True)
     if removed:
         note = f"已去除正文不允许的不可见或控制字符：{removal_summary(removed)}。"
@@ -182,6 +182,11 @@ def analyse(
     if renumber:
         report = replace(report, warnings=report.warnings + _renumber_warnings(original, book))
     return book, report
+
+
+def source_version_of(data: bytes) -> str:
+    """The imported file's version as a work records it (``works.source_version``)."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()[:16]
 
 
 def _refuse_absurd_chapters(book: ParsedBook, limit: int) -> None:

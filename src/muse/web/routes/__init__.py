@@ -6,6 +6,10 @@ from muse.web.routes import (
     chapters,
     contexts,
     decisions,
+    evaluation,
+    imports,
+    library,
+    models,
     plan,
     queues,
     records,
@@ -15,6 +19,7 @@ from muse.web.routes import (
 )
 
 MODULES = (
+    imports,
     works,
     chapters,
     cards,
@@ -23,6 +28,9 @@ MODULES = (
     contexts,
     runs,
     plan,
+    models,
+    library,
+    evaluation,
     queues,
     writing,
     records,

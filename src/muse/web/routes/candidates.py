@@ -16,6 +16,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from muse.context import round_inputs
 from muse.core.ids import new_id
+from muse.evaluation import candidate_judgements_of
 from muse.flow import (
     candidate_view,
     decision_menu,
@@ -25,7 +26,7 @@ from muse.flow import (
     load_context,
     version_diff,
 )
-from muse.web.deps import read, work_nav, zoned_for
+from muse.web.deps import engine_of, read, work_nav, zoned_for
 from muse.web.highlight import claim_marks, finding_marks, segments
 from muse.web.render import page
 
@@ -50,6 +51,7 @@ def candidate_page(request: Request, candidate_id: str, against: int | None = No
         diff = version_diff(conn, candidate_id, against) if against else view["diff"]
         rounds = _round_items(conn, view)
         facts = list_candidate_facts(conn, candidate_id).deltas
+    judgements = candidate_judgements_of(engine_of(request), candidate_id)
     marks = finding_marks(view["findings"]) + claim_marks(view["claimLedger"])
     return page(
         request,
@@ -66,6 +68,7 @@ def candidate_page(request: Request, candidate_id: str, against: int | None = No
         menu=decision_menu(cand, run),
         command_id=new_id("cmd"),
         expected_revision=run["base_revision"],
+        judgements=judgements,
     )
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import Connection
 
+from muse.agents import ModelChoice, work_choices
 from muse.flow import list_candidates, list_runs
 from muse.knowledge import list_conflicts, list_drafts, list_fact_deltas
-from muse.planning import plan_status
+from muse.planning import FINE_OUTLINE, confirmed_section, plan_status
 from muse.store.jobs import list_jobs
 from muse.web.deps import read
 from muse.web.render import page
@@ -25,14 +29,24 @@ def home(request: Request) -> Response:
     return page(request, "works.html", title="作品", works=works)
 
 
+@router.get("/works", response_class=HTMLResponse)
+def all_works(request: Request) -> Response:
+    with read(request) as conn:
+        works = list_works(conn)
+    return page(request, "works.html", title="作品", works=works)
+
+
 @router.get("/works/{work_id}", response_class=HTMLResponse)
-def overview(request: Request, work_id: int) -> Response:
+def overview(request: Request, work_id: int, imported: str | None = None) -> Response:
     with read(request) as conn:
         info = work_info(conn, work_id)
         chapters = list_chapters(conn, work_id)
         status = plan_status(conn, work_id)
         runs = list_runs(conn, work_id, limit=10)
         queues = _queues(conn, work_id)
+        choices = work_choices(conn, work_id)
+        next_chapter = (info.latest_chapter or 0) + 1
+        outline = confirmed_section(conn, work_id, FINE_OUTLINE.number, next_chapter)
     return page(
         request,
         "work.html",
@@ -42,12 +56,14 @@ def overview(request: Request, work_id: int) -> Response:
         plan=status,
         runs=runs,
         queues=queues,
-        next_chapter=(info.latest_chapter or 0) + 1,
-        last_model=_last_model(runs),
+        next_chapter=next_chapter,
+        outline_ready=outline is not None,
+        last_model=_writer_model(choices, runs),
+        imported=imported,
     )
 
 
-def _queues(conn, work_id: int) -> dict[str, int]:
+def _queues(conn: Connection, work_id: int) -> dict[str, int]:
     """What waits for the author, counted from the services' own lists."""
     waiting = [c for c in list_candidates(conn, work_id) if c["state"] == "PASSED"]
     jobs = list_jobs(conn, work_id=work_id, limit=1000)
@@ -60,8 +76,11 @@ def _queues(conn, work_id: int) -> dict[str, int]:
     }
 
 
-def _last_model(runs: list[dict]) -> tuple[str, str]:
-    """The write form starts with the provider and model of the latest run (else offline)."""
+def _writer_model(choices: dict[str, ModelChoice], runs: list[dict[str, Any]]) -> tuple[str, str]:
+    """The write form starts with the work's writer choice (``muse models use writer``), else the
+    provider and model of the latest production run, else offline."""
+    if "writer" in choices:
+        return choices["writer"].provider, choices["writer"].model
     for run in runs:
         if run["runType"] == "production":
             return run["provider"], run["model"]
