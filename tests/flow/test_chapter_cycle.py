@@ -228,7 +228,7 @@ def test_no_confirmed_outline_no_run(engine):
 
 
 def test_accepted_chapter_is_searchable_in_the_same_commit(engine, book):
-    from muse.context import search_index
+    from muse.context.search import index as search_index
 
     summary = _write(engine, book)
     accept_candidate(engine, summary.candidate_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, select
 
-from muse.context import search_index
+from muse.context.search import index as search_index
 from muse.knowledge.cards import insert_card
 from muse.knowledge.contracts import CardStatus
 from muse.knowledge.source_refs import ChapterTexts, locate_quote

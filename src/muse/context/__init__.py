@@ -18,18 +18,6 @@ if TYPE_CHECKING:
         ExploreDraft,
         ReplayedRead,
     )
-    from muse.context.index_builder import (
-        REFRESH_JOB,
-        IndexStatus,
-        built_version,
-        chapter_chunks,
-        index_chapter,
-        index_overview,
-        index_status,
-        rebuild_index,
-        refresh_index,
-        run_refresh_job,
-    )
     from muse.context.manifest import build_manifest
     from muse.context.output_contracts import (
         ClaimLedgerEntry,
@@ -41,7 +29,20 @@ if TYPE_CHECKING:
     from muse.context.plan_reads import explore_whitelist, from_draft, merge_reads, planned_reads
     from muse.context.replaying import replay, replay_bytes
     from muse.context.round_order import round_inputs, writer_input
-    from muse.context.search_index import Hit, search_query
+    from muse.context.search import (
+        REFRESH_JOB,
+        Hit,
+        IndexStatus,
+        built_version,
+        chapter_chunks,
+        index_chapter,
+        index_overview,
+        index_status,
+        rebuild_index,
+        refresh_index,
+        run_refresh_job,
+        search_query,
+    )
     from muse.context.snapshots import (
         latest_snapshot,
         run_snapshots,
@@ -60,11 +61,6 @@ if TYPE_CHECKING:
     from muse.context.writer_output import UnlocatedClaim, build_output
 
 __all__ = [
-    "latest_snapshot",
-    "run_snapshots",
-    "snapshot_payload",
-    "snapshot_revisions",
-    "snapshot_row",
     "AsOfToolReader",
     "AsOfView",
     "ClaimLedgerEntry",
@@ -88,12 +84,15 @@ __all__ = [
     "build_manifest",
     "build_output",
     "built_version",
+    "chapter_chunks",
     "explore_whitelist",
     "freeze_context",
     "from_draft",
     "fulfil_evidence_requests",
     "index_chapter",
+    "index_overview",
     "index_status",
+    "latest_snapshot",
     "merge_reads",
     "planned_reads",
     "rebuild_index",
@@ -102,23 +101,18 @@ __all__ = [
     "replay_bytes",
     "round_inputs",
     "run_refresh_job",
+    "run_snapshots",
     "search_query",
+    "snapshot_payload",
+    "snapshot_revisions",
+    "snapshot_row",
     "store_context",
     "summarize",
     "validate_references",
     "writer_input",
-    "index_overview",
-    "chapter_chunks",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
-    "snapshots": (
-        "latest_snapshot",
-        "run_snapshots",
-        "snapshot_payload",
-        "snapshot_revisions",
-        "snapshot_row",
-    ),
     "as_of": ("AsOfView",),
     "budget_view": ("budget_usage",),
     "card_hits": ("summarize",),
@@ -129,18 +123,6 @@ _FACE: dict[str, tuple[str, ...]] = {
         "ExplorationManifest",
         "ExploreDraft",
         "ReplayedRead",
-    ),
-    "index_builder": (
-        "IndexStatus",
-        "REFRESH_JOB",
-        "built_version",
-        "index_chapter",
-        "index_status",
-        "rebuild_index",
-        "refresh_index",
-        "run_refresh_job",
-        "index_overview",
-        "chapter_chunks",
     ),
     "manifest": ("build_manifest",),
     "output_contracts": (
@@ -153,7 +135,27 @@ _FACE: dict[str, tuple[str, ...]] = {
     "plan_reads": ("explore_whitelist", "from_draft", "merge_reads", "planned_reads"),
     "replaying": ("replay", "replay_bytes"),
     "round_order": ("round_inputs", "writer_input"),
-    "search_index": ("Hit", "search_query"),
+    "search": (
+        "Hit",
+        "IndexStatus",
+        "REFRESH_JOB",
+        "built_version",
+        "chapter_chunks",
+        "index_chapter",
+        "index_overview",
+        "index_status",
+        "rebuild_index",
+        "refresh_index",
+        "run_refresh_job",
+        "search_query",
+    ),
+    "snapshots": (
+        "latest_snapshot",
+        "run_snapshots",
+        "snapshot_payload",
+        "snapshot_revisions",
+        "snapshot_row",
+    ),
     "tool_reader": ("AsOfToolReader",),
     "validation": ("validate_references",),
     "writer_context": (

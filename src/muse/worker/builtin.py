@@ -7,7 +7,7 @@ author chose for the run whose candidate was accepted —
 never one picked from the environment (spec 003: every call names both). A job for a revision
 that is no longer the chapter's current one is done-as-skipped with the reason.
 
-``search_index.refresh`` (queued when the user dictionary changes, context/index_builder.py)
+``search_index.refresh`` (queued when the user dictionary changes, context/search/builder.py)
 brings a work's prose index up to date.
 """
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, select, text
 
-from muse.context.index_tables import search_chunks
+from muse.context.search.tables import search_chunks
 from muse.works import prose_slices
 
 CHAPTER_BITS = 20
