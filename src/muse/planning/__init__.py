@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from muse.planning.fine_outlines import load_confirmed, save_fine_outline
     from muse.planning.planner import draft_stage
     from muse.planning.planner_io import SettingProposal
+    from muse.planning.reviews import Review, open_reviews
     from muse.planning.saving import build_signoff, save_stage_section
     from muse.planning.sections import (
         confirmed_section,
@@ -57,11 +58,14 @@ __all__ = [
     "STAGES",
     "FINE_OUTLINE",
     "confirmed_section",
+    "Review",
+    "open_reviews",
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
     "batches": ("resume_batch", "start_outline_batch"),
     "checking": ("check_plan",),
+    "reviews": ("Review", "open_reviews"),
     "confirming": ("confirm_and_record", "confirm_section"),
     "contracts": ("FineOutline", "OutlineItem"),
     "editing": ("export_text", "import_file"),
