@@ -27,7 +27,7 @@ from synthetic_book import synthetic_web_novel  # noqa: E402
 from context import outline  # noqa: E402  (the same fine outline as bench/context.py)
 from muse import offline  # noqa: E402
 from muse.agents.tables import model_calls  # noqa: E402
-from muse.context import search_index  # noqa: E402
+from muse.context.search import index as search_index  # noqa: E402
 from muse.flow.production import write_chapter  # noqa: E402
 from muse.flow.states import WORKING_NODES as WORKING  # noqa: E402
 from muse.planning.fine_outlines import confirm_section, save_fine_outline  # noqa: E402

@@ -35,7 +35,7 @@ from context_index import bench as bench_books  # noqa: E402
 from context_index import percentile, postgresql_engine  # noqa: E402
 from synthetic_book import synthetic_web_novel  # noqa: E402
 
-from muse.context import search_index  # noqa: E402
+from muse.context.search import index as search_index  # noqa: E402
 from muse.context.writer_context import freeze_context  # noqa: E402
 from muse.planning.fine_outlines import confirm_section, load_confirmed, save_fine_outline  # noqa: E402
 from muse.store.engine import make_engine  # noqa: E402

@@ -33,8 +33,8 @@ sys.path.insert(0, str(HERE))
 from sqlalchemy import Engine, text  # noqa: E402
 from synthetic_book import synthetic_web_novel  # noqa: E402
 
-from muse.context import search_index  # noqa: E402
-from muse.context.index_backend import (  # noqa: E402
+from muse.context.search import index as search_index  # noqa: E402
+from muse.context.search.backend import (  # noqa: E402
     _COUNT,
     _RANKED,
     RANK_WINDOW,

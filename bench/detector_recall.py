@@ -49,8 +49,8 @@ from pathlib import Path
 
 import rjieba
 
-from muse.context import search_index
 from muse.context.output_contracts import DraftClaim, NewSettingDeclaration, WriterDraft
+from muse.context.search import index as search_index
 from muse.context.writer_context import freeze_context
 from muse.context.writer_output import build_output
 from muse.core.text import is_han

@@ -20,7 +20,7 @@ sys.path.insert(0, str(HERE))
 
 from synthetic_book import synthetic_web_novel  # noqa: E402
 
-from muse.context.search_index import rebuild_index  # noqa: E402
+from muse.context.search.index import rebuild_index  # noqa: E402
 from muse.store.engine import make_engine  # noqa: E402
 from muse.store.migrate import upgrade  # noqa: E402
 from muse.works.importer import import_book  # noqa: E402

@@ -29,7 +29,7 @@ from synthetic_book import synthetic_web_novel  # noqa: E402
 from context import outline  # noqa: E402
 from muse.agents.providers.offline import register_offline_generator  # noqa: E402
 from muse.agents.tables import model_calls  # noqa: E402
-from muse.context.search_index import rebuild_index  # noqa: E402
+from muse.context.search.index import rebuild_index  # noqa: E402
 from muse.flow.accept import accept_candidate  # noqa: E402
 from muse.flow.production import write_chapter  # noqa: E402
 from muse.flow.revise import revise_candidate  # noqa: E402

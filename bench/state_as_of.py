@@ -43,10 +43,10 @@ from urllib.parse import quote
 from sqlalchemy import Engine, delete, text
 
 from muse.core.canonical import sha256_hex
-from muse.knowledge import card_cache
 from muse.knowledge.card_state import BookTerms, book_state_as_of, work_state_as_of
 from muse.knowledge.cards import insert_card
 from muse.knowledge.contracts import Card, CardSpec, CardStatus, SourceRef
+from muse.knowledge.speed import cache as card_cache
 from muse.knowledge.tables import card_book_cache
 from muse.store.engine import make_engine
 from muse.store.migrate import upgrade

@@ -17,14 +17,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_layers import LAYERS, SRC, TOOLKITS, face_of
+from tests.test_layers import LAYERS, SRC, TOOLKITS, face_of, subpackage_faces
 
 PACKAGES = [p for p in LAYERS if (SRC / "muse" / p / "__init__.py").exists()]
-FACED = [p for p in PACKAGES if p not in TOOLKITS]
+SUBPACKAGES = subpackage_faces(SRC)  # context.search, knowledge.speed
+FACED = [p for p in PACKAGES if p not in TOOLKITS] + SUBPACKAGES
+
+
+def _init(package: str) -> Path:
+    return SRC / "muse" / Path(*package.split(".")) / "__init__.py"
 
 
 def _submodules(package: str) -> set[str]:
-    root = SRC / "muse" / package
+    root = _init(package).parent
     return {p.stem for p in root.glob("*.py") if p.stem != "__init__"} | {
         p.name for p in root.iterdir() if (p / "__init__.py").exists()
     }
@@ -32,7 +37,7 @@ def _submodules(package: str) -> set[str]:
 
 def _declared(package: str) -> tuple[dict[str, str], dict[str, str]]:
     """(name → module) from ``_FACE`` and from the ``TYPE_CHECKING`` imports of the face."""
-    tree = ast.parse((SRC / "muse" / package / "__init__.py").read_text(encoding="utf-8"))
+    tree = ast.parse(_init(package).read_text(encoding="utf-8"))
     face: dict[str, str] = {}
     checked: dict[str, str] = {}
     prefix = f"muse.{package}."
@@ -90,15 +95,20 @@ def test_the_toolkits_name_their_public_modules(package) -> None:
         importlib.import_module(f"muse.{package}.{name}")
 
 
+def test_the_subpackages_are_found() -> None:
+    assert {"context.search", "knowledge.speed"} <= set(SUBPACKAGES)
+
+
 def test_importing_a_face_imports_none_of_its_modules() -> None:
     # a fresh interpreter: this process has imported everything already
+    faces = [f"muse.{p}" for p in PACKAGES + SUBPACKAGES]
     code = (
         "import sys\n"
-        f"packages = {PACKAGES!r}\n"
-        "for p in packages:\n"
-        "    __import__(f'muse.{p}')\n"
+        f"faces = {faces!r}\n"
+        "for face in faces:\n"
+        "    __import__(face)\n"
         "loaded = sorted(m for m in sys.modules if m.startswith('muse.') and m.count('.') > 1)\n"
-        "print('\\n'.join(loaded))\n"
+        "print('\\n'.join(m for m in loaded if m not in faces))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],

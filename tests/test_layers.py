@@ -150,124 +150,18 @@ TOOLKITS: tuple[str, ...] = ("core", "store")
 
 # (importing module, imported module) → why it still reaches into another package. Shrink only.
 INTERNAL_ALLOWED: dict[tuple[str, str], str] = {
-    (
-        "muse.evaluation.candidate_judge",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.evaluation.candidate_judge",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: candidates",
-    (
-        "muse.evaluation.invariants",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: candidates, decisions, runs",
-    (
-        "muse.evaluation.invariants",
-        "muse.knowledge.tables",
-    ): "table read, to become a service of the owning domain: card_drafts, fact_deltas",
-    (
-        "muse.evaluation.invariants",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: prose_blocks",
-    (
-        "muse.evaluation.judging",
-        "muse.agents.tables",
-    ): "table read, to become a service of the owning domain: model_calls",
-    (
-        "muse.evaluation.judging",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: candidates",
-    (
-        "muse.evaluation.replay",
-        "muse.agents.tables",
-    ): "table read, to become a service of the owning domain: model_calls",
-    (
-        "muse.evaluation.replay",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.evaluation.replay",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: candidates, runs",
-    (
-        "muse.evaluation.replay",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: chapters",
-    (
-        "muse.evaluation.report",
-        "muse.agents.tables",
-    ): "table read, to become a service of the owning domain: model_calls",
-    (
-        "muse.flow.accept",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.flow.accept",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: works",
-    (
-        "muse.flow.author_edit",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.flow.candidate_detail",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.flow.candidate_facts",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.flow.edit_merge",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: chapters",
-    (
-        "muse.flow.production",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: chapters",
-    (
-        "muse.flow.queries",
-        "muse.agents.tables",
-    ): "table read, to become a service of the owning domain: model_calls",
-    (
-        "muse.flow.rebuilding",
-        "muse.knowledge.tables",
-    ): "table read, to become a service of the owning domain: source_refs",
-    (
-        "muse.flow.rebuilding",
-        "muse.works.tables",
-    ): "table read, to become a service of the owning domain: works",
-    (
-        "muse.flow.revise",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.flow.run_detail",
-        "muse.agents.tables",
-    ): "table read, to become a service of the owning domain: model_calls",
-    (
-        "muse.flow.run_detail",
-        "muse.context.tables",
-    ): "table read, to become a service of the owning domain: context_snapshots",
-    (
-        "muse.knowledge.book_extraction",
-        "muse.store.tables",
-    ): "table read, to become a service of the owning domain: jobs",
-    (
-        "muse.web.deps",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: candidates, runs",
-    (
-        "muse.worker.builtin",
-        "muse.flow.tables",
-    ): "table read, to become a service of the owning domain: runs",
+    arrow: "a table read, to become a function of the owning domain"
+    for arrow in [
+        ("muse.evaluation.candidate_judge", "muse.flow.tables"),  # candidates
+        ("muse.evaluation.judging", "muse.flow.tables"),  # candidates
+        ("muse.evaluation.replay", "muse.flow.tables"),  # candidates, runs
+    ]
 }
 
 
 def face_of(src: Path, package: str) -> frozenset[str]:
     """The names in ``__all__`` of ``muse.<package>`` (a literal list, as mypy requires)."""
-    init = src / _TOP / package / "__init__.py"
+    init = src / _TOP / Path(*package.split(".")) / "__init__.py"
     tree = ast.parse(init.read_text(encoding="utf-8")) if init.exists() else ast.Module([], [])
     for node in tree.body:
         if (
@@ -289,13 +183,34 @@ def _through_the_face(arrow: Arrow, face: frozenset[str], toolkit: bool) -> bool
     return not inner and set(arrow.names) <= face
 
 
+def subpackage_faces(src: Path) -> list[str]:
+    """Subpackages with a face of their own (``__all__``), e.g. ``context.search``."""
+    return sorted(
+        ".".join(init.parent.relative_to(src / _TOP).parts)
+        for init in (src / _TOP).glob("*/*/__init__.py")
+        if face_of(src, ".".join(init.parent.relative_to(src / _TOP).parts))
+    )
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
 def behind_the_face(src: Path) -> list[Arrow]:
-    """Imports of another package that name one of its modules, or a name not in its ``__all__``."""
+    """Imports of another package that name one of its modules, or a name not in its ``__all__``;
+    and, inside a package, imports of a subpackage with a face that pass it by."""
     faces: dict[str, frozenset[str]] = {}
+    subfaces = [f"{_TOP}.{s}" for s in subpackage_faces(src)]
     found: list[Arrow] = []
     for path in sorted((src / _TOP).rglob("*.py")):
         for arrow in imports_of(path, src):
             source, target = layer_of(arrow.module), layer_of(arrow.target)
+            sub = next((s for s in subfaces if _within(arrow.target, s)), None)
+            if sub is not None and source == target and not _within(arrow.module, sub):
+                face = faces.setdefault(sub, face_of(src, sub.removeprefix(f"{_TOP}.")))
+                if arrow.target != sub or not set(arrow.names) <= face:
+                    found.append(arrow)
+                continue
             if source in (target, _TOP) or target == _TOP:
                 continue
             face = faces.setdefault(target, face_of(src, target))
@@ -427,6 +342,38 @@ def test_the_checker_finds_a_planted_import_behind_a_face(tmp_path, body, intern
     found = behind_the_face(src)
     assert bool(found) is internal, found
     assert all(a.module == "muse.flow.planted" for a in found)
+
+
+@pytest.mark.parametrize(
+    ("module", "body", "internal"),
+    [
+        ("muse/knowledge/cards.py", "from muse.knowledge.speed import work_rows\n", False),
+        ("muse/knowledge/cards.py", "from muse.knowledge.speed.rows import work_rows\n", True),
+        ("muse/knowledge/cards.py", "from .speed.rows import work_rows\n", True),
+        ("muse/knowledge/cards.py", "from muse.knowledge.speed import rows\n", True),
+        (
+            "muse/knowledge/speed/book.py",
+            "from muse.knowledge.speed.rows import work_rows\n",
+            False,
+        ),
+        ("muse/knowledge/speed/book.py", "from .rows import work_rows\n", False),
+        ("muse/flow/accept.py", "from muse.knowledge.speed import work_rows\n", True),
+    ],
+)
+def test_the_checker_finds_a_planted_import_past_a_subpackage_face(
+    tmp_path, module, body, internal
+) -> None:
+    files = {
+        "muse/knowledge/__init__.py": '__all__ = ["load_cards"]\n',
+        "muse/knowledge/speed/__init__.py": '__all__ = ["work_rows"]\n',
+        "muse/knowledge/speed/rows.py": "",
+        "muse/knowledge/speed/book.py": "",
+        "muse/knowledge/cards.py": "",
+        "muse/flow/accept.py": "",
+    }
+    src = _plant(tmp_path, {**files, module: body})
+    found = behind_the_face(src)
+    assert bool(found) is internal, found
 
 
 def test_the_checker_refuses_a_package_without_a_layer(tmp_path) -> None:

@@ -16,11 +16,11 @@ from typer.testing import CliRunner
 
 from muse.cli import index as index_cli
 from muse.cli.common import get_engine
-from muse.context import search_index as si
-from muse.context.index_builder import version_for
-from muse.context.index_chunker import HUGE_HAN, MAX_HAN, chunk_chapter
-from muse.context.index_tables import search_chunks, search_index_chapters
-from muse.context.index_tokenizer import CJK_RANGES, Tokenizer
+from muse.context.search import index as si
+from muse.context.search.builder import version_for
+from muse.context.search.chunker import HUGE_HAN, MAX_HAN, chunk_chapter
+from muse.context.search.tables import search_chunks, search_index_chapters
+from muse.context.search.tokenizer import CJK_RANGES, Tokenizer
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput, NotFound
 from muse.core.text import count_han

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 import pytest
 from sqlalchemy import Connection, text
 
-from muse.context import index_backend
-from muse.context import search_index as si
-from muse.context.index_backend import RANKER_VERSION, chunk_row_id, count_each, match_chunks
-from muse.context.index_builder import INDEX_FORMAT, version_for
-from muse.context.index_chunker import chunk_chapter
-from muse.context.index_tables import search_chunks
-from muse.context.index_tokenizer import Tokenizer
+from muse.context.search import backend as index_backend
+from muse.context.search import index as si
+from muse.context.search.backend import RANKER_VERSION, chunk_row_id, count_each, match_chunks
+from muse.context.search.builder import INDEX_FORMAT, version_for
+from muse.context.search.chunker import chunk_chapter
+from muse.context.search.tables import search_chunks
+from muse.context.search.tokenizer import Tokenizer
 from muse.knowledge.cards import insert_card
 from muse.knowledge.contracts import CardSpec, CardStatus
 from muse.works.canonical import add_chapter

@@ -5,8 +5,8 @@ import pytest
 from muse.agents.errors import AsOfViolation
 from muse.agents.ledger import dependency_list
 from muse.agents.tools import ToolSet
-from muse.context import search_index
 from muse.context.as_of import AsOfView
+from muse.context.search import index as search_index
 from muse.context.tool_reader import AsOfToolReader
 from muse.knowledge.card_import import import_cards_yaml
 from muse.store.engine import reading

@@ -13,7 +13,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "muse"
 
 
 def test_tokenizer_and_tagger_use_the_one_instance():
-    from muse.context.index_tokenizer import Tokenizer
+    from muse.context.search.tokenizer import Tokenizer
 
     assert Tokenizer(["萧炎"])._jieba is shared_jieba()
     assert Tokenizer(())._jieba is shared_jieba()
@@ -26,7 +26,7 @@ def test_tokenising_and_tagging_build_no_further_jieba():
         "built = []\n"
         "original = rjieba.Jieba\n"
         "rjieba.Jieba = lambda: built.append(1) or original()\n"
-        "from muse.context.index_tokenizer import Tokenizer\n"
+        "from muse.context.search.tokenizer import Tokenizer\n"
         "from muse.quality.entities import tagged_entities\n"
         "Tokenizer(['萧炎']).tokens('萧炎走进青石镇。')\n"
         "tagged_entities('林远走进青石镇。')\n"
@@ -47,6 +47,6 @@ def test_no_code_mutates_the_shared_dictionary():
 
 
 def test_importing_the_tokenizer_does_not_load_rjieba():
-    code = "import sys, muse.context.index_tokenizer, muse.quality.entities; print('rjieba' in sys.modules)"
+    code = "import sys, muse.context.search.tokenizer, muse.quality.entities; print('rjieba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

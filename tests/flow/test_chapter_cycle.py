@@ -224,7 +224,7 @@ def test_no_confirmed_outline_no_run(engine):
 
 
 def test_accepted_chapter_is_searchable_in_the_same_commit(engine, book):
-    from muse.context import search_index
+    from muse.context.search import index as search_index
 
     summary = write_offline(engine, book, NEXT)
     accept_candidate(engine, summary.candidate_id)

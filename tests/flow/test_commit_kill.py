@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from muse.context import search_index
-from muse.context.index_tables import search_chunks, search_index_chapters
+from muse.context.search import index as search_index
+from muse.context.search.tables import search_chunks, search_index_chapters
 from muse.core.faults import FAULT_POINT_ENV
 from muse.flow import accept as accept_module
 from muse.flow import chapter_edit

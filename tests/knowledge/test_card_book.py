@@ -14,11 +14,12 @@ import pytest
 from sqlalchemy import Engine, select, update
 
 from muse.flow.rebuilding import rebuild_work
-from muse.knowledge import card_book, card_cache
-from muse.knowledge.card_rows import C_NAME, card_of, row_of
 from muse.knowledge.card_state import work_state_as_of
 from muse.knowledge.cards import insert_card, load_cards
 from muse.knowledge.contracts import Card, CardStatus
+from muse.knowledge.speed import book as card_book
+from muse.knowledge.speed import cache as card_cache
+from muse.knowledge.speed.rows import C_NAME, card_of, row_of
 from muse.knowledge.tables import card_book_cache, knowledge_versions
 from tests.knowledge import reference_state_as_of as reference
 from tests.knowledge import test_card_cache

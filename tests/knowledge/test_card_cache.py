@@ -10,11 +10,11 @@ import pytest
 from sqlalchemy import Engine, text, update
 
 from muse.context.as_of import AsOfView
-from muse.knowledge import card_cache
 from muse.knowledge.card_state import work_state_as_of
 from muse.knowledge.cards import insert_card, load_cards, rewrite_card, set_status, spec_of
 from muse.knowledge.contracts import Card, CardStatus
 from muse.knowledge.source_refs import ChapterTexts, locate_quote, revalidate_source_refs
+from muse.knowledge.speed import cache as card_cache
 from muse.knowledge.tables import card_milestones, source_refs
 from muse.works.canonical import add_chapter, write_revision
 from muse.works.catalog import create_work

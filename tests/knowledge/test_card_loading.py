@@ -12,10 +12,13 @@ import random
 import pytest
 from sqlalchemy import Engine, select
 
-from muse.knowledge import card_book, card_cache, card_loading, card_state
-from muse.knowledge.as_of_rules import BookTerms
-from muse.knowledge.card_loading import after_build, keep_built, many_objects
+from muse.knowledge import card_state
 from muse.knowledge.card_state import work_state_as_of
+from muse.knowledge.speed import book as card_book
+from muse.knowledge.speed import cache as card_cache
+from muse.knowledge.speed import loading as card_loading
+from muse.knowledge.speed.loading import after_build, keep_built, many_objects
+from muse.knowledge.speed.rules import BookTerms
 from muse.knowledge.tables import card_book_cache
 from muse.knowledge.terms import TermMatcher
 from tests.knowledge import test_card_cache

@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import command
 from sqlalchemy import text
 
-from muse.context.search_index import rebuild_index, search_text
+from muse.context.search.index import rebuild_index, search_text
 from muse.store.migrate import alembic_config, current_revisions, upgrade
 from muse.works.importer import import_book
 

@@ -213,7 +213,7 @@ def test_the_output_contract_is_strict_schema_compatible():
 
 
 def test_the_index_refresh_job_brings_the_index_up_to_date(engine, book):
-    from muse.context.index_builder import enqueue_refresh, index_status
+    from muse.context.search.builder import enqueue_refresh, index_status
 
     with engine.begin() as conn:
         job_id = enqueue_refresh(conn, book)

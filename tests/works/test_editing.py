@@ -8,7 +8,7 @@ import threading
 import pytest
 from sqlalchemy import func, select
 
-from muse.context import search_index
+from muse.context.search import index as search_index
 from muse.core.errors import InvalidInput, NotFound, RevisionConflict
 from muse.flow.chapter_edit import edit_chapter, revert_chapter
 from muse.knowledge.setting_gates import setting_ledger

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import delete, select, update
 
-from muse.context.index_tables import search_chunks, search_index_chapters
+from muse.context.search.tables import search_chunks, search_index_chapters
 from muse.flow.rebuilding import rebuild
 from muse.knowledge.tables import source_refs
 from muse.works.canonical import write_revision

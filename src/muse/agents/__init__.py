@@ -67,7 +67,16 @@ if TYPE_CHECKING:
         set_builtin_loader,
         stable_input,
     )
-    from muse.agents.receipts import HEAVY_COLUMNS, receipt_of, receipt_summaries
+    from muse.agents.receipts import (
+        HEAVY_COLUMNS,
+        last_ok_call,
+        ok_calls,
+        receipt_of,
+        receipt_summaries,
+        run_call_rows,
+        run_token_sums,
+        usage_by_model,
+    )
     from muse.agents.structured import RetryPolicy
     from muse.agents.tools import TOOL_SPECS, ToolSet
 
@@ -100,10 +109,12 @@ __all__ = [
     "config_path",
     "dependency_list",
     "dispatch",
+    "last_ok_call",
     "load_config",
     "load_roles",
     "merge_approvals",
     "offline_seed",
+    "ok_calls",
     "policies_in_force",
     "provider_statuses",
     "receipt_of",
@@ -112,10 +123,13 @@ __all__ = [
     "register_configured_secrets",
     "resolve_model",
     "resolve_provider",
+    "run_call_rows",
+    "run_token_sums",
     "set_builtin_loader",
     "stable_input",
     "stored_approvals",
     "tool_reads_of_run",
+    "usage_by_model",
     "work_choices",
     "current_policies",
     "resolve_offered",
@@ -166,7 +180,16 @@ _FACE: dict[str, tuple[str, ...]] = {
         "set_builtin_loader",
         "stable_input",
     ),
-    "receipts": ("HEAVY_COLUMNS", "receipt_of", "receipt_summaries"),
+    "receipts": (
+        "HEAVY_COLUMNS",
+        "last_ok_call",
+        "ok_calls",
+        "receipt_of",
+        "receipt_summaries",
+        "run_call_rows",
+        "run_token_sums",
+        "usage_by_model",
+    ),
     "structured": ("RetryPolicy",),
     "tools": ("TOOL_SPECS", "ToolSet"),
 }

@@ -12,12 +12,13 @@ hashes in the receipt are computed on the values as they were, before scrubbing.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Connection, Engine, Row, RowMapping, func, insert, select
 
 from muse.agents.policy import FrozenPolicy
 from muse.agents.providers.base import ChatReply, Price, Usage
@@ -233,3 +234,78 @@ def receipt_of(conn: Connection, call_id: str) -> dict[str, Any] | None:
     """:func:`get_receipt` on the caller's (read) connection."""
     row = conn.execute(select(model_calls).where(model_calls.c.id == call_id)).first()
     return dict(row._mapping) if row else None
+
+
+# Reads of the receipts for other packages (they never import the ``model_calls`` table).
+
+
+def run_token_sums(conn: Connection, run_ids: list[str]) -> Sequence[Row[Any, Any, Any]]:
+    """Per run: (run_id, input tokens, cached input tokens or None when no call reported one)."""
+    return conn.execute(
+        select(
+            model_calls.c.run_id,
+            func.coalesce(func.sum(model_calls.c.tokens_in), 0),
+            func.sum(model_calls.c.tokens_cached),  # NULL when no call reported one
+        )
+        .where(model_calls.c.run_id.in_(run_ids))
+        .group_by(model_calls.c.run_id)
+    ).all()
+
+
+def run_call_rows(conn: Connection, run_id: str, names: Sequence[str]) -> Sequence[RowMapping]:
+    """The named columns of a run's receipts, oldest first."""
+    c = model_calls.c
+    return (
+        conn.execute(
+            select(*(c[name] for name in names)).where(c.run_id == run_id).order_by(c.started_at)
+        )
+        .mappings()
+        .all()
+    )
+
+
+def ok_calls(conn: Connection, run_id: str, role: str) -> Sequence[Row[Any, Any, Any]]:
+    """(id, task_input, output) of the run's successful calls of ``role``."""
+    return conn.execute(
+        select(model_calls.c.id, model_calls.c.task_input, model_calls.c.output).where(
+            model_calls.c.run_id == run_id,
+            model_calls.c.role == role,
+            model_calls.c.status == "ok",
+        )
+    ).all()
+
+
+def last_ok_call(conn: Connection, run_id: str, role: str, task: str) -> Row[Any, Any, Any] | None:
+    """(id, output, tokens_out) of the run's last successful ``role/task`` call, or None."""
+    return conn.execute(
+        select(model_calls.c.id, model_calls.c.output, model_calls.c.tokens_out)
+        .where(
+            model_calls.c.run_id == run_id,
+            model_calls.c.role == role,
+            model_calls.c.task == task,
+            model_calls.c.status == "ok",
+        )
+        .order_by(model_calls.c.finished_at.desc())
+    ).first()
+
+
+def usage_by_model(
+    conn: Connection, run_ids: list[str]
+) -> Sequence[Row[Any, Any, Any, Any, Any, Any, Any, Any]]:
+    """Per (provider, model requested, role) over the runs: calls, input and output tokens, cost
+    and currency, in that order."""
+    return conn.execute(
+        select(
+            model_calls.c.provider,
+            model_calls.c.model_requested,
+            model_calls.c.role,
+            func.count(),
+            func.sum(model_calls.c.tokens_in),
+            func.sum(model_calls.c.tokens_out),
+            func.sum(model_calls.c.cost_estimate),
+            func.max(model_calls.c.cost_currency),
+        )
+        .where(model_calls.c.run_id.in_(run_ids))
+        .group_by(model_calls.c.provider, model_calls.c.model_requested, model_calls.c.role)
+        .order_by(model_calls.c.provider, model_calls.c.model_requested, model_calls.c.role)
+    ).all()

@@ -19,18 +19,6 @@ if TYPE_CHECKING:
         ExploreDraftRead,
         ReplayedRead,
     )
-    from muse.context.index_builder import (
-        REFRESH_JOB,
-        IndexStatus,
-        built_version,
-        chapter_chunks,
-        index_chapter,
-        index_overview,
-        index_status,
-        rebuild_index,
-        refresh_index,
-        run_refresh_job,
-    )
     from muse.context.manifest import build_manifest
     from muse.context.output_contracts import (
         ClaimLedgerEntry,
@@ -45,7 +33,27 @@ if TYPE_CHECKING:
     from muse.context.replaying import replay, replay_bytes
     from muse.context.retrieval_plan import DEFAULT_BUDGET
     from muse.context.round_order import round_inputs, writer_input
-    from muse.context.search_index import Hit, search_query
+    from muse.context.search import (
+        REFRESH_JOB,
+        Hit,
+        IndexStatus,
+        built_version,
+        chapter_chunks,
+        index_chapter,
+        index_overview,
+        index_status,
+        rebuild_index,
+        refresh_index,
+        run_refresh_job,
+        search_query,
+    )
+    from muse.context.snapshots import (
+        latest_snapshot,
+        run_snapshots,
+        snapshot_payload,
+        snapshot_revisions,
+        snapshot_row,
+    )
     from muse.context.tool_reader import AsOfToolReader
     from muse.context.validation import validate_references
     from muse.context.writer_context import (
@@ -84,12 +92,15 @@ __all__ = [
     "build_manifest",
     "build_output",
     "built_version",
+    "chapter_chunks",
     "explore_whitelist",
     "freeze_context",
     "from_draft",
     "fulfil_evidence_requests",
     "index_chapter",
+    "index_overview",
     "index_status",
+    "latest_snapshot",
     "merge_reads",
     "planned_reads",
     "rebuild_index",
@@ -98,7 +109,11 @@ __all__ = [
     "replay_bytes",
     "round_inputs",
     "run_refresh_job",
+    "run_snapshots",
     "search_query",
+    "snapshot_payload",
+    "snapshot_revisions",
+    "snapshot_row",
     "store_context",
     "summarize",
     "validate_references",
@@ -124,18 +139,6 @@ _FACE: dict[str, tuple[str, ...]] = {
         "ExploreDraftRead",
         "ReplayedRead",
     ),
-    "index_builder": (
-        "IndexStatus",
-        "REFRESH_JOB",
-        "built_version",
-        "index_chapter",
-        "index_status",
-        "rebuild_index",
-        "refresh_index",
-        "run_refresh_job",
-        "index_overview",
-        "chapter_chunks",
-    ),
     "manifest": ("build_manifest",),
     "output_contracts": (
         "ClaimLedgerEntry",
@@ -150,7 +153,27 @@ _FACE: dict[str, tuple[str, ...]] = {
     "plan_reads": ("explore_whitelist", "from_draft", "merge_reads", "planned_reads"),
     "replaying": ("replay", "replay_bytes"),
     "round_order": ("round_inputs", "writer_input"),
-    "search_index": ("Hit", "search_query"),
+    "search": (
+        "Hit",
+        "IndexStatus",
+        "REFRESH_JOB",
+        "built_version",
+        "chapter_chunks",
+        "index_chapter",
+        "index_overview",
+        "index_status",
+        "rebuild_index",
+        "refresh_index",
+        "run_refresh_job",
+        "search_query",
+    ),
+    "snapshots": (
+        "latest_snapshot",
+        "run_snapshots",
+        "snapshot_payload",
+        "snapshot_revisions",
+        "snapshot_row",
+    ),
     "tool_reader": ("AsOfToolReader",),
     "validation": ("validate_references",),
     "writer_context": (

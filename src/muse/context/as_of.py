@@ -11,8 +11,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from muse.context import search_index
-from muse.context.search_index import Hit
+from muse.context.search import Hit, search, search_text
 from muse.core.errors import ContractViolation
 from muse.core.length_target import MIN_VALID_HAN, SAMPLE_SIZE
 from muse.knowledge import (
@@ -90,15 +89,11 @@ class AsOfView:
 
     def search_text(self, query: str, limit: int) -> list[Hit]:
         """Chunks up to the freeze point sharing words with ``query``."""
-        return search_index.search_text(
-            self.conn, self.work_id, query, max_chapter=self.as_of, limit=limit
-        )
+        return search_text(self.conn, self.work_id, query, max_chapter=self.as_of, limit=limit)
 
     def search_names(self, names: list[str], limit: int) -> list[Hit]:
         """Chunks up to the freeze point naming any of ``names`` (a card's name and aliases)."""
-        return search_index.search(
-            self.conn, self.work_id, names, max_chapter=self.as_of, limit=limit
-        )
+        return search(self.conn, self.work_id, names, max_chapter=self.as_of, limit=limit)
 
     def style(self) -> dict[str, Any] | None:
         """The confirmed style profile (stage 3), or None: never a shadow one."""

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from sqlalchemy import Connection
 
-from muse.context import evidence, search_index
+from muse.context import evidence
 from muse.context.as_of import AsOfView
 from muse.context.baseline import measure
 from muse.context.card_hits import card_index_version
@@ -42,6 +42,7 @@ from muse.context.retrieval_plan import (
     sized_budget,
 )
 from muse.context.round_order import author_instruction
+from muse.context.search import refresh_index
 from muse.context.sources import collect
 from muse.context.tables import context_snapshots
 from muse.context.validation import validate_references
@@ -145,7 +146,7 @@ def freeze_context(
         work_id=work_id,
         as_of=as_of,
         card_index_version=card_index_version(view),
-        prose_index_version=search_index.refresh_index(conn, work_id),
+        prose_index_version=refresh_index(conn, work_id),
         budget=sized_budget(budget or DEFAULT_BUDGET, chapters),
     )
     pack = collect(view, outline, plan, chapters)

@@ -6,7 +6,7 @@ hold that one plus a private instance per use, three per ``muse write``. Tokens 
 pure function of (text, dictionary, rjieba version) as long as nobody changes the dictionary, so
 the instance is shared and **never mutated**: no code in Muse calls ``add_word``,
 ``suggest_freq`` or ``clear`` on it (a test scans the sources), and coined names are handled by
-pre-splitting on the work's terms instead (see :mod:`muse.context.index_tokenizer`).
+pre-splitting on the work's terms instead (see :mod:`muse.context.search.tokenizer`).
 
 ``import rjieba`` is deferred to the first call: a command that tokenises nothing never loads it.
 """

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from muse.agents import dispatch
-from muse.context.tables import context_snapshots
+from muse.context import snapshot_payload
 from muse.core.clock import iso, utc_now
 from muse.core.errors import ContractViolation, NotFound
 from muse.core.ids import new_id
@@ -38,11 +38,7 @@ def _load(engine: Engine, candidate_id: str) -> tuple[str, dict[str, Any], str]:
         ).first()
         if cand is None:
             raise NotFound(f"候选 {candidate_id} 不存在。", hint="用 muse candidates 查看候选。")
-        payload = conn.execute(
-            select(context_snapshots.c.payload).where(
-                context_snapshots.c.id == cand.context_snapshot_id
-            )
-        ).scalar_one()
+        payload = snapshot_payload(conn, cand.context_snapshot_id)
     return cand.body, payload["fineOutline"], cand.run_id
 
 

@@ -20,10 +20,15 @@ from sqlalchemy import Connection, Engine, select
 
 from muse.evaluation.sample_state import zone_engine
 from muse.evaluation.tables import candidate_judgements
-from muse.flow.tables import candidates, decisions, runs
-from muse.knowledge.tables import card_drafts, fact_deltas
 from muse.store.engine import reading
-from muse.works.tables import prose_blocks
+from muse.store.migrate import load_all_tables
+from muse.works import prose_attributions
+
+# An audit of the whole schema, like the board's raw table pages: it reads the other domains'
+# tables through the store's one MetaData, never by importing their tables modules.
+_TABLES = load_all_tables().tables
+candidates, decisions, runs = _TABLES["candidates"], _TABLES["decisions"], _TABLES["runs"]
+card_drafts, fact_deltas = _TABLES["card_drafts"], _TABLES["fact_deltas"]
 
 INVARIANTS = {
     "evaluation_card_in_production": "评测派生的卡或事实进入了生产",
@@ -101,7 +106,7 @@ def _quality(
 
 
 def _canonical(conn: Connection, run_ids: set[str], cand_ids: set[str]) -> list[Violation]:
-    rows = conn.execute(select(prose_blocks.c.id, prose_blocks.c.attribution)).all()
+    rows = prose_attributions(conn)
     return [
         Violation(
             "canonical_from_evaluation",

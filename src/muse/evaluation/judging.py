@@ -18,8 +18,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from muse.agents import AgentCallError, ForbiddenInput, InvalidOutput, dispatch
-from muse.agents.tables import model_calls
+from muse.agents import AgentCallError, ForbiddenInput, InvalidOutput, dispatch, ok_calls
 from muse.core.canonical import canonical_json
 from muse.core.clock import utc_now
 from muse.core.errors import ContractViolation
@@ -95,13 +94,7 @@ def _receipted(ctx: SampleCtx, task_input: dict[str, Any]) -> tuple[str, dict[st
     """A successful judge call of this evaluation run with exactly this input, if any."""
     wanted = canonical_json(task_input)
     with reading(ctx.engine) as conn:
-        rows = conn.execute(
-            select(model_calls.c.id, model_calls.c.task_input, model_calls.c.output).where(
-                model_calls.c.run_id == ctx.eval_run_id,
-                model_calls.c.role == "judge",
-                model_calls.c.status == "ok",
-            )
-        ).all()
+        rows = ok_calls(conn, ctx.eval_run_id, "judge")
     for row in rows:
         if canonical_json(row.task_input) == wanted:
             return row.id, row.output

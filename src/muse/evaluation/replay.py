@@ -31,9 +31,9 @@ from muse.agents import (
     ForbiddenInput,
     InvalidOutput,
     dispatch,
+    receipt_of,
     stored_reply,
 )
-from muse.agents.tables import model_calls
 from muse.context import (
     FrozenContext,
     UnlocatedClaim,
@@ -42,8 +42,8 @@ from muse.context import (
     WriterOutput,
     build_output,
     freeze_context,
+    latest_snapshot,
 )
-from muse.context.tables import context_snapshots
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, ContractViolation
 from muse.core.ids import new_id
@@ -68,8 +68,7 @@ from muse.flow import (
 from muse.flow.tables import candidates, runs
 from muse.quality import Verdict
 from muse.store.engine import reading
-from muse.works import get_snapshot, take_snapshot
-from muse.works.tables import chapters
+from muse.works import current_revision, get_snapshot, take_snapshot
 
 LEAK_KINDS = frozenset({"future_leak", "semantic_future_leak"})
 MISSING_KINDS = frozenset(
@@ -143,12 +142,7 @@ def _start_arm_run(ctx: SampleCtx, arm: str) -> str:
     run_id, now = new_id("run"), utc_now()
     try:
         with ctx.engine.begin() as conn:
-            base = conn.execute(
-                select(chapters.c.current_revision).where(
-                    chapters.c.work_id == ctx.work_id,
-                    chapters.c.number == ctx.sample.targetChapter,
-                )
-            ).scalar()
+            base = current_revision(conn, ctx.work_id, ctx.sample.targetChapter)
             conn.execute(
                 runs.insert().values(
                     id=run_id,
@@ -226,11 +220,7 @@ def _freeze(ctx: SampleCtx, arm: str, run_id: str) -> None:
 
 
 def load_frozen(conn: Connection, run_id: str) -> FrozenContext:
-    row = conn.execute(
-        select(context_snapshots.c.id, context_snapshots.c.payload)
-        .where(context_snapshots.c.run_id == run_id)
-        .order_by(context_snapshots.c.created_at.desc())
-    ).first()
+    row = latest_snapshot(conn, run_id)
     if row is None:
         raise SampleFailed("failed_freeze", f"运行 {run_id} 没有冻结的上下文。")
     return FrozenContext(row.id, WriterContext.model_validate(row.payload), ())
@@ -313,9 +303,10 @@ def _call_writer(
 
 def _within_budget(ctx: SampleCtx, arm: str, receipt_id: str) -> None:
     with reading(ctx.engine) as conn:
-        used = conn.execute(
-            select(model_calls.c.tokens_out).where(model_calls.c.id == receipt_id)
-        ).scalar_one()
+        receipt = receipt_of(conn, receipt_id)
+    if receipt is None:
+        raise SampleFailed("failed_contract", f"{arm} 臂写手调用没有回执 {receipt_id}。")
+    used = int(receipt["tokens_out"] or 0)
     limit = ctx.evaluation_set.maxGenerationBudget.maxOutputTokens
     if used > limit:
         raise SampleFailed(

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, Integer, Row, func, select
 
-from muse.agents.tables import model_calls
+from muse.agents import usage_by_model
 from muse.core.errors import NotFound
 from muse.evaluation.contracts import ARMS, DIMENSIONS, SCENE_CLASSES, EvaluationSet
 from muse.evaluation.gates import GateFacts, SampleDeltas, gate_a, gate_b
@@ -124,21 +124,7 @@ def gate_facts(samples: list[dict[str, Any]], total: int, dry_run: bool) -> Gate
 
 
 def _usage(conn: Connection, run_ids: list[str]) -> list[dict[str, Any]]:
-    rows = conn.execute(
-        select(
-            model_calls.c.provider,
-            model_calls.c.model_requested,
-            model_calls.c.role,
-            func.count(),
-            func.sum(model_calls.c.tokens_in),
-            func.sum(model_calls.c.tokens_out),
-            func.sum(model_calls.c.cost_estimate),
-            func.max(model_calls.c.cost_currency),
-        )
-        .where(model_calls.c.run_id.in_(run_ids))
-        .group_by(model_calls.c.provider, model_calls.c.model_requested, model_calls.c.role)
-        .order_by(model_calls.c.provider, model_calls.c.model_requested, model_calls.c.role)
-    ).all()
+    rows = usage_by_model(conn, run_ids)
     return [
         {
             "provider": p,

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
-from muse.context import QUALITY_POLICY_VERSION, index_chapter
-from muse.context.tables import context_snapshots
+from muse.context import QUALITY_POLICY_VERSION, index_chapter, snapshot_payload, snapshot_revisions
 from muse.core.errors import AuthorizationError, InvalidInput, RevisionConflict
 from muse.core.faults import fault_point
 from muse.core.ids import new_id
@@ -36,8 +35,7 @@ from muse.flow.tables import runs
 from muse.flow.transitions import move_candidate, move_run
 from muse.quality import verify_binding
 from muse.store.jobs import enqueue
-from muse.works import add_chapter, chapter_revisions, revalidate, write_revision
-from muse.works.tables import works
+from muse.works import add_chapter, chapter_revisions, get_work_row, revalidate, write_revision
 
 NEXT_STEP = "请重新运行 muse write {chapter} 生成新的候选。"
 
@@ -179,7 +177,7 @@ def _preflight(conn: Connection, cand: CandidateRow, run: RunRow) -> None:
             "quality_stale",
             "检测报告与当前候选或质量策略版本不一致，" + NEXT_STEP.format(chapter=chapter),
         )
-    work = conn.execute(select(works).where(works.c.id == cand.work_id)).mappings().one()
+    work = get_work_row(conn, cand.work_id)
     if work["source_status"] != "active":
         raise PreflightFailed(
             "source_stale", f"作品来源状态已变为 {work['source_status']}，不能采纳。"
@@ -202,11 +200,7 @@ def _preflight(conn: Connection, cand: CandidateRow, run: RunRow) -> None:
 
 
 def _check_context_sources(conn: Connection, cand: CandidateRow, revisions: dict[int, int]) -> None:
-    read = conn.execute(
-        select(context_snapshots.c.chapter_revisions).where(
-            context_snapshots.c.id == cand.context_snapshot_id
-        )
-    ).scalar_one()
+    read = snapshot_revisions(conn, cand.context_snapshot_id)
     changed = sorted(int(n) for n, rev in read.items() if revisions.get(int(n)) != rev)
     if changed:
         raise PreflightFailed(
@@ -310,11 +304,7 @@ def _commit(
 
 def _title(conn: Connection, cand: CandidateRow) -> str:
     """The chapter title from the fine outline the candidate was written from."""
-    payload = conn.execute(
-        select(context_snapshots.c.payload).where(
-            context_snapshots.c.id == cand.context_snapshot_id
-        )
-    ).scalar_one()
+    payload = snapshot_payload(conn, cand.context_snapshot_id)
     title: str = payload["fineOutline"].get("title", "")
     return title
 

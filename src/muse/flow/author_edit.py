@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from muse.context import (
     ClaimLedgerEntry,
@@ -40,8 +40,8 @@ from muse.context import (
     UnlocatedClaim,
     WriterContext,
     WriterOutput,
+    snapshot_payload,
 )
-from muse.context.tables import context_snapshots
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput
 from muse.core.prose_chars import refusal_message
@@ -75,9 +75,7 @@ def normalize_edit(text: str) -> str:
 
 def load_context(conn: Connection, snapshot_id: str) -> WriterContext:
     """The frozen WriterContext a candidate was written from, exactly as stored."""
-    payload = conn.execute(
-        select(context_snapshots.c.payload).where(context_snapshots.c.id == snapshot_id)
-    ).scalar_one()
+    payload = snapshot_payload(conn, snapshot_id)
     return WriterContext.model_validate(payload)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from muse.context.tables import context_snapshots
+from muse.context import snapshot_row
 from muse.core.clock import iso
 from muse.core.errors import NotFound
 from muse.flow import queries
@@ -118,11 +118,7 @@ def locate_findings(body: str, report: dict[str, Any] | None) -> list[dict[str, 
 
 
 def context_summary(conn: Connection, snapshot_id: str) -> dict[str, Any]:
-    row = (
-        conn.execute(select(context_snapshots).where(context_snapshots.c.id == snapshot_id))
-        .mappings()
-        .first()
-    )
+    row = snapshot_row(conn, snapshot_id)
     if row is None:
         return {"snapshotId": snapshot_id, "missing": True}
     payload = row["payload"]

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select
 
 from muse.agents import dispatch
-from muse.context.tables import context_snapshots
+from muse.context import snapshot_payload
 from muse.core.errors import InvalidInput, MuseError, NotFound
 from muse.flow.rows import CandidateRow
 from muse.flow.tables import candidates, runs
@@ -97,11 +97,7 @@ def _refuse_unproposable(conn: Connection, cand: CandidateRow) -> None:
 
 
 def _extraction_input(conn: Connection, cand: CandidateRow) -> dict[str, Any]:
-    payload = conn.execute(
-        select(context_snapshots.c.payload).where(
-            context_snapshots.c.id == cand.context_snapshot_id
-        )
-    ).scalar_one()
+    payload = snapshot_payload(conn, cand.context_snapshot_id)
     title = payload["fineOutline"].get("title", "")
     return text_extraction_input(conn, cand.work_id, cand.chapter, None, title, cand.body)
 

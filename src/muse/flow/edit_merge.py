@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from muse.context import WriterContext, WriterOutput
@@ -43,7 +43,7 @@ from muse.flow.eligibility import acceptance_eligible, insert_candidate
 from muse.flow.rows import CandidateRow, RunRow
 from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.quality import Verdict
-from muse.works.tables import chapters
+from muse.works import current_revision
 
 NODE_EDIT, NODE_DETECT = "edited_candidate", "detecting"
 
@@ -207,14 +207,7 @@ def _revision_conflict(
     conn: Connection, cand: CandidateRow, run: RunRow, expected: int | None
 ) -> str | None:
     """Why the edit is against a stale canon, or None (spec 000 §11: expectedRevision)."""
-    current = (
-        conn.execute(
-            select(chapters.c.current_revision).where(
-                chapters.c.work_id == cand.work_id, chapters.c.number == cand.chapter
-            )
-        ).scalar()
-        or 0
-    )
+    current = current_revision(conn, cand.work_id, cand.chapter) or 0
     chapter = cand.chapter
     if expected is not None and expected != current:
         return (

@@ -46,8 +46,7 @@ from muse.flow.verdicts import commit_verdict
 from muse.flow.writer_phases import EvidenceLedger, answer_requests, explore_and_replay
 from muse.planning import FineOutline, load_confirmed
 from muse.quality import Verdict
-from muse.works import AuthorizationSnapshot, latest_chapter_number, take_snapshot
-from muse.works.tables import chapters
+from muse.works import AuthorizationSnapshot, current_revision, latest_chapter_number, take_snapshot
 
 Progress = Callable[[str, str], None]  # (node, status): the simple form, kept for the demo
 
@@ -195,14 +194,7 @@ def _loop(run: RunCtx, frozen: FrozenContext, policy: RewritePolicy, summary: Ru
 def _insert_run(
     conn: Connection, work_id: int, chapter: int, as_of: int, provider: str, model: str
 ) -> str:
-    base = (
-        conn.execute(
-            select(chapters.c.current_revision).where(
-                chapters.c.work_id == work_id, chapters.c.number == chapter
-            )
-        ).scalar()
-        or 0
-    )
+    base = current_revision(conn, work_id, chapter) or 0
     run_id, now = new_id("run"), utc_now()
     conn.execute(
         runs.insert().values(

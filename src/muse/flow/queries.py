@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, select
 
-from muse.agents.tables import model_calls
+from muse.agents import run_token_sums
 from muse.core.clock import iso
 from muse.core.errors import NotFound
 from muse.flow.rows import CandidateRow, RunRow
@@ -40,15 +40,7 @@ def _token_caches(conn: Connection, run_ids: list[str]) -> dict[str, dict[str, A
     """Per run: input tokens and the cached ones the receipts recorded (one query)."""
     if not run_ids:
         return {}
-    rows = conn.execute(
-        select(
-            model_calls.c.run_id,
-            func.coalesce(func.sum(model_calls.c.tokens_in), 0),
-            func.sum(model_calls.c.tokens_cached),  # NULL when no call reported one
-        )
-        .where(model_calls.c.run_id.in_(run_ids))
-        .group_by(model_calls.c.run_id)
-    ).all()
+    rows = run_token_sums(conn, run_ids)
     return {run_id: token_cache(int(t_in), [cached]) for run_id, t_in, cached in rows}
 
 
@@ -161,6 +153,23 @@ def show_candidate(conn: Connection, candidate_id: str) -> dict[str, Any]:
         "claimLedger": r.writer_output.get("claimLedger", []),
         "body": r.body,
     }
+
+
+def last_accepted_run(conn: Connection, work_id: int) -> str | None:
+    """The work's most recent run whose candidate became canon, or None."""
+    run_id: str | None = conn.execute(
+        select(runs.c.id)
+        .where(runs.c.work_id == work_id, runs.c.state == "extraction_queued")
+        .order_by(runs.c.updated_at.desc(), runs.c.id.desc())
+        .limit(1)
+    ).scalar()
+    return run_id
+
+
+def is_production_row(conn: Connection, table: str, row_id: str) -> bool:
+    """Whether a production read on ``conn`` sees the run (``table="runs"``) or candidate."""
+    t = runs if table == "runs" else candidates
+    return conn.execute(select(t.c.id).where(t.c.id == row_id)).first() is not None
 
 
 def newest_run_since(conn: Connection, work_id: int, chapter: int, since: datetime) -> str | None:

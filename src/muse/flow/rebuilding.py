@@ -21,13 +21,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine
 
 from muse.context import rebuild_index
-from muse.knowledge import drop_book, revalidate_source_refs, setting_ledger
-from muse.knowledge.tables import source_refs
-from muse.works import get_work_row
-from muse.works.tables import works
+from muse.knowledge import drop_book, revalidate_source_refs, setting_ledger, stale_ref_count
+from muse.works import get_work_row, work_ids
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,7 @@ def rebuild(
         ids = [work_id]
     else:
         with engine.connect() as conn:
-            ids = list(conn.execute(select(works.c.id).order_by(works.c.id)).scalars())
+            ids = work_ids(conn)
     total = len(ids) * len(REBUILD_STEPS)
     done = 0
 
@@ -114,10 +112,4 @@ def rebuild(
 
 
 def _stale_count(conn: Connection, work_id: int) -> int:
-    return int(
-        conn.execute(
-            select(func.count())
-            .select_from(source_refs)
-            .where(source_refs.c.work_id == work_id, source_refs.c.stale.is_(True))
-        ).scalar_one()
-    )
+    return stale_ref_count(conn, work_id)

@@ -25,7 +25,7 @@ from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy.exc import IntegrityError
 
 from muse.agents import recorded_choice, resolve_model
-from muse.context.tables import context_snapshots
+from muse.context import snapshot_row
 from muse.core.canonical import sha256_hex
 from muse.core.errors import InvalidInput, MuseError
 from muse.core.text import normalize_text
@@ -162,9 +162,8 @@ def _round_of(conn: Connection, snapshot_id: str | None) -> int:
     """The round the candidate was written in (1 when its context has no item 7)."""
     if snapshot_id is None:
         return 1
-    payload = conn.execute(
-        select(context_snapshots.c.payload).where(context_snapshots.c.id == snapshot_id)
-    ).scalar()
+    row = snapshot_row(conn, snapshot_id)
+    payload = row["payload"] if row is not None else None
     instruction = (payload or {}).get("authorInstruction") or {}
     return int(instruction.get("round") or 1)
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from muse.agents.tables import model_calls
-from muse.context.tables import context_snapshots
+from muse.agents import run_call_rows
+from muse.context import run_snapshots
 from muse.core.clock import iso
 from muse.flow import queries
 from muse.flow.rows import RunRow
@@ -72,19 +72,7 @@ def _attempts(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _snapshots(conn: Connection, run_id: str) -> list[dict[str, Any]]:
-    rows = conn.execute(
-        select(
-            context_snapshots.c.id,
-            context_snapshots.c.attempt,
-            context_snapshots.c.as_of,
-            context_snapshots.c.plan_id,
-            context_snapshots.c.manifest_id,
-            context_snapshots.c.sha256,
-            context_snapshots.c.created_at,
-        )
-        .where(context_snapshots.c.run_id == run_id)
-        .order_by(context_snapshots.c.created_at)
-    )
+    rows = run_snapshots(conn, run_id)
     return [
         {
             "id": r.id,
@@ -138,15 +126,11 @@ def _candidates(conn: Connection, run_id: str) -> list[dict[str, Any]]:
 
 
 def _receipts(conn: Connection, run_id: str) -> list[dict[str, Any]]:
-    c = model_calls.c  # the receipt's own columns, not the prompt and output it stores
+    # the receipt's own columns, not the prompt and output it stores
     names = "id role task provider model_requested model_returned status tokens_in tokens_out"
     names += " latency_ms input_sha256 messages_sha256 output_sha256 started_at"
     names += " tokens_cached request_params policy_version"
-    rows = conn.execute(
-        select(*(c[name] for name in names.split()))
-        .where(c.run_id == run_id)
-        .order_by(c.started_at)
-    ).mappings()
+    rows = run_call_rows(conn, run_id, names.split())
     return [
         {
             "id": r["id"],

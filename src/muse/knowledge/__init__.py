@@ -8,7 +8,6 @@ from muse.core.faces import lazy_face
 
 if TYPE_CHECKING:
     from muse.knowledge.aliases import alias_collisions, tokenizer_terms
-    from muse.knowledge.as_of_rules import BookTerms, debut_of
     from muse.knowledge.book_drafts import BatchReport, StaleBatch, apply_batch
     from muse.knowledge.book_extraction import (
         BATCH_INPUT_SCHEMA,
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
         plan_batches,
         unify_names,
     )
-    from muse.knowledge.card_book import cache_overview, drop_book
     from muse.knowledge.card_import import ImportReport, import_cards_yaml
     from muse.knowledge.card_state import state_as_of, work_state_as_of
     from muse.knowledge.card_types import card_type
@@ -89,7 +87,12 @@ if TYPE_CHECKING:
     )
     from muse.knowledge.first_appearance import TermAppearance, term_appearances
     from muse.knowledge.setting_gates import arc_problems, setting_ledger
-    from muse.knowledge.source_refs import refs_into_chapter, revalidate_source_refs
+    from muse.knowledge.source_refs import (
+        refs_into_chapter,
+        revalidate_source_refs,
+        stale_ref_count,
+    )
+    from muse.knowledge.speed import BookTerms, cache_overview, debut_of, drop_book
     from muse.knowledge.terms import TermMatcher
     from muse.knowledge.yaml_export import export_cards_yaml
 
@@ -98,11 +101,6 @@ __all__ = [
     "BATCH_INPUT_SCHEMA",
     "BATCH_JOB",
     "BatchReport",
-    "DEFAULT_BATCH_CHAPTERS",
-    "DEFAULT_BATCH_TOKENS",
-    "StaleBatch",
-    "apply_batch",
-    "payload_chapters",
     "BookTerms",
     "Card",
     "CardField",
@@ -111,6 +109,8 @@ __all__ = [
     "CardStatus",
     "ChapterExtraction",
     "Cycle",
+    "DEFAULT_BATCH_CHAPTERS",
+    "DEFAULT_BATCH_TOKENS",
     "DiscoveryReport",
     "Estimate",
     "ExtractionItem",
@@ -124,16 +124,19 @@ __all__ = [
     "ROLE",
     "ShadowText",
     "SourceRef",
+    "StaleBatch",
     "StaleChapter",
     "StateAsOf",
     "TASK",
     "TermAppearance",
     "TermMatcher",
     "alias_collisions",
+    "apply_batch",
     "apply_extraction",
     "approve_fact_delta",
     "arc_problems",
     "batch_input",
+    "cache_overview",
     "canonical_names",
     "card_type",
     "confirm_all",
@@ -159,6 +162,7 @@ __all__ = [
     "load_cards",
     "merge_drafts",
     "parse_chapter_range",
+    "payload_chapters",
     "plan_batches",
     "propose_extracted_fact",
     "refs_into_chapter",
@@ -173,6 +177,7 @@ __all__ = [
     "shadow_delta_hashes",
     "shadow_fact_deltas",
     "stale_reason",
+    "stale_ref_count",
     "state_as_of",
     "submit_draft",
     "term_appearances",
@@ -180,7 +185,6 @@ __all__ = [
     "tokenizer_terms",
     "unify_names",
     "work_state_as_of",
-    "cache_overview",
     "DraftOutcome",
     "DraftGroup",
     "ImportReport",
@@ -188,7 +192,6 @@ __all__ = [
 
 _FACE: dict[str, tuple[str, ...]] = {
     "aliases": ("alias_collisions", "tokenizer_terms"),
-    "as_of_rules": ("BookTerms", "debut_of"),
     "book_drafts": ("BatchReport", "StaleBatch", "apply_batch"),
     "book_extraction": (
         "BATCH_INPUT_SCHEMA",
@@ -205,7 +208,6 @@ _FACE: dict[str, tuple[str, ...]] = {
         "plan_batches",
         "unify_names",
     ),
-    "card_book": ("drop_book", "cache_overview"),
     "card_import": ("import_cards_yaml", "ImportReport"),
     "card_state": ("state_as_of", "work_state_as_of"),
     "card_types": ("card_type",),
@@ -263,7 +265,8 @@ _FACE: dict[str, tuple[str, ...]] = {
     ),
     "first_appearance": ("TermAppearance", "term_appearances"),
     "setting_gates": ("arc_problems", "setting_ledger"),
-    "source_refs": ("refs_into_chapter", "revalidate_source_refs"),
+    "source_refs": ("refs_into_chapter", "revalidate_source_refs", "stale_ref_count"),
+    "speed": ("BookTerms", "cache_overview", "debut_of", "drop_book"),
     "terms": ("TermMatcher",),
     "yaml_export": ("export_cards_yaml",),
 }

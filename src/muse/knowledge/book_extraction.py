@@ -38,8 +38,7 @@ from muse.core.text import count_han
 from muse.knowledge.extraction import extraction_input
 from muse.knowledge.extraction_contracts import ChapterExtraction
 from muse.knowledge.tables import card_drafts, card_milestones, cards
-from muse.store.jobs import enqueue
-from muse.store.tables import jobs
+from muse.store.jobs import enqueue, live_jobs_of_kind
 from muse.works import chapter_revisions, get_chapter_text
 
 BATCH_JOB = "book_extract_batch"
@@ -90,11 +89,7 @@ def _covered(
 ) -> tuple[set[tuple[int, int]], list[tuple[tuple[tuple[int, int], ...], str]]]:
     """Chapter revisions already extracted by a done batch, and the batches still on the queue
     (queued or running), for this work, provider and model: whatever the batch size then."""
-    rows = conn.execute(
-        select(jobs.c.payload, jobs.c.status).where(
-            jobs.c.kind == BATCH_JOB, jobs.c.work_id == work_id, jobs.c.status != "failed"
-        )
-    ).all()
+    rows = live_jobs_of_kind(conn, BATCH_JOB, work_id)
     done: set[tuple[int, int]] = set()
     active: list[tuple[tuple[tuple[int, int], ...], str]] = []
     for payload, status in rows:

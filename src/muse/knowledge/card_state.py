@@ -36,10 +36,10 @@ confirmed cards and calls it. :class:`BookTerms` does not depend on ``as_of``: b
 serve many freeze points (bench/state_as_of.py).
 
 Speed (docs/cards.md): everything that does not depend on ``as_of`` is prepared once per card and
-book (state_prepared.py), from the cards' plain rows (card_rows.py), and kept: for card models in
+book (speed/prepared.py), from the cards' plain rows (speed/rows.py), and kept: for card models in
 the :class:`BookTerms`, which ``BookTerms.of`` shares for the same card objects; for a work in
-its entry of the card cache (card_cache.py), which a new process fills from the stored card book
-(card_book.py). A card is prepared when it first exists at a freeze point, and a state as of a
+its entry of the card cache (speed/cache.py), which a new process fills from the stored card book
+(speed/book.py). A card is prepared when it first exists at a freeze point, and a state as of a
 chapter then compares chapters and builds the result.
 """
 
@@ -49,12 +49,22 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection
 
-from muse.knowledge.as_of_rules import NEVER, BookTerms, Debut, R, debut_of
-from muse.knowledge.card_loading import keep_built, many_objects
-from muse.knowledge.card_rows import Row
 from muse.knowledge.cards import work_book
 from muse.knowledge.contracts import Card, StateAsOf, WorkStateAsOf
-from muse.knowledge.state_prepared import Prepared, absent, prepare, prepare_row
+from muse.knowledge.speed import (
+    NEVER,
+    BookTerms,
+    Debut,
+    Prepared,
+    R,
+    Row,
+    absent,
+    debut_of,
+    keep_built,
+    many_objects,
+    prepare,
+    prepare_row,
+)
 from muse.knowledge.trusted import trusted
 
 __all__ = [

@@ -16,10 +16,6 @@ from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound
 from muse.core.ids import new_id
-from muse.knowledge.card_book import read_book, store_book
-from muse.knowledge.card_cache import CachedBook, cached_book
-from muse.knowledge.card_loading import keep_built, many_objects
-from muse.knowledge.card_rows import Row, card_of, load_card_rows
 from muse.knowledge.card_types import card_type, check_fields, describe_missing, types_version
 from muse.knowledge.contracts import (
     Card,
@@ -27,6 +23,17 @@ from muse.knowledge.contracts import (
     CardStatus,
 )
 from muse.knowledge.source_refs import delete_refs, insert_ref_rows, ref_rows
+from muse.knowledge.speed import (
+    CachedBook,
+    Row,
+    cached_book,
+    card_of,
+    keep_built,
+    load_card_rows,
+    many_objects,
+    read_book,
+    store_book,
+)
 from muse.knowledge.tables import card_milestones, card_relations, cards
 from muse.store.cas import compare_and_set
 
@@ -202,7 +209,7 @@ def load_cards(
 ) -> list[Card]:
     """Cards of a work with all their parts, in (type, name) order. Bulk: four queries.
 
-    A whole work's cards come from the card cache while they do not change (card_cache.py);
+    A whole work's cards come from the card cache while they do not change (speed/cache.py);
     ``card_type_key`` filters them. Cards are shared frozen models: never change their lists.
     """
     wanted = frozenset(CardStatus(s).value for s in statuses)
@@ -227,7 +234,7 @@ def _cards_of(rows: tuple[Row, ...]) -> tuple[Card, ...]:
 
 
 def work_book(conn: Connection, work_id: int, statuses: frozenset[str] = CONFIRMED) -> CachedBook:
-    """A work's cards of ``statuses`` as plain rows (card_rows.py), with what was derived from
+    """A work's cards of ``statuses`` as plain rows (speed/rows.py), with what was derived from
     them: from the card cache, else the stored book of the current token (confirmed cards
     only), else the card tables (and then stored for the next process)."""
     where = [cards.c.work_id == work_id, cards.c.status.in_(sorted(statuses))]

@@ -7,7 +7,7 @@ back into canonical prose.
 
 The planning data of a card (成长弧线 ``growth_arc``, 结局方向 ``ending_direction``, 全书终态
 ``end_state``) is stored with it but never appears in a :class:`CardState`; see
-``state_as_of.py`` for the rules.
+``card_state.py`` for the rules.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ it may be written in, without loading whole cards: a long book has thousands of 
 module reads only what dates a term, in two queries: the card rows (name, aliases, status) with
 the earliest live source reference of each card, and the 登场 milestones with their references.
 
-A term's first chapter follows the rules of ``state_as_of.py`` (:func:`debut_of` is applied to the
+A term's first chapter follows the rules of ``card_state.py`` (:func:`debut_of` is applied to the
 debut milestones themselves, so the two cannot drift):
 
 * a card with a proven 登场 exists from that chapter; a card claiming a 登场 that cannot be

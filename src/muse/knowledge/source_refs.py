@@ -5,7 +5,7 @@ revision). It is only ever created against the current canonical text, so a refe
 was true when made. Canonical text changes by new revisions; :func:`revalidate_source_refs`
 re-checks every reference of a work and marks the ones whose span no longer holds the same text
 as stale, with the reason. A stale reference is never silently kept as proof: the as-of view
-drops it and the milestone it alone proved (see state_as_of.py).
+drops it and the milestone it alone proved (see card_state.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Row, Select, select
+from sqlalchemy import Connection, Row, Select, func, select
 
 from muse.core.canonical import sha256_hex
 from muse.core.clock import utc_now
@@ -334,3 +334,14 @@ def refs_into_chapter(conn: Connection, work_id: int, chapter: int) -> list[dict
         .order_by(c.start_offset, c.owner_kind, c.owner_id, c.position)
     ).mappings()
     return [dict(r) for r in rows]
+
+
+def stale_ref_count(conn: Connection, work_id: int) -> int:
+    """How many of the work's source references are marked stale."""
+    return int(
+        conn.execute(
+            select(func.count())
+            .select_from(source_refs)
+            .where(source_refs.c.work_id == work_id, source_refs.c.stale.is_(True))
+        ).scalar_one()
+    )

@@ -351,3 +351,13 @@ def retry_failed(conn: Connection, job_id: str, *, now: datetime | None = None) 
         message=f"任务 {job_id} 已被其他操作改动，请刷新后重试。",
     )
     return get_job(conn, job_id)
+
+
+def live_jobs_of_kind(conn: Connection, kind: str, work_id: int) -> list[tuple[Any, str]]:
+    """(payload, status) of the work's jobs of ``kind`` that did not fail."""
+    rows = conn.execute(
+        select(jobs.c.payload, jobs.c.status).where(
+            jobs.c.kind == kind, jobs.c.work_id == work_id, jobs.c.status != "failed"
+        )
+    ).all()
+    return [(payload, status) for payload, status in rows]

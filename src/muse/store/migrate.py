@@ -40,7 +40,7 @@ TABLE_MODULES = (
     "muse.planning.tables",
     "muse.patterns.tables",
     "muse.context.tables",
-    "muse.context.index_tables",
+    "muse.context.search.tables",
     "muse.flow.tables",
     "muse.evaluation.tables",
 )

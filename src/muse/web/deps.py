@@ -29,13 +29,9 @@ def zoned_for(conn: Connection, table: str, row_id: str) -> Connection:
     """``conn`` for the page of one run or candidate: production reads never see the evaluation
     zone (muse.flow.zones), so the page of an evaluation row — reached from the board's separate
     评测区 and labelled as such — reads through the zone; every other page does not."""
-    from sqlalchemy import select
+    from muse.flow import is_production_row, zone
 
-    from muse.flow import zone
-    from muse.flow.tables import candidates, runs
-
-    t = runs if table == "runs" else candidates
-    if conn.execute(select(t.c.id).where(t.c.id == row_id)).first() is not None:
+    if is_production_row(conn, table, row_id):
         return conn
     return zone(conn)
 

@@ -7,7 +7,7 @@ author chose for the run whose candidate was accepted —
 never one picked from the environment (spec 003: every call names both). A job for a revision
 that is no longer the chapter's current one is done-as-skipped with the reason.
 
-``search_index.refresh`` (queued when the user dictionary changes, context/index_builder.py)
+``search_index.refresh`` (queued when the user dictionary changes, context/search/builder.py)
 brings a work's prose index up to date.
 """
 
@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from muse.agents import ModelChoice, recorded_choice, work_choices
 from muse.context import REFRESH_JOB, run_refresh_job
 from muse.core.errors import NotFound
-from muse.flow import show_run
-from muse.flow.tables import runs
+from muse.flow import last_accepted_run, show_run
 from muse.knowledge import (
     ExtractionReport,
     StaleChapter,
@@ -80,13 +79,7 @@ def _last_accepted_run(ctx: JobContext, work_id: int | None) -> str | None:
     if work_id is None:
         return None
     with reading(ctx.engine) as conn:
-        found: str | None = conn.execute(
-            select(runs.c.id)
-            .where(runs.c.work_id == work_id, runs.c.state == "extraction_queued")
-            .order_by(runs.c.updated_at.desc(), runs.c.id.desc())
-            .limit(1)
-        ).scalar()
-    return found
+        return last_accepted_run(conn, work_id)
 
 
 def summarize(report: ExtractionReport) -> str:

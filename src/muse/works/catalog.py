@@ -129,6 +129,11 @@ def list_works(conn: Connection) -> list[WorkInfo]:
     return [work_info(conn, work_id) for work_id in ids]
 
 
+def work_ids(conn: Connection) -> list[int]:
+    """The id of every work, in order."""
+    return list(conn.execute(select(works.c.id).order_by(works.c.id)).scalars())
+
+
 def resolve_work(conn: Connection, work: int | str | None) -> int:
     """Find a work by id or exact title; with ``None``, the only work there is."""
     if work is None:
@@ -311,6 +316,21 @@ def chapter_lengths(conn: Connection, work_id: int) -> list[tuple[int, int]]:
         .order_by(chapters.c.number)
     )
     return [(number, han) for number, han in conn.execute(query)]
+
+
+def current_revision(conn: Connection, work_id: int, number: int) -> int | None:
+    """The chapter's canonical revision, None if the chapter does not exist."""
+    revision: int | None = conn.execute(
+        select(chapters.c.current_revision).where(
+            chapters.c.work_id == work_id, chapters.c.number == number
+        )
+    ).scalar()
+    return revision
+
+
+def prose_attributions(conn: Connection) -> Sequence[Row[Any, Any]]:
+    """(id, attribution) of every stored prose revision of every work."""
+    return conn.execute(select(prose_blocks.c.id, prose_blocks.c.attribution)).all()
 
 
 def recent_chapter_lengths(

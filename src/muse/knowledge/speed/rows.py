@@ -3,10 +3,10 @@
 This is the one form every reader starts from. It is cheap to build (four narrow queries run on
 the driver's cursor: no result-row objects, no models), cheap to keep (tuples of atoms are not
 tracked by the cycle collector once it has seen them) and can be stored as bytes with
-:mod:`marshal` (card_book.py), which decodes plain data only — never arbitrary classes.
+:mod:`marshal` (speed/book.py), which decodes plain data only — never arbitrary classes.
 
 :func:`card_of` turns a row into a :class:`Card` without re-validation (trusted.py): every card
-row was validated as a whole when it was written. The as-of rules (state_prepared.py) work on the
+row was validated as a whole when it was written. The as-of rules (speed/prepared.py) work on the
 rows themselves and build models only for what a state shows.
 
 Layouts (positions are the ``C_*``, ``M_*`` … constants below)::

@@ -1,7 +1,7 @@
-"""The as-of rules of ``state_as_of.py``, split into what ``as_of`` changes and what it does not.
+"""The as-of rules of ``card_state.py``, split into what ``as_of`` changes and what it does not.
 
 Whatever does not depend on ``as_of`` is worked out once per card and book (:func:`prepare_row`)
-from the card's plain row (card_rows.py): the debut, the planning data left out, milestones that
+from the card's plain row (speed/rows.py): the debut, the planning data left out, milestones that
 can never be shown (unprovable, misplaced), each dated item's own date, the dates of the names
 its texts mention, and the exclusions of stale references. A state as of a chapter then only
 compares chapters and builds the result (:meth:`Prepared.at`). The models a state shows (a
@@ -19,19 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muse.knowledge.as_of_rules import (
-    BookTerms,
-    Debut,
-    R,
-    exclusion,
-    field_label,
-    field_texts,
-    latest,
-    milestone_issue,
-    milestone_label,
-    planning,
-)
-from muse.knowledge.card_rows import (
+from muse.knowledge.card_types import CardType, card_type
+from muse.knowledge.contracts import Card, CardState, Exclusion, Milestone, SourceRef, StateAsOf
+from muse.knowledge.speed.rows import (
     C_ALIASES,
     C_FIELDS,
     C_ID,
@@ -54,8 +44,18 @@ from muse.knowledge.card_rows import (
     relation_of,
     row_of,
 )
-from muse.knowledge.card_types import CardType, card_type
-from muse.knowledge.contracts import Card, CardState, Exclusion, Milestone, SourceRef, StateAsOf
+from muse.knowledge.speed.rules import (
+    BookTerms,
+    Debut,
+    R,
+    exclusion,
+    field_label,
+    field_texts,
+    latest,
+    milestone_issue,
+    milestone_label,
+    planning,
+)
 from muse.knowledge.trusted import trusted
 
 Texts = tuple[tuple[float, str], ...]  # (date, reason) of each non-empty text, in order

@@ -3,10 +3,10 @@
 This is the one entry point the context builder uses (ARCHITECTURE.md §7, spec 000 §5):
 
 * Chinese text is cut into tokens in Python (rjieba, with the work's card names and aliases kept
-  whole: :mod:`muse.context.index_tokenizer`) and stored space-separated, so SQLite FTS5 and
+  whole: :mod:`muse.context.search.tokenizer`) and stored space-separated, so SQLite FTS5 and
   PostgreSQL ``tsvector`` index exactly the same tokens and match the same chunks.
 * Chapters are cut into paragraph-aligned chunks of about 200–400 Han characters
-  (:mod:`muse.context.index_chunker`); every hit is a source pointer: chapter, revision, code
+  (:mod:`muse.context.search.chunker`); every hit is a source pointer: chapter, revision, code
   point offsets, sha256 and the text itself.
 * **Time is frozen** (principle 4): ``max_chapter`` is mandatory. It bounds the row-id range the
   full-text engine scans, is repeated as a plain filter, and every hit is checked once more here;
@@ -14,14 +14,14 @@ This is the one entry point the context builder uses (ARCHITECTURE.md §7, spec 
 * **Bounded ranking**: a query scores at most the latest ``RANK_WINDOW`` (1,000) matching chunks
   before the freeze point, and free text keeps its rarest words first
   (:func:`rarest_first`), so a query costs about the same at chapter 100 and at chapter 2,000
-  even when a protagonist's name is in nearly every chunk (:mod:`muse.context.index_backend`).
+  even when a protagonist's name is in nearly every chunk (:mod:`muse.context.search.backend`).
 * **Deterministic order** (principle 6): score DESC, sourceVersion ASC, sourceId ASC, offset ASC
   (spec 000 §5.1 tieBreak), with scores rounded to 9 significant digits; see
-  :mod:`muse.context.index_backend` for how the two backends' scores differ.
+  :mod:`muse.context.search.backend` for how the two backends' scores differ.
 
 Searching reads the index as it is: call :func:`refresh_index` before freezing a retrieval plan
 (it returns the :func:`index_version` to record in it). Writing and maintenance live in
-:mod:`muse.context.index_builder` and are re-exported here.
+:mod:`muse.context.search.builder` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
-from muse.context.index_backend import (
+from muse.context.search.backend import (
     Phrase,
     count_each,
     match_chunks,
     rank_window,
 )
-from muse.context.index_builder import (
+from muse.context.search.builder import (
     INDEX_FORMAT,
     REFRESH_JOB,
     IndexStatus,
@@ -58,7 +58,7 @@ from muse.context.index_builder import (
     run_refresh_job,
     stale_chapters,
 )
-from muse.context.index_tokenizer import Tokenizer
+from muse.context.search.tokenizer import Tokenizer
 from muse.core.errors import ContractViolation, InvalidInput, NotFound
 
 __all__ = [

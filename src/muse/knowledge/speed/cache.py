@@ -15,9 +15,9 @@ references, whatever code (or SQL) makes it. So:
 * the token is read before and after a load; a load that a concurrent commit may have mixed is
   not kept.
 
-What is cached is the plain rows of the cards (card_rows.py) and what readers derive from them
+What is cached is the plain rows of the cards (speed/rows.py) and what readers derive from them
 (the card models, the prepared as-of rules), in one :class:`CachedBook` per work and token;
-a cache miss first looks for the stored book of the token (card_book.py), which a previous
+a cache miss first looks for the stored book of the token (speed/book.py), which a previous
 process may have left. Cached objects are shared between readers: they are frozen models and
 plain tuples, and nobody may change their lists. Each read of cards gets a new list.
 """
@@ -32,7 +32,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from muse.knowledge.card_rows import Row
+from muse.knowledge.speed.rows import Row
 
 MAX_ENTRIES = 4  # books kept; a 5,000-card book is some 400,000 tuples
 
@@ -98,7 +98,7 @@ def cached_book(
     ``load`` gives the rows and whether it read them from the card tables; ``token`` is None
     when they must not come from a stored book: the work has no token yet, or the reader's own
     transaction changed its cards. Rows read from the tables that no commit can have mixed are
-    handed to ``store`` (card_book.py) for the next process.
+    handed to ``store`` (speed/book.py) for the next process.
     """
     token, mine = change_token(conn, work_id)
     if token is None or mine:

@@ -31,7 +31,7 @@ from typing import Any
 
 from sqlalchemy import Connection, TextClause, select, text
 
-from muse.context.index_tables import search_chunks
+from muse.context.search.tables import search_chunks
 from muse.works import prose_slices
 
 CHAPTER_BITS = 20

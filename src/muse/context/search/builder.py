@@ -24,15 +24,15 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, select, update
 
-from muse.context.index_backend import (
+from muse.context.search.backend import (
     MAX_CHAPTER,
     RANKER_VERSION,
     chapter_id_range,
     chunk_row_id,
 )
-from muse.context.index_chunker import CHUNKER_VERSION, chunk_chapter
-from muse.context.index_tables import search_chunks, search_index_chapters, search_index_works
-from muse.context.index_tokenizer import TOKENIZER_VERSION, Tokenizer, normalize_terms
+from muse.context.search.chunker import CHUNKER_VERSION, chunk_chapter
+from muse.context.search.tables import search_chunks, search_index_chapters, search_index_works
+from muse.context.search.tokenizer import TOKENIZER_VERSION, Tokenizer, normalize_terms
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
 from muse.core.segmentation import rjieba_version

@@ -1,8 +1,8 @@
 """Building a whole book of objects at once: the cycle collector paused meanwhile, and a book
 that is kept moved out of its reach.
 
-Reading stored cards (card_rows.py: plain rows, models without re-validation) and preparing the
-as-of rules (state_prepared.py) each make hundreds of thousands of small objects.
+Reading stored cards (speed/rows.py: plain rows, models without re-validation) and preparing the
+as-of rules (speed/prepared.py) each make hundreds of thousands of small objects.
 
 Why a kept book is frozen (``gc.freeze``). The collector finds garbage *cycles*; it does so by
 scanning every container object it tracks. A 5,000-card book is some 800,000 of them, and none

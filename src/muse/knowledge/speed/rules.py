@@ -1,7 +1,7 @@
 """The parts of the as-of rules that do not depend on ``as_of``: debuts, unprovable or misplaced
 milestones, and the first chapter each name of a book may be mentioned in (:class:`BookTerms`).
 
-The rules themselves are described in ``state_as_of.py``; ``state_prepared.py`` applies them.
+The rules themselves are described in ``card_state.py``; ``speed/prepared.py`` applies them.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from muse.knowledge.card_rows import (
+from muse.knowledge.card_types import CardType
+from muse.knowledge.contracts import Card, Cycle, Exclusion, ExclusionReason
+from muse.knowledge.speed.rows import (
     C_ALIASES,
     C_END_STATE,
     C_ENDING_DIRECTION,
@@ -31,8 +33,6 @@ from muse.knowledge.card_rows import (
     milestone_row,
     row_of,
 )
-from muse.knowledge.card_types import CardType
-from muse.knowledge.contracts import Card, Cycle, Exclusion, ExclusionReason
 from muse.knowledge.trusted import maker
 
 R = ExclusionReason
@@ -154,7 +154,7 @@ class BookTerms:
 
     Independent of ``as_of``: built once per book, it serves any freeze point. A term shared by
     several cards is known from the earliest of them. It also keeps each card's as-of-independent
-    preparation (state_prepared.py), so that many freeze points cost little each.
+    preparation (speed/prepared.py), so that many freeze points cost little each.
     """
 
     first_known: Mapping[str, float]
@@ -186,7 +186,7 @@ class BookTerms:
 
     @classmethod
     def of_rows(cls, rows: Sequence[Row]) -> BookTerms:
-        """The terms of a book of plain card rows (card_rows.py); not shared."""
+        """The terms of a book of plain card rows (speed/rows.py); not shared."""
         first_known: dict[str, float] = {}
         reasons: dict[str, str] = {}
         debuts = {row[C_ID]: debut_of_milestones(row[C_MILESTONES]) for row in rows}

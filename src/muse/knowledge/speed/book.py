@@ -2,7 +2,7 @@
 
 A new process (every ``muse`` command) starts with an empty card cache, and reading a large work
 from the card tables is four queries over a quarter of a million rows: most of a second before
-anything is computed. So, after such a read, the plain rows (card_rows.py) are stored as one
+anything is computed. So, after such a read, the plain rows (speed/rows.py) are stored as one
 ``marshal`` blob keyed by the work's change token; the next process reads one row and decodes it
 in a few tens of milliseconds. ``marshal`` decodes plain values only (tuples, lists, strings,
 numbers, None) and the payload is checked to be a tuple of card rows of the expected layout;
@@ -15,7 +15,7 @@ still the committed one. ``muse rebuild`` drops the blob; losing it only costs t
 speed.
 
 Storing is off the reader's path: :func:`store_book` only queues the rows, and once the
-reader's result is built (the outermost ``many_objects`` block ends, card_loading.py) a
+reader's result is built (the outermost ``many_objects`` block ends, speed/loading.py) a
 background thread encodes them and writes the blob in a transaction and on a connection of its own (20 MB
 for a 5,000-card book: most of a second of wall time on PostgreSQL, and on SQLite the reader's
 own transaction holds the write lock until it ends). The thread may wait for the lock; nobody
@@ -38,8 +38,8 @@ import time
 from sqlalchemy import Connection, Engine, delete, insert, select, text
 from sqlalchemy.exc import OperationalError
 
-from muse.knowledge.card_loading import after_build
-from muse.knowledge.card_rows import Row
+from muse.knowledge.speed.loading import after_build
+from muse.knowledge.speed.rows import Row
 from muse.knowledge.tables import card_book_cache, knowledge_versions
 
 log = logging.getLogger(__name__)
