@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from muse.evaluation.preregister import parse_set, preregister
+from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.runner import run_set
 from muse.evaluation.sample_state import zone_engine
 from muse.evaluation.tables import eval_arms, eval_judgements, eval_runs
