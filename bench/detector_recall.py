@@ -10,12 +10,19 @@ For each book, in a fresh SQLite database:
    its own first use), with a 登场 milestone at the first chapter that names them, confirmed;
 2. for each of ``--targets`` chapters k+1 spread over the book, a fine outline true of the real
    chapter is derived from it (required people: the most-named persons of the chapter, by card
-   name; hard events, result and hook: sentences of the chapter that name a person, with the
-   claim quoting that sentence; a person whose 登场 is this chapter is declared a debut), the
+   name; hard events, result and hook: sentences of the chapter that name a person and say
+   what happens (two content words besides the people), with the claim quoting that sentence;
+   a person whose 登场 is this chapter is declared a debut), the
    context is frozen at as_of = k, and the real chapter k+1 is the candidate; an alias first used
    in k+1 is declared by a new canonical fact of the outline;
 3. the untouched candidate and one planted defect per variant go through the checking services
    of ``muse candidate edit`` (``check_lexicons`` + the mechanical gate).
+
+A removed hard event is the event no longer happening: its sentence is rewritten into another
+deed of the same person (a real sentence of a distant chapter that names them and shares none of
+the event's content words), and the claim follows the rewritten sentence. "marked" is the share
+the gate left to the semantic detector explicitly (``detector_marks``); the rest of the misses
+passed silently.
 
 It prints the blocking recall per planted class (a variant counts when a blocking finding of the
 expected kind is raised; "any blocking" counts any blocking finding), the advisory recall of
@@ -51,6 +58,7 @@ from muse.flow.checking import check_lexicons
 from muse.knowledge.card_import import import_cards_yaml
 from muse.planning.contracts import FineOutline, RequiredEntity
 from muse.quality import mechanical
+from muse.quality.hard_events import detector_marks, event_checks
 from muse.store.engine import make_engine
 from muse.store.migrate import upgrade
 from muse.works import authorization, catalog
@@ -59,7 +67,7 @@ from muse.works.importer import import_book
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 PERSON_TAGS = {"nr", "nrfg", "nrt"}
 MIN_USES = 3
-MAX_CARDS = 400
+MAX_CARDS = 1000  # the minor people an author of a long classic would card (drafts: cheap)
 HERE = Path(__file__).resolve().parent
 FUNCTION_START = set("那这保老小大二令请问见叫与和同被将把对向在是")
 SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?[”’」』]?")
@@ -111,15 +119,21 @@ class Tally:
     variants: Counter = field(default_factory=Counter)
     hits: Counter = field(default_factory=Counter)
     blocked: Counter = field(default_factory=Counter)  # by any blocking finding
+    marked: Counter = field(default_factory=Counter)  # left to the semantic detector, explicitly
     misses: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     real: list[tuple[int, int, int, list[str]]] = field(default_factory=list)
 
-    def count(self, cls: str, hit: bool, note: str, blocked: bool = False) -> None:
+    def count(
+        self, cls: str, hit: bool, note: str, blocked: bool = False, marked: bool = False
+    ) -> None:
         self.variants[cls] += 1
         self.blocked[cls] += blocked
         self.hits[cls] += hit
+        self.marked[cls] += marked and not hit
         if not hit:
-            self.misses[cls].append(note)
+            self.misses[cls].append(
+                note + (" (marked for the semantic detector)" if marked else "")
+            )
 
 
 # ---------------------------------------------------------------- cards from the book
@@ -135,11 +149,7 @@ def persons_of(path: Path, chapters: dict[int, str]) -> list[Person]:
     # the minor people an author's cards would also hold, derived from the text
     taken = {t for name, aliases in cast for t in (name, *aliases)}
     mains = len(cast)
-    cast += [
-        (name, [])
-        for name in derive_names(chapters)
-        if not any(name in t or t in name for t in taken)
-    ]
+    cast += [(name, []) for name in derive_names(chapters, taken)]
     persons = []
     mains = mains or 40  # without a cast file, the 40 most used derived names are confirmed
     for index, (name, aliases) in enumerate(cast):
@@ -153,21 +163,29 @@ def persons_of(path: Path, chapters: dict[int, str]) -> list[Person]:
     return persons
 
 
-def derive_names(chapters: dict[int, str]) -> list[str]:
-    """Person-tagged words used ≥ MIN_USES times and tagged so at least half the time."""
-    jieba = rjieba.Jieba()
+def derive_names(chapters: dict[int, str], taken: set[str] = frozenset()) -> list[str]:
+    """Person-tagged words used ≥ MIN_USES times and tagged so at least half the time, that
+    are no name of the cast (``taken``) and hold none."""
     tagged: Counter = Counter()
     for text in chapters.values():
-        for word, tag in jieba.tag(text, hmm=True):
+        for word, tag in jieba().tag(text, hmm=True):
             if tag in PERSON_TAGS and 2 <= len(word) <= 3 and all(is_han(c) for c in word):
                 tagged[word] += 1
     book = "\n".join(chapters.values())
     names = [
         w
         for w, n in tagged.most_common()
-        if n >= MIN_USES and n * 2 >= book.count(w) and w[0] not in FUNCTION_START
+        if n >= MIN_USES
+        and n * 2 >= book.count(w)
+        and w[0] not in FUNCTION_START
+        and not any(w in t or t in w for t in taken)
     ]
-    return [w for w in names if not any(w != o and w in o for o in names)][:MAX_CARDS]
+    # a name inside another tagged word: the rarer of the two is the tagger's mistake (曹仁 beside
+    # 曹仁引 "曹仁 leads", a name with the verb glued on; 悟空 beside 孙悟空 is kept by the cast)
+    dropped = {
+        (o if tagged[w] >= tagged[o] else w) for w in names for o in names if w != o and w in o
+    }
+    return [w for w in names if w not in dropped][:MAX_CARDS]
 
 
 def _first_chapter(chapters: dict[int, str], term: str) -> int:
@@ -208,11 +226,16 @@ def token_count(text: str, person: Person) -> int:
 
 
 def named_sentences(paragraphs: list[str], book: Book, cast: list[Person]) -> list[str]:
+    """Sentences that can be an outline's hard event: they name a carded person and say what
+    happens (two content words or more besides the people, by the probe's own tagging; a bare
+    line of speech such as 行者道：“师父，这是甚么寺？” states no event an outline would hold)."""
     out = []
+    people = {t for p in book.persons for t in p.terms()}
     for p in paragraphs:
         for s in SENTENCE.findall(p):
             s = s.strip()
-            if 12 <= len(s) <= 80 and any(t in s for c in cast for t in c.terms()):
+            named = 12 <= len(s) <= 80 and any(t in s for c in cast for t in c.terms())
+            if named and len(set(event_terms(s, book)) - people) >= 2:
                 out.append(s)
     return out
 
@@ -319,6 +342,7 @@ class Probe:
             ),
         )
         output, unlocated = build_output(self.frozen.context, self.frozen.snapshot_id, draft, 1)
+        self.output = output
         leak, entities = self.lexicons
         findings = mechanical.check(
             self.frozen.context, output, unlocated, leak_lexicon=leak, entity_lexicon=entities
@@ -395,27 +419,31 @@ class Probe:
             self.expect("future-only name", ("future_leak",), planted, f"{number} {term}@{chapter}")
 
     def plant_event(self, number, paragraphs) -> None:
+        """The event no longer happens: its sentence is rewritten into another deed of the same
+        person (a real sentence of a distant chapter naming them, with none of the event's
+        content words), and the claim follows the rewritten sentence."""
         for cid in ("H1", "H2", "H3"):
             quote = self.quotes[cid]
             at = next((i for i, p in enumerate(paragraphs) if quote in p), None)
-            if at is None:
+            rewritten = other_deed(self.book, number, quote)
+            if at is None or rewritten is None:
                 continue
-            terms = event_terms(quote, self.book)
-            if not terms:
-                continue
-
-            def change(s: str, terms=terms) -> str:
-                for i, t in enumerate(sorted(terms, key=len, reverse=True)):
-                    s = s.replace(t, "某某" if i % 2 else "那般")
-                return s
-
-            changed = [change(p) if i == at else p for i, p in enumerate(paragraphs)]
-            self.expect(
+            changed = [
+                p.replace(quote, rewritten) if i == at else p for i, p in enumerate(paragraphs)
+            ]
+            blocking, _ = self.check(
+                changed, edit=lambda s, q=quote, r=rewritten: r if s == q else s
+            )
+            hit = any(b.startswith("hard_event_unverified:") for b in blocking)
+            checks = event_checks(self.frozen.context, self.output, self.lexicons[1])
+            marked = any(m["constraintId"] == cid for m in detector_marks(checks))
+            why = next((c.note() for c in checks if c.constraint_id == cid), "")
+            self.tally.count(
                 "hard event removed",
-                ("hard_event_unverified",),
-                changed,
-                f"{number} {cid}",
-                edit=change,
+                hit,
+                f"{number} {cid}: {quote} → {rewritten} [{why}]",
+                bool(blocking),
+                marked,
             )
 
     def plant_repetition(self, number, paragraphs) -> None:
@@ -454,14 +482,52 @@ class Probe:
             self.tally.count(cls, hit, f"{number} {name}")
 
 
+_JIEBA: rjieba.Jieba | None = None
+
+
+def jieba() -> rjieba.Jieba:
+    global _JIEBA
+    if _JIEBA is None:
+        _JIEBA = rjieba.Jieba()
+    return _JIEBA
+
+
 def event_terms(quote: str, book: Book) -> list[str]:
     """The probe's view of a hard event's key terms: people by any alias, and content words."""
     found = [t for p in book.persons for t in p.terms() if t in quote]
-    jieba = rjieba.Jieba()
-    for word, tag in jieba.tag(quote, hmm=False):
+    for word, tag in jieba().tag(quote, hmm=False):
         if len(word) >= 2 and all(is_han(c) for c in word) and tag[0] in "nvas":
             found.append(word)
     return list(dict.fromkeys(found))
+
+
+def other_deed(book: Book, number: int, quote: str) -> str | None:
+    """``quote``'s person doing something else: a sentence of a distant chapter that names the
+    same person (and no other carded person) and shares none of the event's content words,
+    with the person named as in ``quote``."""
+    named = sorted(
+        ((t, p) for p in book.persons for t in p.terms() if t in quote),
+        key=lambda tp: (quote.index(tp[0]), -len(tp[0])),
+    )
+    if not named:
+        return None
+    term, person = named[0]
+    others = [t for p in book.persons if p is not person for t in p.terms() if len(t) >= 2]
+    words = set(event_terms(quote, book)) - set(person.terms())
+    last = max(book.chapters)
+    for step in range(1, last):
+        text = book.chapters.get((number + last // 2 + step - 1) % last + 1, "")
+        for s in SENTENCE.findall(text):
+            s = s.strip()
+            used = [t for t in person.terms() if t in s]
+            if not 12 <= len(s) <= 80 or not used or any(o in s for o in others):
+                continue
+            theirs = set(event_terms(s, book)) - set(person.terms())
+            if theirs and not theirs & words and not any(w in s for w in words):
+                for t in sorted(used, key=len, reverse=True):
+                    s = s.replace(t, term)
+                return s
+    return None
 
 
 # ---------------------------------------------------------------- report
@@ -486,7 +552,9 @@ def probe_book(path: Path, targets: int) -> Tally:
             import_cards_yaml(conn, work_id, cards_yaml(minor, book), filename="minor.yaml")
         search_index.rebuild_index(conn, work_id)
     last = max(chapters)
-    numbers = sorted({int(5 + i * (last - 6) / max(1, targets - 1)) for i in range(targets)})
+    first = min(5, max(2, last // 2))  # a short sample book: from its middle on
+    span = last - first - (1 if last > 2 * targets else 0)
+    numbers = sorted({int(first + i * span / max(1, targets - 1)) for i in range(targets)})
     tally = Tally()
     probe = Probe(engine, work_id, book, tally)
     for number in numbers:
@@ -500,11 +568,14 @@ def probe_book(path: Path, targets: int) -> Tally:
 
 
 def print_tally(tally: Tally) -> None:
-    print(f"  {'planted defect':<34} {'recall':>7}  {'variants':>8}  any blocking")
+    print(f"  {'planted defect':<34} {'recall':>7}  {'variants':>8}  any blocking  marked")
     for cls in tally.variants:
         n, hit, any_ = tally.variants[cls], tally.hits[cls], tally.blocked[cls]
-        print(f"  {cls:<34} {100 * hit / n:6.0f}%  {hit:>3}/{n:<4}  {100 * any_ / n:5.0f}%")
-        for note in tally.misses[cls][:3]:
+        marked = f"{100 * tally.marked[cls] / n:5.0f}%" if cls == "hard event removed" else ""
+        print(
+            f"  {cls:<34} {100 * hit / n:6.0f}%  {hit:>3}/{n:<4}  {100 * any_ / n:11.0f}%  {marked}"
+        )
+        for note in tally.misses[cls][: 10 if cls == "hard event removed" else 3]:
             print(f"      missed: {note}")
     blocked = sum(1 for _, b, _, _ in tally.real if b)
     advice = [a for _, _, a, _ in tally.real]

@@ -73,3 +73,75 @@ def test_listing_chapters_loads_no_sdk_no_jieba_no_alembic(tmp_path, db_url, mus
     code, modules = _imported_after(["works", "--json"], env)
     assert code == 0
     assert not modules & {"openai", "rjieba", "alembic", "httpx"}
+
+
+def test_a_read_only_command_loads_no_configuration_model_and_no_offline_provider(
+    tmp_path, db_url, muse
+):
+    muse("works", "--json")
+    env = {**os.environ, "MUSE_DATABASE_URL": db_url}
+    code = (
+        "import sys, json\n"
+        "from muse.cli.main import app\n"
+        "try:\n"
+        "    app(['works', '--json'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    modules = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert "muse.core.secret_sources" in modules  # keys are still registered first
+    assert not modules & {
+        "muse.agents.config",
+        "muse.agents.providers.offline",
+        "muse.offline",
+        "muse.flow.sweeping",  # nothing to sweep: only the probe ran
+        "rich.markdown",
+        "typer.rich_utils",
+    }
+
+
+def test_only_the_loaders_that_call_models_reach_the_dispatcher():
+    """The offline generators are installed for ``CALLS_MODELS`` only, so no other loader may
+    import the model dispatcher (each loader is loaded in a fresh interpreter)."""
+    for name in main.LOADERS:
+        code = (
+            "import sys, typer\n"
+            "from muse.cli import main\n"
+            f"main.LOADERS[{name!r}](typer.Typer())\n"
+            "print('muse.agents.dispatching' in sys.modules)\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+        )
+        reaches = done.stdout.strip().splitlines()[-1] == "True"
+        assert not reaches or name in main.CALLS_MODELS, name
+
+
+def test_help_is_the_same_with_the_real_markdown_and_traceback_modules():
+    """``muse --help`` and a subcommand's help import Typer's help module with stand-ins for
+    rich.markdown and rich.traceback; with the real modules loaded first they read the same."""
+    outputs = []
+    for preload in ("", "import rich.markdown, rich.traceback\n"):
+        for args in (["--help"], ["chapter", "show", "--help"], ["chapter"]):
+            code = (
+                f"{preload}import sys\n"
+                "from muse.cli.main import app\n"
+                "try:\n"
+                f"    app({args!r}, prog_name='muse')\n"
+                "except SystemExit:\n"
+                "    pass\n"
+            )
+            done = subprocess.run(
+                [sys.executable, "-c", code],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "COLUMNS": "100"},
+                timeout=120,
+            )
+            outputs.append(done.stdout)
+    assert outputs[:3] == outputs[3:]
+    assert "选项" in outputs[0] and "作品与正文" in outputs[0] and "[必填]" in outputs[1]

@@ -17,9 +17,9 @@ from muse.context.tables import context_snapshots
 from muse.flow.production import write_chapter
 from muse.flow.tables import candidates
 from muse.knowledge.card_types import card_type
-from muse.knowledge.cards import load_cards, rewrite_card, spec_of
+from muse.knowledge.cards import get_card, load_cards, rewrite_card, spec_of
 from muse.knowledge.contracts import Cycle, PlannedStep
-from muse.knowledge.drafts import confirm_all
+from muse.knowledge.drafts import confirm_all, list_drafts
 from muse.knowledge.facts import approve_fact_delta, list_fact_deltas
 from muse.patterns.builtin import install_builtin_patterns
 from muse.planning.confirming import confirm_section
@@ -81,9 +81,7 @@ def test_import_discover_extract_confirm_plan_and_write_the_next_chapter(
     assert items[NEWCOMER]["first"]["chapter"] == NEWCOMER_FROM
     assert items["林远"]["type"] == "character" and items["林远"]["mentions"] >= 20
 
-    # 2. model extraction over the last chapters, through the stub server
-    stub.reply_json({"cards": [], "facts": [], "designFindings": []})
-    stub.reply_json({"cards": [], "facts": [], "designFindings": []})
+    # 2. model extraction over the last chapters, through the stub server: one batch of three
     stub.reply_json(
         {
             "cards": [],
@@ -103,11 +101,19 @@ def test_import_discover_extract_confirm_plan_and_write_the_next_chapter(
     extracted = _cli(
         "cards", "extract", "--chapters", "98-100", "-p", "stub", "-m", "deepseek-chat", "--json"
     )
-    assert extracted["calls"] == 3 and len(stub.requests) == 3
+    assert extracted["calls"] == 1 and len(stub.requests) == 1
+    with engine.connect() as conn:  # the fact is a milestone on 林远's draft, at its chapter
+        [draft] = [d for d in list_drafts(conn, work) if d.name == "林远"]
+        grown = [m for m in get_card(conn, draft.card_id).milestones if m.cycle is Cycle.growth]
+    assert [(m.chapter, m.step) for m in grown] == [(100, "位置变化")]
 
     # 3. bulk review: the main people confirmed at once, the location fact approved
     confirmed = _cli("drafts", "confirm", "--type", "character", "--min-mentions", "20", "--json")
     assert {"林远", "苏晴", "沈烈", NEWCOMER} <= {o["name"] for o in confirmed}
+    with engine.connect() as conn:  # the confirmed card carries the milestone, with its proof
+        [lin] = [c for c in load_cards(conn, work) if c.name == "林远"]
+        [moved] = [m for m in lin.milestones if m.cycle is Cycle.growth]
+        assert moved.chapter == 100 and moved.refs[0].quote == "林远走进藏经阁。"
     with engine.begin() as conn:
         [delta] = list_fact_deltas(conn, work, status="proposed")
         assert delta.chapter == 100 and LAST_CHAPTER_END.startswith(delta.evidence_quote)

@@ -27,7 +27,14 @@ from muse.flow.sweeping import sweep, sweep_on_startup
 from muse.flow.tables import candidates, run_events, runs
 from muse.flow.transitions import move_candidate, move_run
 
-from .test_state_machine import insert_candidate, new_work, raw_update, row, run_in_state
+from .test_state_machine import (
+    insert_candidate,
+    insert_run,
+    new_work,
+    raw_update,
+    row,
+    run_in_state,
+)
 
 
 def _events(engine, run_id: str) -> list[tuple[str, str, dict]]:
@@ -238,6 +245,45 @@ def test_runs_sweep_command(db_url, engine, monkeypatch, tmp_path):
         assert "没有需要清理的运行" in again.stdout
         listing = runner.invoke(app, ["runs", "--json"], catch_exceptions=False)
         assert [r["state"] for r in json.loads(listing.stdout)] == ["writing_timeout"]
+    finally:
+        get_engine().dispose()
+        get_engine.cache_clear()
+
+
+def test_the_startup_probe_says_no_only_when_no_run_is_in_a_working_node(engine, monkeypatch):
+    from muse.flow.sweep_probe import sweep_may_move
+
+    monkeypatch.delenv("MUSE_SWEEP_STALE_AFTER_S", raising=False)
+    work_id = new_work(engine)
+    run_in_state(engine, work_id, "shadow_ready")  # the author's turn: nothing to sweep
+    assert sweep_may_move(engine) is False
+    with engine.begin() as conn:  # an evaluation run: the probe sees it too (so only says yes)
+        evaluation = insert_run(conn, work_id, run_type="evaluation")
+    assert sweep_may_move(engine) is True
+    raw_update(engine, runs, evaluation, state="failed", revision=1)
+    assert sweep_may_move(engine) is False
+    for node in WORKING_NODES:
+        run_id = run_in_state(engine, work_id, node)
+        assert sweep_may_move(engine) is True, node
+        revision = row(engine, runs, run_id)["revision"] + 1
+        raw_update(engine, runs, run_id, state=f"{node}_timeout", revision=revision)
+    monkeypatch.setenv("MUSE_SWEEP_STALE_AFTER_S", "soon")  # the sweep must get to validate it
+    assert sweep_may_move(engine) is True
+
+
+def test_the_cli_startup_still_sweeps_a_crashed_run(db_url, engine, monkeypatch, tmp_path):
+    from muse.cli.main import app
+
+    crashed = run_in_state(engine, new_work(engine), "writing")
+    _age(engine, crashed, 24)
+    monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
+    monkeypatch.chdir(tmp_path)
+    get_engine.cache_clear()
+    try:
+        result = CliRunner().invoke(app, ["works", "--json"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        assert "1 个中断的运行已标记为超时" in result.stderr
+        assert row(engine, runs, crashed)["state"] == "writing_timeout"
     finally:
         get_engine().dispose()
         get_engine.cache_clear()

@@ -74,3 +74,32 @@ def test_run_type_cannot_change_after_insert(engine, mixed, new_type):
         conn.execute(
             text("UPDATE runs SET run_type = :t WHERE id = :id"), {"t": new_type, "id": target}
         )
+
+
+def test_the_cached_decision_follows_the_statements_shape_not_its_values(engine, mixed):
+    """The listener keeps, per compiled-cache key, whether a SELECT reads runs or candidates.
+    Same shape with other values, a shape first seen inside the zone, and a shape that differs
+    only in its table must each still be filtered exactly as without the cache."""
+    from muse.flow import zones as zone_module
+    from muse.works.tables import chapters
+
+    work_id, (prod_run, _), (eval_run, _) = mixed
+    zone_module._by_key.clear()
+
+    def ids_of(conn, run_type):
+        return conn.execute(select(runs.c.id).where(runs.c.run_type == run_type)).scalars().all()
+
+    with engine.connect() as conn:  # zone() marks the connection itself: one of its own
+        assert ids_of(zone(conn), "evaluation") == [eval_run]  # first seen inside the zone
+    with engine.connect() as conn:
+        assert ids_of(conn, "evaluation") == []  # same key, production: still filtered
+        assert ids_of(conn, "production") == [prod_run]  # other value, same key
+        assert ids_of(conn, "evaluation") == []
+        # a statement of another table with the same shape is not mistaken for it, and back
+        conn.execute(select(func.count()).select_from(chapters)).scalar_one()
+        assert conn.execute(select(func.count()).select_from(runs)).scalar_one() == 1
+        assert zone(conn).execute(select(func.count()).select_from(runs)).scalar_one() == 2
+    assert len(zone_module._by_key) >= 3
+    zone_module._by_key.clear()
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(runs)).scalar_one() == 1

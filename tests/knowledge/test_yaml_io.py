@@ -226,3 +226,52 @@ def test_every_error_of_a_file_is_reported_at_once(conn, work):
     with pytest.raises(InvalidInput, match="有 2 处错误") as caught:
         import_cards_yaml(conn, work, body)
     assert "cards.yaml:4:" in caught.value.message and "cards.yaml:7:" in caught.value.message
+
+
+def _person_cards(names: list[str], extra: str = "") -> str:
+    lines = ["格式: muse-cards-v1", "卡片:"]
+    for name in names:
+        lines += [
+            "  - 类型: 人物",
+            f"    名称: {name}",
+            "    字段: {简介: 花果山的猴子。, 身份: 猴, 性格: 好动}",
+        ]
+    return "\n".join(lines) + "\n" + extra
+
+
+def test_confirming_an_import_reads_the_confirmed_cards_once(conn, work, monkeypatch):
+    """Bulk confirmation keeps one pool of confirmed cards: no reload per card (it was quadratic)."""
+    import muse.knowledge.card_import as card_import
+    import muse.knowledge.drafts as drafts
+
+    calls = []
+    for module in (drafts, card_import):
+        real = module.load_cards
+        monkeypatch.setattr(
+            module, "load_cards", lambda *a, real=real, **k: calls.append(1) or real(*a, **k)
+        )
+    names = [f"猴{n}号" for n in range(12)]
+    report = import_cards_yaml(conn, work, _person_cards(names), confirm=True)
+    assert [o.status for o in report.outcomes] == ["confirmed"] * 12
+    assert len(calls) == 1
+    assert sorted(c.name for c in load_cards(conn, work)) == sorted(names)
+
+
+def test_a_file_that_names_a_card_twice_still_merges_into_the_first(conn, work):
+    """The pool is kept current: the second entry finds the card the first one confirmed."""
+    extra = "\n".join(
+        [
+            "  - 类型: 人物",
+            "    名称: 猴甲",
+            "    别名: [甲哥]",
+            "    字段: {简介: 花果山的猴子。, 身份: 猴, 性格: 好动}",
+            "  - 类型: 人物",
+            "    名称: 甲哥",
+            "    字段: {简介: 花果山的猴子。, 身份: 猴, 性格: 好动, 说话风格: 爱嚷}",
+        ]
+    )
+    report = import_cards_yaml(conn, work, _person_cards(["猴乙"], extra + "\n"), confirm=True)
+    assert [o.status for o in report.outcomes] == ["confirmed"] * 3
+    cards = {c.name: c for c in load_cards(conn, work)}
+    assert sorted(cards) == ["猴乙", "猴甲"]
+    assert cards["猴甲"].fields["speech_style"].value == "爱嚷"

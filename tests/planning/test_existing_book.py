@@ -78,3 +78,48 @@ def test_show_and_check_agree_and_a_superseded_stage_marks_its_dependents(engine
     assert report.blocking
     assert status["checkErrors"] == len(report.blocking)
     assert "阻断" in status["next"] and "即可写作" not in status["next"]
+
+
+def _reviews(engine, work_id):
+    from sqlalchemy import select
+
+    from muse.planning.tables import plan_reviews
+
+    with engine.connect() as conn:
+        return conn.execute(select(plan_reviews).order_by(plan_reviews.c.created_at)).all()
+
+
+def test_the_review_mark_is_stored_and_cleared_when_the_stage_is_confirmed_again(engine, planner):
+    first = planner.save_and_confirm(0, foundation())
+    old_outline = planner.save_and_confirm(1, outline())
+    assert _reviews(engine, planner.work_id) == []
+    second = planner.save_and_confirm(0, foundation(chars_per_chapter={"min": 2600, "max": 3500}))
+    [mark] = _reviews(engine, planner.work_id)
+    assert (mark.section_id, mark.basis_id, mark.superseded_by, mark.state) == (
+        old_outline,
+        first,
+        second,
+        "open",
+    )
+    assert (mark.stage, mark.upstream_stage) == (1, 0)
+    with engine.begin() as conn:  # stored, not recomputed: the mark holds without the basis
+        from muse.planning.tables import plan_sections
+
+        conn.execute(
+            plan_sections.update().where(plan_sections.c.id == old_outline).values(basis=[])
+        )
+        report = check_plan(conn, planner.work_id)
+        status = plan_status(conn, planner.work_id)
+    [finding] = [f for f in report.findings if f.code == "upstream_superseded"]
+    assert finding.severity == "warning" and finding.section_id == old_outline
+    assert next(s for s in status["stages"] if s["stage"] == 1)["needsReview"] == [finding.message]
+    new_outline = planner.save_and_confirm(
+        1, {**outline(), "mainline": "外门弟子一路逆袭，终成一代宗师"}
+    )
+    [cleared] = _reviews(engine, planner.work_id)
+    assert (cleared.state, cleared.cleared_by) == ("cleared", new_outline)
+    with engine.connect() as conn:
+        report = check_plan(conn, planner.work_id)
+        status = plan_status(conn, planner.work_id)
+    assert not [f for f in report.findings if f.code == "upstream_superseded"]
+    assert all(not s["needsReview"] for s in status["stages"])

@@ -2,8 +2,11 @@
 
 import pytest
 
+from muse.core.canonical import hash_value
 from muse.core.errors import InvalidInput, NotFound, StaleTransition
+from muse.planning.contracts import FineOutline
 from muse.planning.fine_outlines import confirm_section, load_confirmed, save_fine_outline
+from muse.planning.sections import get_section
 from muse.works.catalog import create_work
 
 
@@ -83,3 +86,27 @@ def test_confirming_a_new_version_supersedes_the_old(engine, work_id):
 def test_invalid_outlines_are_refused_with_the_field_named(engine, work_id, payload, message):
     with pytest.raises(InvalidInput, match=message), engine.begin() as conn:
         save_fine_outline(conn, work_id, payload)
+
+
+# A required entity as every saved outline held it before ``debut`` existed: the stored payload
+# (and its hash) of such an outline must not change; ``debut`` is written only when set.
+PRE_DEBUT_ENTITY = {"id": "E1", "name": "林远", "role": ""}
+
+
+@pytest.mark.parametrize(
+    ("entity", "stored"),
+    [
+        ({"id": "E1", "name": "林远"}, PRE_DEBUT_ENTITY),
+        ({"id": "E1", "name": "林远", "debut": False}, PRE_DEBUT_ENTITY),
+        ({"id": "E1", "name": "林远", "debut": True}, {**PRE_DEBUT_ENTITY, "debut": True}),
+    ],
+)
+def test_debut_is_stored_only_when_set(engine, work_id, entity, stored):
+    data = outline()
+    data["hard_constraints"]["required_entities"] = [entity]
+    with engine.begin() as conn:
+        section = get_section(conn, save_fine_outline(conn, work_id, data))
+    assert section.payload["hard_constraints"]["required_entities"] == [stored]
+    expected = FineOutline.model_validate(data).model_dump(mode="json")
+    expected["hard_constraints"]["required_entities"] = [stored]
+    assert section.payload_sha256 == hash_value(expected)

@@ -99,3 +99,24 @@ def test_patterns_and_ledger_commands(muse, tmp_path):
     assert {r["key"] for r in muse.json("plan", "patterns", "list")} >= {"chapter-end-hook"}
     with pytest.raises(Exception, match="还没有已确认的卡片"):
         muse("plan", "ledger", "--save")
+
+
+def test_show_and_check_list_the_stored_review_mark_until_the_stage_is_confirmed_again(
+    muse, tmp_path
+):
+    muse("plan", "import", dump(tmp_path, "f1.yaml", foundation()), "--confirm")
+    muse("plan", "import", dump(tmp_path, "o1.yaml", outline()), "--confirm")
+    wider = foundation(chars_per_chapter={"min": 2600, "max": 3500})
+    muse("plan", "import", dump(tmp_path, "f2.yaml", wider), "--confirm")  # supersedes stage 0
+    report = muse.json("plan", "check")
+    [mark] = [f for f in report["findings"] if f["code"] == "upstream_superseded"]
+    assert mark["severity"] == "warning" and mark["stage"] == 1
+    status = muse.json("plan", "show")
+    assert status["stages"][1]["needsReview"] == [mark["message"]]
+    assert "需复核" in muse("plan", "show").output
+    again = {**outline(), "mainline": "外门弟子一路逆袭，终成一代宗师"}
+    muse("plan", "import", dump(tmp_path, "o2.yaml", again), "--confirm")
+    assert not [
+        f for f in muse.json("plan", "check")["findings"] if f["code"] == "upstream_superseded"
+    ]
+    assert muse.json("plan", "show")["stages"][1]["needsReview"] == []

@@ -191,6 +191,7 @@ class EventCase:
     event: str
     sentence: str
     status: str
+    claim: str = ""  # the claimed quote, when it is not the whole sentence
 
 
 EVENT_CASES = (
@@ -215,18 +216,52 @@ EVENT_CASES = (
     EventCase(
         "too few key terms: left to the detector", "告别", "两个樵夫在溪边煮茶。", "unverifiable"
     ),
+    EventCase(
+        "the people kept under an alias, the deed gone",
+        "林远与苏晴在山门前交手",
+        "远哥与苏晴坐在溪边煮茶。",
+        "contradicted",
+    ),
+    EventCase(
+        "the event's words only beside the claimed sentence: left to the detector",
+        "林远与苏晴在山门前交手",
+        "林远与苏晴在山门前交手。两人坐下来煮茶。",
+        "unverifiable",
+        claim="两人坐下来煮茶。",
+    ),
+    EventCase(
+        "a known person with no card in the context is a name, not the event's content",
+        "林远山砍柴",
+        "林远山在屋里煮茶。",
+        "unverifiable",
+    ),
+    EventCase(
+        "the event's many words only beside the claimed sentence",
+        "林远在山门前拔剑斩断石碑",
+        "林远在山门前拔剑斩断石碑。两人坐下来煮茶。",
+        "contradicted",
+        claim="两人坐下来煮茶。",
+    ),
+    EventCase(
+        "the person kept, everything that happens gone",
+        "林远在山门前拔剑斩断石碑",
+        "远哥坐在溪边煮茶。",
+        "contradicted",
+    ),
 )
 
 
 @pytest.mark.parametrize("case", EVENT_CASES, ids=[c.rule for c in EVENT_CASES])
 def test_hard_events(freeze, case: EventCase) -> None:
     frozen = freeze(hard={"hard_events": [{"id": "H1", "text": case.event}]})
-    output, findings = frozen.check(FILLER, case.sentence, claims={"H1": case.sentence})
-    [check] = event_checks(frozen.context, output)
+    claim = case.claim or case.sentence
+    output, findings = frozen.check(FILLER, case.sentence, claims={"H1": claim})
+    _, known = check_lexicons(frozen.engine, frozen.context)
+    [check] = event_checks(frozen.context, output, known)
     assert check.status == case.status
     blocked = [f for f in findings if f.kind == "hard_event_unverified"]
     assert [f.severity for f in blocked] == (["high"] if case.status == "contradicted" else [])
-    undecided = detector_input(frozen.context, output).get("mechanicalUndecided", [])
+    undecided = detector_input(frozen.context, output, known).get("mechanicalUndecided", [])
     assert [m["constraintId"] for m in undecided] == (
         ["H1"] if case.status == "unverifiable" else []
     )
@@ -234,15 +269,27 @@ def test_hard_events(freeze, case: EventCase) -> None:
 
 
 @pytest.mark.parametrize(
-    ("found", "total", "status"),
+    # key terms near the claim; content words (not names) among them, near the claim, and in
+    # the claimed span itself
+    ("found", "total", "content", "found_content", "in_claim", "status"),
     [
-        (0, 1, "unverifiable"),
-        (0, 2, "contradicted"),
-        (1, 2, "verified"),
-        (1, 4, "contradicted"),
-        (2, 5, "unverifiable"),
-        (3, 5, "verified"),
+        (0, 1, 0, 0, 0, "unverifiable"),
+        (0, 2, 0, 0, 0, "contradicted"),
+        (1, 2, 0, 0, 0, "verified"),
+        (1, 4, 0, 0, 0, "contradicted"),
+        (2, 5, 0, 0, 0, "unverifiable"),
+        (3, 5, 0, 0, 0, "verified"),
+        (2, 4, 2, 1, 0, "unverifiable"),
+        (2, 4, 2, 1, 1, "verified"),
+        (2, 4, 2, 0, 0, "contradicted"),
+        (1, 2, 1, 0, 0, "unverifiable"),
+        (1, 3, 2, 0, 0, "contradicted"),
+        (4, 6, 5, 3, 0, "contradicted"),
+        (4, 6, 5, 3, 1, "verified"),
     ],
 )
-def test_event_status_thresholds(found: int, total: int, status: str) -> None:
-    assert _status(found, total) == status
+def test_event_status_thresholds(
+    found: int, total: int, content: int, found_content: int, in_claim: int, status: str
+) -> None:
+    counts = {"content": content, "found_content": found_content, "in_claim": in_claim}
+    assert _status(found, total, **counts) == status

@@ -29,6 +29,14 @@ CASES = (
     Case("只见一个长安城来的人。", (), "a dictionary place name is a common word"),
     Case("他掏出一块玉佩，天亮的时候东西都在。", (), "2-char dictionary proper tags are noise"),
     Case("搜查叛徒赵无极的下落。", ("赵无极",), "a 3-char dictionary name is kept"),
+    Case("睿曰：“司马太尉善能用兵。”", (), "a surname and a title is no new name"),
+    Case("一女轻天下，欲易刘郎鼎峙心。", (), "a surname and a form of address"),
+    Case("后我宣王、景王，累建大功。", (), "a surname-like title: X王"),
+    Case("卞氏生四子。", (), "surname + 氏"),
+    Case("曹、朱二人引心腹军百余骑。", (), "a surname and a head count"),
+    Case("林一凡推门而入。", ("林一凡",), "a numeral inside a given name is still a name"),
+    Case("贾范谏曰：“不可。”", (), "a name with a speech verb glued on is no name of its own"),
+    Case("蒋奇之兵到了。", (), "a name with a particle glued on is no name of its own"),
 )
 
 
@@ -48,3 +56,40 @@ def test_offsets_address_the_text_and_shift() -> None:
 def test_same_text_same_entities() -> None:
     text = SAMPLE.read_text(encoding="utf-8")
     assert tagged_entities(text) == tagged_entities(text)
+
+
+def test_the_book_so_far_is_joined_once_and_follows_the_canon(engine) -> None:
+    """The book's vocabulary: built once per work, extended by a new chapter, rebuilt when an
+    earlier chapter changes; ``text[:end]`` is the book up to the freeze point."""
+    from muse.quality.entities import _BOOKS, book_text_as_of
+    from muse.works.canonical import add_chapter, write_revision
+    from muse.works.catalog import create_work
+
+    with engine.begin() as conn:
+        work = create_work(conn, "词汇之书")
+        for n, text in enumerate(("林远下山。", "苏晴进城。", "韩立来了。"), 1):
+            add_chapter(conn, work, n, f"第{n}章", text)
+        cases = []
+        for as_of in (0, 1, 2, 3):
+            text, end = book_text_as_of(conn, work, as_of)
+            cases.append(text[:end])
+        assert cases == ["", "林远下山。\n", "林远下山。\n苏晴进城。\n", text]
+        first = _BOOKS[work]
+        add_chapter(conn, work, 4, "第4章", "叶青拜师。")
+        text, end = book_text_as_of(conn, work, 4)
+        assert text[:end].endswith("叶青拜师。\n") and _BOOKS[work].text.startswith(first.text)
+        write_revision(conn, work, 2, "苏晴出城。", expected_revision=1, origin="edit")
+        text, end = book_text_as_of(conn, work, 2)
+        assert text[:end] == "林远下山。\n苏晴出城。\n"
+        assert "进城" not in _BOOKS[work].text
+
+
+@pytest.mark.parametrize(
+    ("term", "end", "known"),
+    [("林远", None, True), ("林远", 2, True), ("苏晴", 2, False), ("远苏", 3, False)],
+)
+def test_in_book_reads_only_the_book_so_far(term: str, end: int | None, known: bool) -> None:
+    from muse.quality.entities import EntityLexicon
+
+    lexicon = EntityLexicon(work_id=1, as_of=1, terms={}, book_text="林远\n苏晴\n", book_end=end)
+    assert lexicon.in_book(term) is known

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,13 @@ REAL = [
     if line.strip()
 ]
 BODY = "\n".join(REAL)
+# a modern web-novel sample written for these tests: four chapters, no meta text in them
+MODERN = [
+    [line for line in chapter.splitlines()[1:] if line.strip()]
+    for chapter in re.split(
+        r"\n\n(?=第[一二三四]章　)", (PROSE / "modern_webnovel.txt").read_text(encoding="utf-8")
+    )
+]
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,26 @@ CASES = (
         ("以上就是本章内容，希望你喜欢。",),
     ),
     Case("以下是 mid-body is prose", mid("以下是他的回答，众人都听呆了。"), ()),
+    *(
+        Case(f"modern chapter {n} is no meta text", tuple(lines), ())
+        for n, lines in enumerate(MODERN, 1)
+    ),
+    Case("a story opening with 这是", ("这是陆沉来到青州的第三天。", *MODERN[1]), ()),
+    Case("a story opening with 好的，", ("好的，这下全完了。", *MODERN[1]), ()),
+    Case(
+        "这是 chatter", ("这是根据细纲续写的第三章：", *MODERN[1]), ("这是根据细纲续写的第三章：",)
+    ),
+    Case("当然 chatter", ("当然！下面是本章正文。", *MODERN[1]), ("当然！下面是本章正文。",)),
+    Case(
+        "web-novel notes after a modern chapter",
+        (*MODERN[0], "PS：今天两更，欢迎加入书友群。", "（本章完）"),
+        ("PS：今天两更，欢迎加入书友群。", "（本章完）"),
+    ),
+    Case(
+        "an author's note between modern paragraphs",
+        (*MODERN[2][:3], "作者有话说：明天请假一天。", *MODERN[2][3:]),
+        ("作者有话说：明天请假一天。",),
+    ),
 )
 
 

@@ -11,7 +11,6 @@ environment variables; a key written here is read, used and never stored or prin
 from __future__ import annotations
 
 import os
-import sys
 import tomllib
 from pathlib import Path
 
@@ -19,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
 from muse.core.errors import ConfigError, MuseError
 from muse.core.redaction import register_secret
-
-CONFIG_ENV = "MUSE_CONFIG"
+from muse.core.secret_sources import CONFIG_ENV as CONFIG_ENV  # re-exported
+from muse.core.secret_sources import config_path as config_path
 
 
 class ProviderSettings(BaseModel):
@@ -42,20 +41,6 @@ class MuseConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     providers: dict[str, ProviderSettings] = {}
-
-
-def config_path() -> Path:
-    """Where the configuration file is: ``MUSE_CONFIG``, else the platform's user config dir."""
-    explicit = os.environ.get(CONFIG_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return base / "muse" / "config.toml"
 
 
 def load_config(path: Path | None = None) -> MuseConfig:

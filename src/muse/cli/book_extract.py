@@ -2,7 +2,7 @@
 
 Mounted on ``muse cards`` by :func:`muse.cli.cards.register`. ``--dry-run`` prints the number of
 calls and the token and cost estimate and stores nothing. Otherwise the batches still to do are
-queued (one job per chapter; other ``muse worker`` processes may take some) and run here with a
+queued (one job per batch of chapters; other ``muse worker`` processes may take some) and run here with a
 progress bar; a batch already done is never called again, so re-running resumes.
 """
 
@@ -16,6 +16,8 @@ from muse.cli.common import get_engine
 from muse.cli.output import console, emit
 from muse.knowledge import (
     BATCH_JOB,
+    DEFAULT_BATCH_CHAPTERS,
+    DEFAULT_BATCH_TOKENS,
     Estimate,
     enqueue_batches,
     estimate,
@@ -31,13 +33,27 @@ def extract(
     model: str = typer.Option(..., "--model", "-m", help="模型（必须显式指定）"),
     chapters: str | None = typer.Option(None, "--chapters", help="只抽这些章，如 1-100"),
     dry_run: bool = typer.Option(False, "--dry-run", help="只估算调用次数、token 与费用"),
+    batch_chapters: int = typer.Option(
+        DEFAULT_BATCH_CHAPTERS, "--batch-chapters", help="每批最多几章（一批一次模型调用）"
+    ),
+    batch_tokens: int = typer.Option(
+        DEFAULT_BATCH_TOKENS, "--batch-tokens", help="每批输入 token 上限（超长的单章自成一批）"
+    ),
     work: str | None = WorkOpt,
     as_json: bool = JsonOpt,
 ) -> None:
-    """用抽取模型逐章拆书：结果全部是草稿与待批准的事实增量，须作者确认。"""
+    """用抽取模型分批拆书：结果全部是草稿、草稿里程碑与待批准的事实增量，须作者确认。"""
     with work_session(work) as (conn, work_id):
         span = parse_chapter_range(chapters)
-        batches = plan_batches(conn, work_id, span, provider, model)
+        batches = plan_batches(
+            conn,
+            work_id,
+            span,
+            provider,
+            model,
+            max_chapters=batch_chapters,
+            token_budget=batch_tokens,
+        )
         guess = estimate(conn, work_id, batches, provider, model)
         if not dry_run:
             enqueue_batches(conn, work_id, batches, provider, model)
@@ -65,15 +81,23 @@ def _run(total: int, *, quiet: bool) -> list[JobRun]:
         task = bar.add_task("", total=total)
 
         def advance(run: JobRun) -> None:
-            chapter = (run.result or {}).get("chapter", "?")
-            bar.update(task, advance=1, description=f"第 {chapter} 章：{run.outcome}")
+            pairs = (run.result or {}).get("chapters") or []
+            numbers = [p[0] for p in pairs]
+            where = (
+                "?"
+                if not numbers
+                else f"{numbers[0]}"
+                if len(numbers) == 1
+                else f"{numbers[0]}–{numbers[-1]}"
+            )
+            bar.update(task, advance=1, description=f"第 {where} 章：{run.outcome}")
 
         return worker.run_once(on_run=advance)
 
 
 def _render_estimate(guess: Estimate) -> None:
     console.print(
-        f"预估：{guess.calls} 次模型调用（另有 {guess.done} 批已完成，不会再调用），"
+        f"预估：{guess.calls} 次模型调用（另有 {guess.done} 章已抽取，不会再调用），"
         f"输入约 {guess.tokens_in:,} tokens，输出约 {guess.tokens_out:,} tokens。"
     )
     if guess.cost is not None:
@@ -89,8 +113,11 @@ def _render_runs(guess: Estimate, runs: list[JobRun]) -> None:
     done = sum(1 for r in runs if r.outcome in ("done", "skipped"))
     failed = len(runs) - done
     console.print(
-        f"完成 {done} 批，失败或待重试 {failed} 批；此前已完成 {guess.done} 批（未重复调用模型）。"
+        f"完成 {done} 批，失败或待重试 {failed} 批；此前已抽取 {guess.done} 章（未重复调用模型）。"
     )
     if failed:
         console.print("失败的批次可稍后重跑本命令（已完成的不会重复调用），或用 muse jobs 查看。")
-    console.print("抽取结果全部是草稿：muse drafts 查看与批量确认，muse facts 批准事实增量。")
+    console.print(
+        "抽取结果全部是草稿：muse drafts 查看与批量确认（事实已作为里程碑记在草稿上），"
+        "muse conflicts 处理矛盾，muse facts 批准事实增量。"
+    )

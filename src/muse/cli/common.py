@@ -7,16 +7,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from sqlalchemy import Engine
 
 from muse.cli.output import err_console, fail
 from muse.core.errors import ConfigError, MuseError
 from muse.core.limits import MAX_YAML_MB, read_capped
 from muse.store.engine import is_sqlite, make_engine
 from muse.store.migrate import is_up_to_date, upgrade
-from muse.works import decode_book, resolve_work
+from muse.works import resolve_work
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
     from muse.agents import ModelChoice
 
 JsonOption = typer.Option(False, "--json", help="以 JSON 输出，便于脚本处理。")
@@ -61,8 +62,18 @@ def ready_engine() -> Engine:
 
 
 def _sweep(engine: Engine) -> None:
-    """Runs a crash left non-terminal are swept to their timeout state on startup (issue 6)."""
-    from muse.flow import sweep_on_startup  # imported with the first engine, not at import
+    """Runs a crash left non-terminal are swept to their timeout state on startup (issue 6).
+    The sweep itself is imported only when the probe finds a run it could move."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from muse.flow import sweep_may_move
+
+    try:
+        if not sweep_may_move(engine):
+            return
+    except SQLAlchemyError:
+        pass  # the sweep itself reports what is wrong
+    from muse.flow import sweep_on_startup
 
     report = sweep_on_startup(engine)
     if report.moved:
@@ -76,6 +87,8 @@ def _sweep(engine: Engine) -> None:
 def read_yaml_text(path: Path, max_mb: float = MAX_YAML_MB) -> str:
     """An author's YAML file as text: size-capped, decoded like a book file (UTF-8 with or
     without BOM, UTF-16 with BOM, GB18030; binary refused with the byte offset)."""
+    from muse.works import decode_book
+
     return decode_book(read_capped(path, max_mb, what="文件", flag="--max-mb")).text
 
 

@@ -12,7 +12,6 @@ import tempfile
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
@@ -180,6 +179,14 @@ def rebuild_cmd(work: str = WorkOption, json_out: bool = JsonOption) -> None:
     if json_out:
         summaries = rebuild(engine, work_id)
     else:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         with Progress(
             TextColumn("重建 {task.description}"),
             BarColumn(),

@@ -11,14 +11,15 @@ with exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 import typer
 from rich.markup import escape
-from typer import rich_utils
 from typer._click.exceptions import ClickException, UsageError  # Typer vendors Click
 from typer.core import TyperGroup
 
@@ -62,15 +63,68 @@ def assign_panels(app: typer.Typer) -> None:
         group.rich_help_panel = panel_of(group.name or "")
 
 
+HELP_OPTION = "--help"
+
+# Imported by typer.rich_utils but used only for Markdown help text and Typer's pretty
+# tracebacks, neither of which Muse uses (rich markup mode; pretty exceptions off). Together
+# they pull in markdown_it and pygments, about 40 % of the help module's import.
+_UNUSED_BY_HELP = (("rich.markdown", "Markdown"), ("rich.traceback", "Traceback"))
+
+
+class _Forwarding(type):
+    """Metaclass of a stand-in: calling it or reading an attribute imports the real class."""
+
+    _real: tuple[str, str]
+
+    def _load(cls) -> Any:
+        module, name = cls._real
+        return getattr(importlib.import_module(module), name)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls._load()(*args, **kwargs)
+
+    def __getattr__(cls, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return getattr(cls._load(), attr)
+
+
+def _stand_in(module: str, name: str) -> ModuleType:
+    stand_in = ModuleType(module)
+    setattr(stand_in, name, _Forwarding(name, (), {"_real": (module, name)}))
+    return stand_in
+
+
+def rich_utils() -> Any:  # the module typer.rich_utils (its constants are set here)
+    """``typer.rich_utils``, imported without the modules it does not need for Muse's help: while
+    it is imported, ``rich.markdown`` and ``rich.traceback`` are stand-ins whose class imports the
+    real one on first use (so nothing changes if they are ever used), then removed again."""
+    loaded = sys.modules.get("typer.rich_utils")
+    if loaded is not None:
+        return loaded
+    stand_ins = {m: _stand_in(m, n) for m, n in _UNUSED_BY_HELP if m not in sys.modules}
+    sys.modules.update(stand_ins)
+    try:
+        return importlib.import_module("typer.rich_utils")
+    finally:
+        for module, stand_in in stand_ins.items():
+            if sys.modules.get(module) is stand_in:
+                del sys.modules[module]
+
+
 def localize_help() -> None:
-    """The help screen's own words in Chinese (Typer reads these module constants)."""
-    rich_utils.ARGUMENTS_PANEL_TITLE = "参数"
-    rich_utils.OPTIONS_PANEL_TITLE = "选项"
-    rich_utils.COMMANDS_PANEL_TITLE = "命令"
-    rich_utils.ERRORS_PANEL_TITLE = "错误"
-    rich_utils.REQUIRED_LONG_STRING = "[必填]"
-    rich_utils.DEFAULT_STRING = "[默认：{}]"
-    rich_utils.ABORTED_TEXT = "已中止。"
+    """The help screen's own words in Chinese (Typer reads these module constants).
+
+    Typer's rich help module costs ~0.14 s to import, so it is imported (and localised) only
+    when a help screen or an abort message is about to be shown (:meth:`MuseGroup.main`)."""
+    help_module = rich_utils()
+    help_module.ARGUMENTS_PANEL_TITLE = "参数"
+    help_module.OPTIONS_PANEL_TITLE = "选项"
+    help_module.COMMANDS_PANEL_TITLE = "命令"
+    help_module.ERRORS_PANEL_TITLE = "错误"
+    help_module.REQUIRED_LONG_STRING = "[必填]"
+    help_module.DEFAULT_STRING = "[默认：{}]"
+    help_module.ABORTED_TEXT = "已中止。"
 
 
 _VALUE_PATTERNS: list[tuple[str, str]] = [
@@ -175,6 +229,8 @@ class MuseGroup(TyperGroup):
         windows_expand_args: bool = True,
         **extra: Any,
     ) -> Any:
+        if HELP_OPTION in (sys.argv[1:] if args is None else args):
+            localize_help()
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         try:
@@ -182,10 +238,12 @@ class MuseGroup(TyperGroup):
                 args, prog_name, complete_var, False, windows_expand_args, **extra
             )
         except typer.Abort:
-            err_console.print(rich_utils.ABORTED_TEXT)
+            localize_help()
+            err_console.print(rich_utils().ABORTED_TEXT)
             sys.exit(1)
         except ClickException as err:
             if type(err).__name__ == "NoArgsIsHelpError":
+                localize_help()
                 err.show()  # the help screen of a bare group
                 sys.exit(0)
             if isinstance(err, UsageError):

@@ -33,6 +33,22 @@ class _Unloaded(TyperCommand):
     """Stands for a command whose module is not imported yet (help listing, suggestions)."""
 
 
+def _only(app: typer.Typer, name: str) -> typer.Typer:
+    """``app`` reduced to the command or group ``name`` (Click objects are then built for that
+    one only), or the whole ``app`` when it has no such entry under that name."""
+    one = typer.Typer()
+    one.registered_commands = [
+        c
+        for c in app.registered_commands
+        if (c.name or (c.callback and typer.main.get_command_name(c.callback.__name__))) == name
+    ]
+    one.registered_groups = [g for g in app.registered_groups if g.name == name]
+    if not one.registered_commands and not one.registered_groups:
+        return app
+    one.registered_callback = app.registered_callback
+    return one
+
+
 def lazy_group(
     commands: Mapping[str, LazyCommand],
     loaders: Mapping[str, Loader],
@@ -61,12 +77,12 @@ def lazy_group(
         def get_command(self, ctx: Any, cmd_name: str) -> Any:
             found = self.commands.get(cmd_name)
             if isinstance(found, _Unloaded) and not self._listing:
-                self._load(commands[cmd_name].loader)
+                self._load(commands[cmd_name].loader, cmd_name)
                 found = self.commands.get(cmd_name)
             return found
 
-        def _load(self, loader: str) -> None:
-            group = typer.main.get_group(loaded(loader))
+        def _load(self, loader: str, name: str) -> None:
+            group = typer.main.get_group(_only(loaded(loader), name))
             for name, command in group.commands.items():
                 if isinstance(self.commands.get(name), _Unloaded):
                     command.rich_help_panel = panel_of(name)  # type: ignore[attr-defined]

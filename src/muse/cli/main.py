@@ -11,7 +11,7 @@ from importlib import import_module
 
 import typer
 
-from muse.cli.help_panels import MuseGroup, localize_help, panel_of
+from muse.cli.help_panels import MuseGroup, panel_of
 from muse.cli.lazy import LazyCommand, Loader, lazy_group
 from muse.cli.output import print_error
 from muse.core.errors import MuseError
@@ -59,6 +59,10 @@ LOADERS: dict[str, Loader] = {
     "models": _models,
     "config": _config,
 }
+
+# The loaders whose commands may call a model (the offline provider's generators are installed
+# for these only; tests/cli/test_lazy_commands.py checks that no other loader reaches dispatch).
+CALLS_MODELS = frozenset({"writing", "revise", "plan", "cards", "worker", "serve", "models"})
 
 
 def _table(loader: str, *rows: tuple[str, str]) -> dict[str, LazyCommand]:
@@ -140,23 +144,26 @@ app = typer.Typer(
     add_completion=False,
     cls=lazy_group(COMMANDS, LOADERS, base=MuseGroup, panel_of=panel_of),
 )
-localize_help()
 
 
 @app.callback()
-def _before_every_command() -> None:
+def _before_every_command(ctx: typer.Context) -> None:
     """Runs before any command (not for ``--help``); it also makes ``app`` a group before any
     command is loaded. Every configured key is known before anything runs, and nothing printed
-    can show one; the offline provider's generators are installed (composition root)."""
-    from muse import offline
-    from muse.agents import register_configured_secrets
+    can show one (``core.secret_sources``: no configuration model, no pydantic); for a command
+    that may call a model, the offline provider's generators are installed (composition root)."""
+    from muse.core.secret_sources import register_known_secrets
 
-    offline.install()
-    register_configured_secrets()
+    register_known_secrets()
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if not isinstance(stream, RedactingStream):
             setattr(sys, name, RedactingStream(stream))
+    entry = COMMANDS.get(ctx.invoked_subcommand or "")
+    if entry is not None and entry.loader in CALLS_MODELS:
+        from muse import offline
+
+        offline.install()
 
 
 def main() -> None:

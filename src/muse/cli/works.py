@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from muse.cli import editing
@@ -40,6 +39,8 @@ from muse.works import (
 )
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from muse.works import ImportReport
 
 chapter_app = typer.Typer(help="单章操作。", no_args_is_help=True)
@@ -121,6 +122,8 @@ def _import_and_index(
     """Import, then build the search index in the same command (:mod:`muse.flow.book_import`)."""
     if quiet:
         return _import_and_index_with(data, title, source_kind, purposes, limits, None)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),

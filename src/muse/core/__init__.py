@@ -19,6 +19,7 @@ __all__ = [
     "prose_chars",
     "redaction",
     "rounding",
+    "secret_sources",
     "segmentation",
     "text",
     "yaml_safe",

@@ -163,10 +163,10 @@ def check_lexicons(
     not see later names); ``leak_terms`` is a replay harness's lexicon."""
     with reading(engine) as conn:
         appearances = term_appearances(conn, context.work_id)
-        book_text = book_text_as_of(conn, context.work_id, context.as_of)
+        book_text, book_end = book_text_as_of(conn, context.work_id, context.as_of)
     return (
         leak_lexicon_from(appearances, context.work_id, context.as_of, leak_terms),
-        entity_lexicon_from(appearances, context.work_id, context.as_of, book_text),
+        entity_lexicon_from(appearances, context.work_id, context.as_of, book_text, book_end),
     )
 
 
@@ -207,7 +207,7 @@ def check_candidate(
     timings["mechanical_gate"] = _ms(started)
     blocking = [f for f in findings if f.severity == "high"]
     step("mechanical_gate", "failed" if blocking else "ok", timings["mechanical_gate"])
-    report = _report(context, output, findings, None)
+    report = _report(context, output, findings, None, known=entities)
     if blocking:
         reason = f"机械门发现 {len(blocking)} 个阻断问题。"
         return Verdict(
@@ -224,6 +224,7 @@ def check_candidate(
             provider=provider,
             model=model,
             timeout_s=timeout_s,
+            known=entities,
         )
     except MuseError as err:
         timings["semantic_detector"] = _ms(started)
@@ -233,28 +234,46 @@ def check_candidate(
         return Verdict("detector_failed", reason, report, findings, None, (), (), timings)
     timings["semantic_detector"] = _ms(started)
     step("semantic_detector", "ok" if semantic.passed else "failed", timings["semantic_detector"])
-    verdict = _judge(engine, context, output, findings, semantic, timings, step)
+    verdict = _judge(engine, context, output, findings, semantic, timings, step, entities)
     return verdict
 
 
-def _judge(engine, context, output, findings, semantic: SemanticReport, timings, step) -> Verdict:
+def _judge(
+    engine: Engine,
+    context: WriterContext,
+    output: WriterOutput,
+    findings: tuple[Finding, ...],
+    semantic: SemanticReport,
+    timings: dict[str, int],
+    step: StepObserver,
+    known: EntityLexicon | None = None,
+) -> Verdict:
     every = findings + semantic.findings
     if semantic.status == "forged":
         reason = "detector_forgery：检测报告未通过防造假校验，已拒收。"
-        report = _report(context, output, findings, semantic)
+        report = _report(context, output, findings, semantic, known=known)
         return Verdict("forged", reason, report, every, semantic, (), (), timings)
     if semantic.status == "rejected":
         reason = f"语义检测发现 {len(semantic.blocking)} 个阻断问题。"
-        report = _report(context, output, findings, semantic)
+        report = _report(context, output, findings, semantic, known=known)
         revisions = _revisions(list(semantic.blocking))
         return Verdict("rejected", reason, report, every, semantic, (), revisions, timings)
     if semantic.status == "passed":
-        report = _report(context, output, findings, semantic)
+        report = _report(context, output, findings, semantic, known=known)
         return Verdict("passed", None, report, every, semantic, (), (), timings)
-    return _settle_gaps(engine, context, output, findings, semantic, timings, step)
+    return _settle_gaps(engine, context, output, findings, semantic, timings, step, known)
 
 
-def _settle_gaps(engine, context, output, findings, semantic, timings, step) -> Verdict:
+def _settle_gaps(
+    engine: Engine,
+    context: WriterContext,
+    output: WriterOutput,
+    findings: tuple[Finding, ...],
+    semantic: SemanticReport,
+    timings: dict[str, int],
+    step: StepObserver,
+    known: EntityLexicon | None = None,
+) -> Verdict:
     """needs_evidence: search the as-of view for every gap (spec 001 §6)."""
     started = time.perf_counter()
     step("evidence_search", "running", 0)
@@ -274,7 +293,7 @@ def _settle_gaps(engine, context, output, findings, semantic, timings, step) -> 
     refused = unsettleable(semantic)
     if worst == "new_setting" and refused:  # an unverifiable rejection is never a pass
         step("evidence_search", "blocked", timings["evidence_search"])
-        report = _report(context, output, findings, semantic, gaps)
+        report = _report(context, output, findings, semantic, gaps, known=known)
         reason = (
             "needs_evidence：检测员判定有阻断问题，但没有给出可定位的逐字引文或可核对的证据"
             f"（{'；'.join(g.needed for g in refused)}），不能视为通过。"
@@ -284,10 +303,10 @@ def _settle_gaps(engine, context, output, findings, semantic, timings, step) -> 
     if worst == "new_setting":
         step("evidence_search", "ok", timings["evidence_search"])
         settled = settle_as_new_settings(semantic, [g.new_setting or {} for g in gaps])
-        report = _report(context, output, findings, settled, gaps)
+        report = _report(context, output, findings, settled, gaps, known=known)
         return Verdict("passed", None, report, every, settled, gaps, (), timings)
     step("evidence_search", "blocked", timings["evidence_search"])
-    report = _report(context, output, findings, semantic, gaps)
+    report = _report(context, output, findings, semantic, gaps, known=known)
     notes = "；".join(g.note for g in gaps if g.outcome == worst)
     if worst == "conflict":
         reason = f"needs_evidence：证据缺口与正典冲突，失败关闭。{notes}"
@@ -306,6 +325,8 @@ def _report(
     findings: tuple[Finding, ...],
     semantic: SemanticReport | None,
     gaps: tuple[GapResolution, ...] = (),
+    *,
+    known: EntityLexicon | None = None,
 ) -> dict[str, Any]:
     blocking = any(f.severity == "high" for f in findings)
     report: dict[str, Any] = {
@@ -317,7 +338,7 @@ def _report(
             "status": "failed" if blocking else "passed",
             "findings": [f.to_dict() for f in findings],
             # hard events and scenes the gate could not decide: the semantic detector judges them
-            "forSemanticDetector": detector_marks(event_checks(context, output)),
+            "forSemanticDetector": detector_marks(event_checks(context, output, known)),
             # spec 001 §2.2 diagnose: AI 味 hits of the style profile's blacklist, counted
             "aiFlavor": ai_flavor_summary(findings),
         },

@@ -27,10 +27,10 @@ from muse.core.clock import iso, utc_now
 from muse.core.errors import ConfigError, StaleTransition
 from muse.flow.deadlines import DEFAULT_DEADLINES_S, TimedOut, expire, lock_run, time_out
 from muse.flow.states import RUN_STATE_LABELS, WORKING_NODES
+from muse.flow.sweep_probe import STALE_AFTER_ENV
 from muse.flow.tables import runs
 from muse.store.engine import reading
 
-STALE_AFTER_ENV = "MUSE_SWEEP_STALE_AFTER_S"
 STALE_AFTER_S = max(3600.0, 2 * max(DEFAULT_DEADLINES_S.values()))
 
 

@@ -17,15 +17,29 @@ no process can reference these tables without the filter being in place.
 
 from __future__ import annotations
 
+import threading
+from functools import cache
 from typing import Any
 
-from sqlalchemy import Connection, Engine, event, select
-from sqlalchemy.sql import Select
+from sqlalchemy import Connection, Engine, Table, event, select
+from sqlalchemy.sql import Select, Subquery
+from sqlalchemy.sql.functions import FunctionElement
+from sqlalchemy.sql.selectable import Exists, FromClause, SelectBase
 from sqlalchemy.sql.util import ClauseAdapter
 from sqlalchemy.sql.visitors import iterate
 
 ZONE_OPTION = "muse_zone"
 ALL = "all"
+
+# What the listener costs (bench/zone_hook.py): walking every SELECT to find the two tables was
+# the price of every query. Whether a statement reads them depends on its structure only, which
+# its compiled-cache key identifies (SQLAlchemy computes that key once per statement object and
+# reuses it to compile), so the answer is kept per cache key; a statement SQLAlchemy cannot key
+# is walked as before. The rewrite itself is not kept: it carries the statement's own bound
+# values (and its clones point back at the statement, so keeping it would keep every statement).
+_MAX_KEYS = 4096
+_by_key: dict[Any, tuple[int, bool]] = {}
+_lock = threading.Lock()
 
 
 def zone(conn: Connection) -> Connection:
@@ -33,27 +47,89 @@ def zone(conn: Connection) -> Connection:
     return conn.execution_options(**{ZONE_OPTION: ALL})
 
 
-def _production_only(statement: Select) -> Select:
+def _zone_tables() -> tuple[Table, Table]:
     from muse.flow.tables import candidates, runs
 
-    tables = {t for t in iterate(statement) if t is runs or t is candidates}
-    if not tables:
+    return runs, candidates
+
+
+@cache
+def _visible() -> tuple[Subquery, Subquery]:
+    """The production rows of ``runs`` and ``candidates``, as the subqueries that replace them.
+    Built once: their column collections (what the rewrite looks columns up in) and their part
+    of the cache key are computed on the first use and kept with them."""
+    runs, candidates = _zone_tables()
+    production = runs.c.run_type == "production"
+    visible_runs = select(runs).where(production).subquery("runs")
+    inner = select(runs.c.id).where(production)
+    visible_candidates = (
+        select(candidates).where(candidates.c.run_id.in_(inner)).subquery("candidates")
+    )
+    return visible_runs, visible_candidates
+
+
+_NOTHING, _RUNS, _CANDIDATES, _BOTH = 0, 1, 2, 3  # which of the two tables a SELECT reads
+
+
+def _shape(statement: Select[Any]) -> tuple[int, bool]:
+    """Which zone tables ``statement`` reads anywhere in it, and whether it is a plain
+    single-table SELECT of one of them: that table its only FROM, no join, subquery, alias,
+    EXISTS or nested SELECT. Kept per cache key (the answer depends on the shape only)."""
+    key = statement._generate_cache_key()
+    if key is not None:
+        found = _by_key.get(key.key)
+        if found is not None:
+            return found
+    runs, candidates = _zone_tables()
+    reads, nested = _NOTHING, False
+    for element in iterate(statement):
+        if element is runs:
+            reads |= _RUNS
+        elif element is candidates:
+            reads |= _CANDIDATES
+        elif element is not statement and (
+            isinstance(element, SelectBase | Exists)
+            or (isinstance(element, FromClause) and not isinstance(element, FunctionElement))
+        ):
+            nested = True
+    plain = False
+    if not nested and reads in (_RUNS, _CANDIDATES):
+        froms = statement.get_final_froms()
+        plain = len(froms) == 1 and froms[0] is (runs if reads == _RUNS else candidates)
+    found = (reads, plain)
+    if key is not None:
+        with _lock:
+            if len(_by_key) >= _MAX_KEYS:
+                _by_key.clear()
+            _by_key[key.key] = found
+    return found
+
+
+def _production_only(statement: Select[Any]) -> Select[Any]:
+    reads, plain = _shape(statement)
+    if reads == _NOTHING:
         return statement
-    if runs in tables:
-        visible_runs = select(runs).where(runs.c.run_type == "production").subquery("runs")
-        statement = ClauseAdapter(visible_runs).traverse(statement)
-    if candidates in tables:
-        inner = select(runs.c.id).where(runs.c.run_type == "production")
-        visible_candidates = (
-            select(candidates).where(candidates.c.run_id.in_(inner)).subquery("candidates")
-        )
-        statement = ClauseAdapter(visible_candidates).traverse(statement)
-    return statement
+    runs, candidates = _zone_tables()
+    if plain:
+        # One table and nothing nested: filtering it in WHERE reads exactly the rows the
+        # replacement subquery would (WHERE applies before grouping, windows and LIMIT), and
+        # costs a ``where()`` instead of cloning the whole statement.
+        production = runs.c.run_type == "production"
+        if reads == _RUNS:
+            return statement.where(production)
+        return statement.where(candidates.c.run_id.in_(select(runs.c.id).where(production)))
+    visible_runs, visible_candidates = _visible()
+    rewritten = statement
+    if reads & _RUNS:
+        rewritten = ClauseAdapter(visible_runs).traverse(rewritten)
+    if reads & _CANDIDATES:
+        rewritten = ClauseAdapter(visible_candidates).traverse(rewritten)
+    return rewritten
 
 
 def _before_execute(
     conn: Connection, clauseelement: Any, multiparams: Any, params: Any, execution_options: Any
-):
+) -> tuple[Any, Any, Any]:
     if (
         isinstance(clauseelement, Select)
         and execution_options.get(ZONE_OPTION) != ALL

@@ -9,14 +9,19 @@ from muse.core.faces import lazy_face
 if TYPE_CHECKING:
     from muse.knowledge.aliases import alias_collisions, tokenizer_terms
     from muse.knowledge.as_of_rules import BookTerms, debut_of
+    from muse.knowledge.book_drafts import BatchReport, StaleBatch, apply_batch
     from muse.knowledge.book_extraction import (
+        BATCH_INPUT_SCHEMA,
         BATCH_JOB,
+        DEFAULT_BATCH_CHAPTERS,
+        DEFAULT_BATCH_TOKENS,
         Estimate,
         batch_input,
         canonical_names,
         enqueue_batches,
         estimate,
         known_entities,
+        payload_chapters,
         plan_batches,
         unify_names,
     )
@@ -87,7 +92,14 @@ if TYPE_CHECKING:
     from muse.knowledge.yaml_export import export_cards_yaml
 
 __all__ = [
+    "BATCH_INPUT_SCHEMA",
     "BATCH_JOB",
+    "BatchReport",
+    "DEFAULT_BATCH_CHAPTERS",
+    "DEFAULT_BATCH_TOKENS",
+    "StaleBatch",
+    "apply_batch",
+    "payload_chapters",
     "BookTerms",
     "Card",
     "CardField",
@@ -171,14 +183,19 @@ __all__ = [
 _FACE: dict[str, tuple[str, ...]] = {
     "aliases": ("alias_collisions", "tokenizer_terms"),
     "as_of_rules": ("BookTerms", "debut_of"),
+    "book_drafts": ("BatchReport", "StaleBatch", "apply_batch"),
     "book_extraction": (
+        "BATCH_INPUT_SCHEMA",
         "BATCH_JOB",
+        "DEFAULT_BATCH_CHAPTERS",
+        "DEFAULT_BATCH_TOKENS",
         "Estimate",
         "batch_input",
         "canonical_names",
         "enqueue_batches",
         "estimate",
         "known_entities",
+        "payload_chapters",
         "plan_batches",
         "unify_names",
     ),

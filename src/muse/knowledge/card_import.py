@@ -45,8 +45,9 @@ def import_cards_yaml(
         submit_draft(conn, work_id, spec, origin="import", origin_detail=detail, among=confirmed)
         for spec in specs
     ]
+    # one pool of confirmed cards for the whole file, kept current by confirm_draft (linear)
     outcomes = [
-        confirm_draft(conn, o.draft_id)
+        confirm_draft(conn, o.draft_id, among=confirmed)
         if confirm and o.draft_id and o.status in ("new", "update") and not o.conflicts
         else o
         for o in submitted

@@ -1,4 +1,5 @@
-"""The conflict queue: contradictions between a draft and a confirmed card, until the author decides.
+"""The conflict queue: contradictions between a draft and a confirmed card (or an earlier pending
+draft of the same entity, from another 拆书 batch), until the author decides.
 
 Nothing is overwritten silently: a contradiction (see merging.py) becomes an ``open`` row holding
 both sides and their evidence. The author resolves it — keep, replace or merge — and the decision
@@ -9,16 +10,23 @@ conflict and the card. Rejecting a draft dismisses its open conflicts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Row, Select, select
 
 from muse.core.clock import iso, utc_now
 from muse.core.errors import InvalidInput, NotFound
 from muse.core.ids import new_id
 from muse.knowledge.card_types import card_type
-from muse.knowledge.cards import get_card, rewrite_card, spec_of
-from muse.knowledge.contracts import CardStatus, Conflict
-from muse.knowledge.merging import PLAN_KEYS, Contradiction, Resolution, apply_resolution
+from muse.knowledge.cards import get_card, rewrite_card, set_status, spec_of, spec_sha256
+from muse.knowledge.contracts import CardSpec, CardStatus, Conflict
+from muse.knowledge.merging import (
+    PLAN_KEYS,
+    Contradiction,
+    Resolution,
+    apply_resolution,
+    compare_cards,
+)
 from muse.knowledge.tables import card_conflicts, card_drafts, cards
 from muse.store.cas import compare_and_set
 
@@ -66,13 +74,13 @@ def enqueue_conflicts(
     return ids
 
 
-def _query():
+def _query() -> Select[Any]:
     return select(
         card_conflicts, cards.c.name.label("card_name"), cards.c.type.label("card_type")
     ).select_from(card_conflicts.join(cards, cards.c.id == card_conflicts.c.card_id))
 
 
-def _to_conflict(row) -> Conflict:
+def _to_conflict(row: Row[Any]) -> Conflict:
     return Conflict(
         id=row.id,
         work_id=row.work_id,
@@ -142,8 +150,8 @@ def resolve_conflict(
     ):
         raise InvalidInput("只有合并文字字段时才能给出合并后的文字（--value）。")
     card = get_card(conn, conflict.card_id)
-    if card.status is not CardStatus.confirmed:
-        raise InvalidInput(f"卡片「{card.name}」已不是正式卡，冲突无法处理。")
+    if card.status not in (CardStatus.confirmed, CardStatus.draft):
+        raise InvalidInput(f"卡片「{card.name}」已不是正式卡或待确认的草稿，冲突无法处理。")
     shadow_id = conn.execute(
         select(card_drafts.c.card_id).where(card_drafts.c.id == conflict.draft_id)
     ).scalar_one()
@@ -165,10 +173,47 @@ def resolve_conflict(
         },
         message=f"冲突 {conflict_id} 已被其他操作处理。",
     )
+    if card.status is CardStatus.draft:
+        _fold_into_draft(conn, conflict.draft_id, card.id)
     return get_conflict(conn, conflict_id)
 
 
-def _written(spec, subject: str) -> dict:
+def _fold_into_draft(conn: Connection, draft_id: str, shadow_id: str) -> None:
+    """A contradiction between two pending drafts (two 拆书 batches) is decided: once the later
+    draft has no open conflict left, what it adds goes into the earlier draft and the later one is
+    retired, so the entity has one draft again."""
+    if any(status == "open" for _, status in draft_conflicts(conn, draft_id)):
+        return
+    row = conn.execute(select(card_drafts).where(card_drafts.c.id == draft_id)).one()
+    if row.status != "pending":
+        return
+    decided = {subject for subject, _ in draft_conflicts(conn, draft_id)}
+    earlier = get_card(conn, shadow_id)
+    later = get_card(conn, row.card_id)
+    merged, _ = compare_cards(spec_of(earlier), spec_of(later), skip=decided)
+    if merged != spec_of(earlier):
+        rewrite_card(conn, earlier, merged)
+        conn.execute(
+            card_drafts.update()
+            .where(card_drafts.c.card_id == shadow_id, card_drafts.c.status == "pending")
+            .values(payload_sha256=spec_sha256(merged))
+        )
+    set_status(conn, later, CardStatus.rejected)
+    compare_and_set(
+        conn,
+        card_drafts,
+        where={"id": draft_id, "status": "pending"},
+        values={
+            "status": "rejected",
+            "decided_by": "author",
+            "decision_note": "矛盾已处理，其余内容并入同一实体的草稿",
+            "decided_at": utc_now(),
+        },
+        message=f"草稿 {draft_id} 已被其他操作处理。",
+    )
+
+
+def _written(spec: CardSpec, subject: str) -> dict[str, Any]:
     kind, _, key = subject.partition(":")
     if kind == "field":
         return {"value": spec.fields[key].value}

@@ -12,7 +12,11 @@ is called, discovery proposes the names a book uses, in seconds, from the text a
    rjieba's tagger says whether a candidate is a known word and of which part of speech: a known
    pronoun, verb or adverb is never a name.
 3. **Aliases** are suggested, never decided: a courtesy name from an introduction, a given name
-   inside a full name (「悟空」 in 「孙悟空」), a name with a title or prefix (「孙大圣」「齐天大圣」).
+   inside a full name (「悟空」 in 「孙悟空」), a name with a title or prefix (「孙大圣」「齐天大圣」),
+   a full name made of a stated surname and given name (「姓沙，法名悟净」), what the book's
+   naming sentences say about one subject (「悟能叫做八戒」「法名悟净，臣又呼他为沙和尚」), and one
+   surname with two words for one role (「沙僧」「沙和尚」). A name the book introduces twice
+   (「乳名叫做红孩儿」) is proposed even when its characters read as a verb (「悟能」).
 4. **Evidence**: every proposal carries its mention count, its first and last occurrence (chapter
    and code point offset) and sample sentences with their offsets, so a draft card can cite them.
 
@@ -50,7 +54,9 @@ from muse.knowledge.discovery_lexicon import (
     PRONOUN_PREV,
     PROPER_TAGS,
     ROLE_NOUNS,
+    ROLE_SYNONYMS,
     SPEAKER_NEXT,
+    SURNAMES,
     TECH_SUFFIX,
     TITLES,
     has_surname,
@@ -62,6 +68,31 @@ _COURTESY = re.compile(
     r"姓([\u4e00-\u9fff]{1,2})[，,]?(?:双)?名([\u4e00-\u9fff]{1,2})[，,]?(?:表)?字([\u4e00-\u9fff]{2})"
 )
 _INTRO = re.compile("(?:" + "|".join(INTRO_MARKERS) + r")([\u4e00-\u9fff]{2,3})")
+_CUE_ADVERBS = frozenset("又也便就却乃今原")
+# 「A叫做B」: A is the subject, B the name
+_NAMED_AS = re.compile("叫做|唤做|唤为|呼为|称为|称做|又名|又号|改名叫做|改名")
+# a sentence with a naming word; its clauses; a clause that continues the chain
+_NAMING_SENTENCE = re.compile(r"[^。！？!?\n]*(?:名|号|字|叫做|唤做|呼|唤)[^。！？!?\n]*")
+_CLAUSE = re.compile(r"[，,；;：:“”]")
+_CHAIN_OPEN = re.compile(
+    r"(?:又|也|还|亦|另)?(?:乳名|小名|法名|表字|道号|绰号|外号|诨名|别号|别名|又名|名唤|名叫|"
+    r"号叫做|号为|号称|人称|唤做|叫做|号|字|名)"
+)
+_NAMING_VERB = re.compile(r"叫做|唤做|叫作|唤作|唤为|称为|为")
+_CALLS_HIM = re.compile(r"(?:呼|唤|叫|称)(?:他|她)(?:为|做|作)")
+_ANY_CUE = re.compile(r"乳名|小名|法名|道号|绰号|外号|别名|名唤|名叫|叫做|唤做|唤为|人称")
+_SURNAME_CLAUSE = re.compile(r"^[^，,]{0,4}姓[\u4e00-\u9fff]$")
+# an introduced name with a clean right edge: punctuation or a closing particle after it
+_BOUNDED_INTRO = re.compile(
+    "(?:"
+    + "|".join(INTRO_MARKERS)
+    + r")(?![做为作])([\u4e00-\u9fff]{2,4}?)(?=[也了哩]?[^\u4e00-\u9fff]|$)"
+)
+_SURNAME = re.compile(r"姓([\u4e00-\u9fff])[，,]")
+# 「姓沙，法名悟净」「姓孙，名悟空」: the full name is the surname and the given name
+_SURNAME_GIVEN = re.compile(
+    r"姓([\u4e00-\u9fff])[，,]?(?:法名|名唤|名叫|名)(?:叫做|唤做)?([\u4e00-\u9fff]{2})(?=[^\u4e00-\u9fff字])"
+)
 _SENTENCE_END = "。！？!?\n"
 SAMPLES = 3
 PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
@@ -159,7 +190,11 @@ def _bad_shape(word: str) -> bool:
     return bool(BAD_INSIDE.intersection(word[1:-1])) or set(word) <= DIRECTIONS
 
 
-def _rejected_form(word: str, known: bool, tag: str, parts: list[tuple[str, str]]) -> bool:
+def _rejected_form(
+    word: str, known: bool, tag: str, parts: list[tuple[str, str]], *, stated: bool = False
+) -> bool:
+    """``stated``: the book introduces ``word`` as a name (``_Intros.strong``), so a verb for a
+    first character (「悟能」「悟净」) does not make it a phrase."""
     if _bad_shape(word):
         return True
     if known:
@@ -169,7 +204,7 @@ def _rejected_form(word: str, known: bool, tag: str, parts: list[tuple[str, str]
     if any(len(w) >= 2 and t not in NOUN_TAGS for w, t in parts):
         return True
     first, first_tag = parts[0]
-    if len(first) == 1 and not has_surname(word):
+    if len(first) == 1 and not has_surname(word) and not stated:
         if len(word) == 2 and first_tag in FUNCTION_TAGS - {"v", "vg"}:
             return True  # 「多官」「座山」
         if len(parts) == 2 and first_tag in FUNCTION_TAGS:
@@ -179,9 +214,10 @@ def _rejected_form(word: str, known: bool, tag: str, parts: list[tuple[str, str]
     return two and not has_surname(word)
 
 
-def _classify(word: str, s: GramStats, intro: set[str]) -> _Candidate | None:
+def _classify(word: str, s: GramStats, intros: _Intros) -> _Candidate | None:
+    intro, stated = intros.names, intros.strong(word)
     known, tag, parts = _dictionary_tag(word)
-    if _rejected_form(word, known, tag, parts):
+    if _rejected_form(word, known, tag, parts, stated=stated):
         return None
     speaker = _ratio(s.right, SPEAKER_NEXT, s.count)
     modified = _ratio(s.left, MODIFIER_PREV, s.count)
@@ -198,10 +234,10 @@ def _classify(word: str, s: GramStats, intro: set[str]) -> _Candidate | None:
     elif modified <= 0.15 and _place_like(shape, known, tag, speaker, placed):
         kind = "location"
     elif (
-        modified <= 0.2
+        modified <= (0.35 if stated else 0.2)  # 「那红孩儿」: a stated name may take 那
         and after_pronoun <= 0.1
         and (s.left_edge >= (0.1 if has_surname(word) else 0.25) or word in intro)
-        and _person_like(word, known, tag, speaker, named, intro)
+        and (stated or _person_like(word, known, tag, speaker, named, intro))
     ):
         kind = "character"
     if kind is None:
@@ -275,20 +311,53 @@ def _cohesion_floor(word: str, count: int) -> float:
     return base * FREQUENT_COHESION if count >= FREQUENT else base
 
 
-def _introductions(texts: Sequence[str]) -> tuple[set[str], list[tuple[str, str]]]:
-    """Names introduced by a marker, and (full name, courtesy name) pairs from 「姓X名Y字Z」."""
-    introduced: set[str] = set()
-    courtesy: list[tuple[str, str]] = []
+@dataclass
+class _Intros:
+    """What the book's naming sentences say: names introduced by a marker, how often each is
+    introduced with a clean right edge (「法名悟能，」), (full name, courtesy name) pairs from
+    「姓X名Y字Z」 and (full name, given name) pairs from 「姓X，法名Y」."""
+
+    names: set[str] = field(default_factory=set)
+    bounded: dict[str, int] = field(default_factory=dict)
+    courtesy: list[tuple[str, str]] = field(default_factory=list)
+    given: list[tuple[str, str]] = field(default_factory=list)
+    surnames: set[str] = field(default_factory=set)  # X of 「姓X」 in this book
+    given_names: set[str] = field(default_factory=set)  # 「悟净」 of an introduced 「沙悟净」
+
+    def strong(self, word: str) -> bool:
+        """Introduced by a naming marker at least twice, each time ending cleanly, or the given
+        name of an introduced full name: a name the book states as a name, whatever the
+        dictionary makes of its characters (「悟能」「悟净」)."""
+        return self.bounded.get(word, 0) >= 2 or word in self.given_names
+
+
+def _introductions(texts: Sequence[str]) -> _Intros:
+    found = _Intros()
     for text in texts:
         for m in _COURTESY.finditer(text):
             full = m.group(1) + m.group(2)
-            courtesy.append((full, m.group(3)))
-            introduced.update((full, m.group(3)))
-        introduced.update(m.group(1) for m in _INTRO.finditer(text))
-    return introduced, courtesy
+            found.courtesy.append((full, m.group(3)))
+            found.names.update((full, m.group(3)))
+        found.names.update(m.group(1) for m in _INTRO.finditer(text))
+        for m in _BOUNDED_INTRO.finditer(text):
+            found.bounded[m.group(1)] = found.bounded.get(m.group(1), 0) + 1
+        for m in _SURNAME_GIVEN.finditer(text):
+            surname, given = m.group(1), m.group(2)
+            found.given.append((surname + given, given))
+            found.names.update((surname + given, given))
+    for text in texts:
+        found.surnames.update(m.group(1) for m in _SURNAME.finditer(text))
+    surnames = found.surnames | SURNAMES
+    found.given_names = {
+        n[1:] for n in found.names | set(found.bounded) if len(n) == 3 and n[0] in surnames
+    }
+    found.names.update(w for w in found.bounded if found.strong(w))
+    found.names.update(found.given_names)
+    return found
 
 
-def _candidates(table: NGramTable, intro: set[str], courtesy) -> dict[str, _Candidate]:
+def _candidates(table: NGramTable, intros: _Intros) -> dict[str, _Candidate]:
+    intro = intros.names
     grams = {
         w
         for w in table.frequent(_min_count(table))
@@ -300,7 +369,7 @@ def _candidates(table: NGramTable, intro: set[str], courtesy) -> dict[str, _Cand
     for word, s in stats.items():
         if word not in intro and not _boundary_ok(s):
             continue
-        found = _classify(word, s, intro)
+        found = _classify(word, s, intros)
         if found is not None:
             accepted[word] = found
     return _drop_fragments(accepted, table)
@@ -332,10 +401,19 @@ def _substrings(word: str) -> list[str]:
     return [word[i:j] for i in range(n) for j in range(i + 2, n + 1) if j - i < n]
 
 
-def _alias_edges(found: dict[str, _Candidate], courtesy) -> list[tuple[str, str, str]]:
+def _alias_edges(
+    found: dict[str, _Candidate], intros: _Intros, texts: Sequence[str]
+) -> list[tuple[str, str, str]]:
     """(name, alias, basis) suggestions among the accepted people."""
     people = {w for w, c in found.items() if c.type == "character"}
-    edges = [(full, alias, "courtesy") for full, alias in courtesy if {full, alias} <= people]
+    edges = [
+        (full, alias, "courtesy") for full, alias in intros.courtesy if {full, alias} <= people
+    ]
+    edges += [
+        (full, given, "given_name") for full, given in intros.given if {full, given} <= people
+    ]
+    edges += _naming_edges(texts, people)
+    edges += _synonym_edges(people)
     for long in people:
         for short in people:
             if short == long or not long.endswith(short):
@@ -349,7 +427,72 @@ def _alias_edges(found: dict[str, _Candidate], courtesy) -> list[tuple[str, str,
     return edges
 
 
-def _groups(found: dict[str, _Candidate], edges, table: NGramTable) -> list[list[str]]:
+def _synonym_edges(people: set[str]) -> list[tuple[str, str, str]]:
+    """One surname with two words for the same role: 「沙僧」 and 「沙和尚」, 「唐僧」 and 「唐长老」."""
+    edges: list[tuple[str, str, str]] = []
+    for words in ROLE_SYNONYMS:
+        for surname in {w[0] for w in people}:
+            named = [surname + r for r in words if surname + r in people]
+            edges += [(named[0], other, "title") for other in named[1:]]
+    return edges
+
+
+def _name_at(text: str, start: int, people: set[str]) -> str | None:
+    """The longest accepted person name that begins at ``start``, after a naming verb that
+    follows the naming word (「乳名叫做红孩儿」)."""
+    verb = _NAMING_VERB.match(text, start)
+    start = verb.end() if verb else start
+    for n in range(MAX_LEN, 1, -1):
+        if text[start : start + n] in people:
+            return text[start : start + n]
+    return None
+
+
+def _name_before(text: str, end: int, people: set[str]) -> str | None:
+    """The longest accepted person name that ends at ``end``, or one adverb before it
+    (「悟能又叫做…」)."""
+    for stop in (end, end - 1) if end and text[end - 1] in _CUE_ADVERBS else (end,):
+        for n in range(MAX_LEN, 1, -1):
+            if stop - n >= 0 and text[stop - n : stop] in people:
+                return text[stop - n : stop]
+    return None
+
+
+def _naming_edges(texts: Sequence[str], people: set[str]) -> list[tuple[str, str, str]]:
+    """Aliases the book states in its naming sentences:
+
+    * 「A叫做B」「A唤做B」「A又名B」: the person named A is called B (both accepted names);
+    * a chain of naming clauses about one subject in one sentence — 「乳名叫做红孩儿，号叫做圣婴
+      大王」「法名悟能，臣又呼他为猪八戒」: a clause continues the chain when it opens with a naming
+      word (号/字/法名/又名…) or calls the subject 「他」 (「呼他为」「唤他做」); a clause with
+      another subject (「你叫做悟能」) breaks it, so two people are never joined.
+    """
+    edges: list[tuple[str, str, str]] = []
+    for text in texts:
+        for m in _NAMED_AS.finditer(text):
+            a, b = _name_before(text, m.start(), people), _name_at(text, m.end(), people)
+            if a and b and a != b and not (a in b or b in a):
+                edges.append((a, b, "named"))
+        for sentence in _NAMING_SENTENCE.findall(text):
+            chain: list[str] = []
+            for clause in _CLAUSE.split(sentence):
+                more = _CHAIN_OPEN.match(clause) or _CALLS_HIM.search(clause)
+                name = _name_at(clause, more.end(), people) if chain and more else None
+                if name:
+                    edges += [(o, name, "named") for o in chain if not (o in name or name in o)]
+                    chain.append(name)
+                    continue
+                if chain and _SURNAME_CLAUSE.match(clause):
+                    continue
+                start = _ANY_CUE.search(clause) or _CHAIN_OPEN.match(clause)
+                name = _name_at(clause, start.end(), people) if start else None
+                chain = [name] if name else []
+    return edges
+
+
+def _groups(
+    found: dict[str, _Candidate], edges: list[tuple[str, str, str]], table: NGramTable
+) -> list[list[str]]:
     parent = {w: w for w in found}
 
     def root(w: str) -> str:
@@ -363,7 +506,19 @@ def _groups(found: dict[str, _Candidate], edges, table: NGramTable) -> list[list
     groups: dict[str, list[str]] = {}
     for w in found:
         groups.setdefault(root(w), []).append(w)
-    return [sorted(g, key=lambda w: (-_formality(w), -table.count(w), w)) for g in groups.values()]
+    return [_card_order(g, table) for g in groups.values()]
+
+
+def _card_order(group: list[str], table: NGramTable) -> list[str]:
+    """The group's names, the card name first: the most formal of the names the book really
+    uses (a hundredth of the most used one's mentions or more), so a disguise used three times
+    (「沙四官」) never names the card of 「沙僧」."""
+    floor = max(table.count(w) for w in group) / 100
+
+    def rank(w: str) -> tuple[int, int, str]:
+        return (-_formality(w) if table.count(w) >= floor else 0, -table.count(w), w)
+
+    return sorted(group, key=rank)
 
 
 def _formality(word: str) -> int:
@@ -424,7 +579,13 @@ def _mentions(group: list[str], table: NGramTable) -> int:
     return max(total, max(table.count(w) for w in group))
 
 
-def _entity(group: list[str], found, edges, table, locate: _Locator) -> DiscoveredEntity | None:
+def _entity(
+    group: list[str],
+    found: dict[str, _Candidate],
+    edges: list[tuple[str, str, str]],
+    table: NGramTable,
+    locate: _Locator,
+) -> DiscoveredEntity | None:
     name = group[0]
     firsts = [o for o in (locate.first(w) for w in group) if o is not None]
     lasts = [o for o in (locate.last(w) for w in group) if o is not None]
@@ -455,9 +616,9 @@ def discover(chapters: Sequence[tuple[int, str]]) -> list[DiscoveredEntity]:
     ordered = sorted(chapters)
     texts = [t for _, t in ordered]
     table = NGramTable(texts)
-    intro, courtesy = _introductions(texts)
-    found = _candidates(table, intro, courtesy)
-    edges = _alias_edges(found, courtesy)
+    intros = _introductions(texts)
+    found = _candidates(table, intros)
+    edges = _alias_edges(found, intros, texts)
     locate = _Locator(ordered)
     entities = [
         e

@@ -51,6 +51,9 @@ ROLE_NOUNS = frozenset(
     )
 )
 
+# words for one role: a surname with either names the same person (「沙僧」「沙和尚」)
+ROLE_SYNONYMS = (("僧", "和尚", "长老", "法师", "师父"), ("道士", "道人", "道长"))
+
 # a character after a speaker: 「X道」「X笑道」「X曰」
 SPEAKER_NEXT = frozenset("道曰说笑问答叫喝骂哭叹")
 # characters around a person more than around other words: 「令关兴」「唤X」「被X」「X引兵」「X大怒」
@@ -94,6 +97,7 @@ TECH_SUFFIX = (
 # a single-character (or two) start or end no name has: pronouns, particles, numbers, verbs
 BAD_START = frozenset(
     "的了着是在不也都就又把被这那其之我你他她它们此何谁某每几也乃即便却等与和向对众群诸满一莫休饶蒙万连"
+    "甚怎啥"
 )
 # characters no name holds in its middle (「捻着诀」)
 BAD_INSIDE = frozenset("着了的之")
@@ -102,7 +106,20 @@ DIRECTIONS = frozenset("东南西北中上下左右前后内外")
 BAD_END = frozenset("的了着是在不也都就又把被们道曰说笑问呢吗吧啊么之与和及等")
 
 # names are introduced: 「姓刘，名备，字玄德」「名叫林动」「唤做悟空」「法名三藏」
-INTRO_MARKERS = ("名叫", "叫做", "唤做", "名唤", "法名", "道号", "名为", "人称", "号称", "绰号")
+INTRO_MARKERS = (
+    "名叫",
+    "叫做",
+    "叫作",
+    "唤做",
+    "唤作",
+    "名唤",
+    "法名",
+    "道号",
+    "名为",
+    "人称",
+    "号称",
+    "绰号",
+)
 
 # rjieba's part-of-speech tags that name something (person, place, organisation, other proper)
 PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, Row, func, select
 
 from muse.core.clock import iso, utc_now
 from muse.core.errors import InvalidInput, NotFound
@@ -163,8 +163,15 @@ def confirm_draft(
     *,
     decided_by: str = "author",
     note: str | None = None,
+    among: list[Card] | None = None,
 ) -> DraftOutcome:
-    """The author confirms a draft: a new card becomes confirmed, an update merges into its card."""
+    """The author confirms a draft: a new card becomes confirmed, an update merges into its card.
+
+    ``among``: the work's confirmed cards, for a caller that confirms many drafts in one
+    transaction (an import): the target is looked up in it instead of reloading every confirmed
+    card per draft (which made a bulk confirmation quadratic), and it is kept current here — a
+    card this confirms is appended, a card it rewrites replaced. None reads the confirmed cards.
+    """
     row = _draft_row(conn, draft_id)
     shadow = get_card(conn, row.card_id)
     history = draft_conflicts(conn, draft_id)
@@ -174,10 +181,13 @@ def confirm_draft(
             f"草稿「{shadow.name}」还有 {len(still_open)} 个未处理的冲突。",
             hint="用 muse conflicts 查看，muse conflicts resolve ID --keep|--replace|--merge 处理。",
         )
-    target = _current_target(conn, row, shadow)
+    target = _current_target(conn, row, shadow, among)
     if target is None:
         set_status(conn, shadow, CardStatus.confirmed)
         _decide(conn, row, "confirmed", decided_by, note)
+        if among is not None:
+            update = {"status": CardStatus.confirmed, "revision": shadow.revision + 1}
+            among.append(shadow.model_copy(update=update))
         return DraftOutcome(
             status="confirmed", draft_id=draft_id, card_id=shadow.id, name=shadow.name
         )
@@ -199,7 +209,9 @@ def confirm_draft(
             conflicts=ids,
         )
     if merged != spec_of(target):
-        rewrite_card(conn, target, merged)
+        rewritten = rewrite_card(conn, target, merged)
+        if among is not None:
+            among[:] = [rewritten if c.id == target.id else c for c in among]
     set_status(conn, shadow, CardStatus.merged)
     _decide(conn, row, "confirmed", decided_by, note)
     return DraftOutcome(
@@ -211,12 +223,14 @@ def confirm_draft(
     )
 
 
-def _current_target(conn: Connection, row, shadow: Card) -> Card | None:
+def _current_target(
+    conn: Connection, row: Row[Any], shadow: Card, among: list[Card] | None
+) -> Card | None:
     if row.target_card_id is not None:
         target = get_card(conn, row.target_card_id)
         if target.status is CardStatus.confirmed:
             return target
-    return find_target(conn, row.work_id, spec_of(shadow))
+    return find_target(conn, row.work_id, spec_of(shadow), among=among)
 
 
 def reject_draft(

@@ -19,15 +19,15 @@ extraction adds nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, select
 
-from muse.core.errors import MuseError
+from muse.core.errors import ContractViolation, MuseError
 from muse.knowledge.card_types import CardType, card_type
 from muse.knowledge.cards import require_valid, spec_of, spec_sha256
-from muse.knowledge.contracts import Alias, CardField, CardSpec, Cycle, Milestone
+from muse.knowledge.contracts import Alias, CardField, CardSpec, Cycle, Milestone, SourceRef
 from muse.knowledge.drafts import find_target, submit_draft
 from muse.knowledge.extraction_contracts import ExtractedCard, ExtractionItem
 from muse.knowledge.merging import compare_cards
@@ -35,6 +35,20 @@ from muse.knowledge.source_refs import ChapterTexts, locate_quote
 from muse.knowledge.tables import card_drafts
 
 UNSTATED = "本章正文未写明（章后抽取）"
+
+
+def locate_in(texts: ChapterTexts, chapters: Sequence[int], quote: str) -> SourceRef:
+    """A reference to the first verbatim occurrence of ``quote`` in the first of ``chapters``
+    that holds it (a batch of several chapters); refused when none does."""
+    for chapter in chapters:
+        try:
+            return locate_quote(texts, chapter, quote)
+        except MuseError:
+            continue
+    if len(chapters) == 1:
+        return locate_quote(texts, chapters[0], quote)
+    where = f"第 {min(chapters)}–{max(chapters)} 章" if chapters else "本批各章"
+    raise ContractViolation(f"引文「{quote[:30]}」不在{where}的原文中（须逐字一致）。")
 
 
 def _refused(kind: str, name: str, detail: str, reason: str, quote: str | None) -> ExtractionItem:
@@ -49,7 +63,11 @@ def _refused(kind: str, name: str, detail: str, reason: str, quote: str | None) 
 
 
 def _fields(
-    kind: CardType, chapter: int, proposal: ExtractedCard, texts: ChapterTexts, out: list
+    kind: CardType,
+    chapters: Sequence[int],
+    proposal: ExtractedCard,
+    texts: ChapterTexts,
+    out: list[ExtractionItem],
 ) -> dict[str, CardField]:
     fields: dict[str, CardField] = {}
     for item in proposal.fields:
@@ -61,30 +79,34 @@ def _fields(
         if definition.key in fields or not item.value.strip():
             continue
         try:
-            ref = locate_quote(texts, chapter, item.evidenceQuote)
+            ref = locate_in(texts, chapters, item.evidenceQuote)
         except MuseError as err:
             out.append(
                 _refused("field", proposal.name, definition.key, err.message, item.evidenceQuote)
             )
             continue
         value: str | list[str] = [item.value] if definition.list else item.value
-        fields[definition.key] = CardField(value=value, since_chapter=chapter, refs=[ref])
+        fields[definition.key] = CardField(value=value, since_chapter=ref.chapter, refs=[ref])
     for definition in kind.fields:
         if definition.required and definition.key not in fields:
             fields[definition.key] = CardField(doubt=UNSTATED)
     return fields
 
 
-def _aliases(chapter: int, proposal: ExtractedCard, text: str, out: list) -> list[Alias]:
+def _aliases(
+    chapters: Sequence[int], proposal: ExtractedCard, texts: ChapterTexts, out: list[ExtractionItem]
+) -> list[Alias]:
     aliases = []
     for name in dict.fromkeys(a.strip() for a in proposal.aliases):
         if not name or name == proposal.name:
             continue
-        if name not in text:
-            reason = f"别名「{name}」不在第 {chapter} 章的原文中。"
+        found = [n for n in chapters if name in texts.get(n).text]
+        if not found:
+            where = f"第 {chapters[0]} 章" if len(chapters) == 1 else "本批各章"
+            reason = f"别名「{name}」不在{where}的原文中。"
             out.append(_refused("alias", proposal.name, name, reason, None))
             continue
-        aliases.append(Alias(name=name, since_chapter=chapter))
+        aliases.append(Alias(name=name, since_chapter=found[0]))
     return aliases
 
 
@@ -95,11 +117,16 @@ def build_spec(
     proposal: ExtractedCard,
     texts: ChapterTexts,
     out: list[ExtractionItem],
+    *,
+    batch: Sequence[int] | None = None,
 ) -> CardSpec | None:
-    """The anchored spec of ``proposal``; None (and a refusal in ``out``) when it has no anchor."""
+    """The anchored spec of ``proposal``; None (and a refusal in ``out``) when it has no anchor.
+    With ``batch`` (the chapters of a 拆书 batch) every quote is looked for in those chapters and
+    each part is dated to the chapter its quote is in; ``chapter`` is then ignored."""
+    chapters = list(batch) if batch else [chapter]
     try:
         kind = card_type(proposal.type)
-        anchor = locate_quote(texts, chapter, proposal.evidenceQuote)
+        anchor = locate_in(texts, chapters, proposal.evidenceQuote)
     except MuseError as err:
         out.append(
             _refused("card", proposal.name, proposal.type, err.message, proposal.evidenceQuote)
@@ -108,13 +135,17 @@ def build_spec(
     spec = CardSpec(
         type=kind.key,
         name=proposal.name.strip(),
-        aliases=_aliases(chapter, proposal, texts.get(chapter).text, out),
-        fields=_fields(kind, chapter, proposal, texts, out),
+        aliases=_aliases(chapters, proposal, texts, out),
+        fields=_fields(kind, chapters, proposal, texts, out),
         refs=[anchor],
     )
     if find_target(conn, work_id, spec) is None:
         debut = Milestone(
-            chapter=chapter, step="登场", cycle=Cycle.debut, description="章后抽取", refs=[anchor]
+            chapter=anchor.chapter,
+            step="登场",
+            cycle=Cycle.debut,
+            description="章后抽取",
+            refs=[anchor],
         )
         spec = spec.model_copy(update={"milestones": [debut]})
     return spec

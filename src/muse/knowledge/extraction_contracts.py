@@ -104,6 +104,8 @@ ItemStatus = Literal[
     "unchanged",  # it adds nothing to the confirmed card
     "mention",  # it only says the card appears in this chapter: not a draft
     "proposed",  # a fact delta stored, waiting for the author's approval
+    "merged",  # merged into the entity's pending draft (拆书: one draft per entity across batches)
+    "conflict",  # it contradicts the entity's pending draft: its own draft, the points queued
     "rejected",  # refused: the reason says why (forged quote, unknown type, invalid card …)
 ]
 
@@ -111,7 +113,7 @@ ItemStatus = Literal[
 class ExtractionItem(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    kind: Literal["card", "field", "alias", "fact"]
+    kind: Literal["card", "field", "alias", "fact", "milestone"]
     name: str = Field(description="card name, or the fact's subject")
     detail: str = Field(default="", description="field key, alias, or the fact type")
     status: ItemStatus

@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from muse.agents import builtin_generator
-from muse.knowledge import INPUT_SCHEMA, ChapterExtraction, discover
+from muse.knowledge import BATCH_INPUT_SCHEMA, INPUT_SCHEMA, ChapterExtraction, discover
 
 OFFLINE_FINDING = "【离线模式】本抽取由离线提供方按固定句式确定性生成，不代表模型抽取能力。"
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?")
@@ -149,13 +149,19 @@ def _card(name: str, quote: str, fields: list[tuple[str, str, str]]) -> dict[str
 @builtin_generator("extractor", "extract")
 def extract_chapter(task_input: dict[str, Any], model: type[BaseModel]) -> dict[str, Any] | None:
     """ChapterExtraction (as a dict) for a post-chapter extraction input; declines anything else."""
-    if model is not ChapterExtraction or task_input.get("schemaVersion") != INPUT_SCHEMA:
+    if model is not ChapterExtraction:
         return None
-    text = task_input["text"]
+    if task_input.get("schemaVersion") == BATCH_INPUT_SCHEMA:  # 拆书: several chapters at once
+        texts = [c["text"] for c in task_input.get("chapters") or []]
+    elif task_input.get("schemaVersion") == INPUT_SCHEMA:
+        texts = [task_input["text"]]
+    else:
+        return None
     known = task_input.get("knownCards") or []
     canonical = {n: c["name"] for c in known for n in [c["name"], *c["aliases"]]}
-    return {
-        "cards": _cards(text, known),
-        "facts": _facts(text, canonical),
-        "designFindings": [OFFLINE_FINDING],
-    }
+    cards: list[dict[str, Any]] = []
+    facts: list[dict[str, Any]] = []
+    for text in texts:
+        cards += [c for c in _cards(text, known) if c["name"] not in {k["name"] for k in cards}]
+        facts += _facts(text, canonical)
+    return {"cards": cards, "facts": facts, "designFindings": [OFFLINE_FINDING]}

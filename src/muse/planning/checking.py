@@ -9,6 +9,7 @@ between a draft and its confirmation.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -16,6 +17,7 @@ from muse.planning.findings import Finding, error, warning
 from muse.planning.foreshadowing import ThreadStatus, foreshadowing_ledger
 from muse.planning.gates import review
 from muse.planning.plan_view import PlanView, load_plan_view
+from muse.planning.reviews import review_findings
 from muse.planning.sections import Section, list_sections
 from muse.planning.stages import STAGES
 
@@ -24,7 +26,7 @@ from muse.planning.stages import STAGES
 class CheckReport:
     work_id: int
     mode: str
-    checked: list[dict]  # section briefs that were checked
+    checked: list[dict[str, Any]]  # section briefs that were checked
     findings: list[Finding]
     ledger: list[ThreadStatus]
 
@@ -32,7 +34,7 @@ class CheckReport:
     def blocking(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "error"]
 
-    def wire(self) -> dict:
+    def wire(self) -> dict[str, Any]:
         return {
             "workId": self.work_id,
             "mode": self.mode,
@@ -45,7 +47,7 @@ class CheckReport:
 
 def _latest_per_key(sections: list[Section]) -> list[Section]:
     """The confirmed section and the newest shadow of each (stage, chapter)."""
-    chosen: dict[tuple, Section] = {}
+    chosen: dict[tuple[int | None, int | None, str], Section] = {}
     for s in sections:
         key = (s.stage, s.target_chapter, s.state)
         if s.state == "confirmed" or key not in chosen or s.created_at >= chosen[key].created_at:
@@ -66,28 +68,6 @@ def _ledger_findings(view: PlanView, ledger: list[ThreadStatus]) -> list[Finding
     ]
 
 
-def review_findings(view: PlanView) -> list[Finding]:
-    """A confirmed stage whose upstream was superseded since its confirmation: marked for review
-    (a warning, not a dead end: the author re-confirms it as it is, or drafts a new version)."""
-    current = {s: c.section.id for s, c in view.confirmed.items()}
-    found = []
-    confirmed = [*view.confirmed.values(), *view.fine_outlines.values()]
-    for c in confirmed:
-        for basis in c.section.basis or []:
-            stage, old = basis.get("stage"), basis.get("id")
-            if stage in current and current[stage] != old:
-                found.append(
-                    warning(
-                        "upstream_superseded",
-                        f"{STAGES[stage].label}已由 {current[stage]} 取代（确认时依据的是 {old}），"
-                        f"{c.section.id} 需要复核",
-                        stage=c.section.stage,
-                        section_id=c.section.id,
-                    )
-                )
-    return found
-
-
 def progress_of(view: PlanView) -> int:
     """How far the book has got: its latest chapter or its furthest confirmed fine outline."""
     return max([view.latest_chapter, *view.fine_outlines])
@@ -106,5 +86,5 @@ def check_plan(conn: Connection, work_id: int, *, stage: int | None = None) -> C
     )
     if stage in (None, 1, 4):
         findings += _ledger_findings(view, ledger)
-    findings += [f for f in review_findings(view) if stage is None or f.stage == stage]
+    findings += [f for f in review_findings(conn, work_id) if stage is None or f.stage == stage]
     return CheckReport(work_id, view.mode, checked, findings, ledger)

@@ -3,7 +3,8 @@
 Shadow → confirmed is the only way to confirm, and only a shadow can be confirmed. Before it,
 the stage order and the section's checks run against the plan as confirmed *now*; any error
 refuses the confirmation with every reason named (:class:`GateBlocked`). The confirmation stores
-the upstream it was checked against (``basis``). Confirming an assembly (stage 3) binds its
+the upstream it was checked against (``basis``); the sections confirmed against a version it
+supersedes are marked 需复核 and its own superseded version's marks are cleared (reviews.py). Confirming an assembly (stage 3) binds its
 patterns and style in the same transaction.
 """
 
@@ -16,6 +17,7 @@ from muse.patterns import Binding, bind_assembly, find_pattern
 from muse.planning.findings import Finding, GateBlocked, errors
 from muse.planning.gates import review
 from muse.planning.plan_view import load_plan_view
+from muse.planning.reviews import confirmed_twins, record_supersession
 from muse.planning.sections import (
     Section,
     get_section,
@@ -46,8 +48,10 @@ def confirm_section(conn: Connection, section_id: str) -> list[Finding]:
         raise StaleTransition(
             f"只有 shadow 状态的规划可以确认，{section_id} 当前是 {section.state}。"
         )
+    superseded = confirmed_twins(conn, section)
     if section.stage is None:  # a section outside the five stages has no stage gates
         mark_confirmed(conn, section, [])
+        record_supersession(conn, section, superseded)
         return []
     view = load_plan_view(conn, section.work_id)
     stage = STAGES[section.stage]
@@ -61,6 +65,7 @@ def confirm_section(conn: Connection, section_id: str) -> list[Finding]:
             hint="修改后重新保存（muse plan edit / import），或用 muse plan check 查看。",
         )
     mark_confirmed(conn, section, view.basis(stage.number))
+    record_supersession(conn, section, superseded)  # 需复核 for what stood on the old version
     record_check(conn, section_id, findings)
     if isinstance(model, Assembly):
         _bind(conn, section, model)

@@ -7,9 +7,17 @@ or reordered. New canonical facts declared here are ``declared_new`` evidence (s
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 FINE_OUTLINE_VERSION = "fine-outline-v1"
 
@@ -40,6 +48,15 @@ class RequiredEntity(Strict):
     # The outline introduces this person in this chapter (本章首次登场): the name and every alias
     # of its card are no future leak, and no earlier evidence is required for it.
     debut: bool = False
+
+    @model_serializer(mode="wrap")
+    def _debut_only_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``debut`` is written only when set: an outline saved before the field existed dumps
+        (and hashes) exactly as it did."""
+        data: dict[str, Any] = handler(self)
+        if not self.debut:
+            data.pop("debut", None)
+        return data
 
 
 class HardConstraints(Strict):

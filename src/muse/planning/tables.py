@@ -4,7 +4,9 @@
 confirmation moves a row from ``shadow`` to ``confirmed``; the confirmed row it replaces becomes
 ``superseded``; a shadow the author drops becomes ``discarded``. ``plan_batches`` and
 ``plan_batch_items`` record the progress of long planner runs (a volume's fine outlines), so a
-run that failed at item 37 resumes at item 37.
+run that failed at item 37 resumes at item 37. ``plan_reviews`` stores each 需复核 mark: a
+confirmed section whose upstream stage was superseded after its confirmation, open until a new
+version of the marked stage is confirmed.
 """
 
 from sqlalchemy import (
@@ -173,3 +175,49 @@ plan_batch_items = Table(
     UniqueConstraint("batch_id", "position"),
     CheckConstraint("state IN ('pending','done','failed')", name="state"),
 )
+
+plan_reviews = Table(
+    "plan_reviews",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("work_id", Integer, ForeignKey("works.id"), nullable=False),
+    Column(
+        "section_id",
+        String(40),
+        ForeignKey("plan_sections.id"),
+        nullable=False,
+        comment="the confirmed lower section marked 需复核",
+    ),
+    Column("stage", SmallInteger, nullable=False, comment="the marked section's stage"),
+    Column("upstream_stage", SmallInteger, nullable=False, comment="the stage that was superseded"),
+    Column(
+        "basis_id",
+        String(40),
+        nullable=False,
+        comment="the upstream section the marked one was confirmed against",
+    ),
+    Column(
+        "superseded_by",
+        String(40),
+        ForeignKey("plan_sections.id"),
+        nullable=False,
+        comment="the upstream section confirmed in its place",
+    ),
+    Column("reason", Text, nullable=False, comment="what the author is told (Chinese)"),
+    Column("state", String(12), nullable=False, comment="open | cleared"),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column(
+        "cleared_at",
+        UtcDateTime,
+        nullable=True,
+        comment="when a new version of the marked stage was confirmed; NULL while open",
+    ),
+    Column(
+        "cleared_by",
+        String(40),
+        nullable=True,
+        comment="the section whose confirmation cleared it; NULL while open",
+    ),
+    CheckConstraint("state IN ('open','cleared')", name="state"),
+)
+Index("ix_plan_reviews_work", plan_reviews.c.work_id, plan_reviews.c.state)

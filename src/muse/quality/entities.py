@@ -40,6 +40,9 @@ block.
 
 from __future__ import annotations
 
+import threading
+from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -52,7 +55,7 @@ from muse.core.text import is_han
 from muse.knowledge import TermAppearance, card_type, term_appearances
 from muse.quality.leak import dating_owners
 from muse.quality.surnames import COMPOUND, surname_of
-from muse.works import iter_chapter_texts
+from muse.works import iter_chapter_texts, list_chapters
 
 if TYPE_CHECKING:
     import rjieba
@@ -69,9 +72,66 @@ PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
 # what follows a name in a sentence, never the end of a given name: 「慕容秋说罢」
 AFTER_NAME = frozenset(
     "说道曰云笑问答叫喊见来去了着过也又便就却都皆亦乃遂到至为者率领令闻听谓与同及其所以而于在自"
-    "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有"
+    "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有谏"
 )
 MAX_CHARS = 6
+# a surname with these after it addresses a person by title or kinship (司马太尉、刘郎、卞氏、
+# 宣王), or counts people (朱二人): no given name, so no new name
+TITLES = frozenset(
+    [
+        "太尉",
+        "丞相",
+        "将军",
+        "司徒",
+        "司空",
+        "太守",
+        "刺史",
+        "都督",
+        "先生",
+        "夫人",
+        "公子",
+        "小姐",
+        "老爷",
+        "大人",
+        "娘子",
+        "姑娘",
+        "太后",
+        "皇后",
+        "主公",
+        "元帅",
+        "校尉",
+        "军师",
+        "侍郎",
+        "尚书",
+        "大夫",
+        "使君",
+        "长老",
+        "道长",
+        "师父",
+        "师兄",
+        "师姐",
+        "师妹",
+        "师弟",
+        "掌门",
+        "宗主",
+        "总裁",
+        "老板",
+        "经理",
+        "医生",
+        "老师",
+        "同学",
+        "警官",
+        "队长",
+        "阿姨",
+        "叔叔",
+        "大哥",
+        "大姐",
+        "老头",
+        "老太",
+    ]
+)
+ADDRESS = frozenset("郎公氏婆翁叟伯叔兄弟妹姐娘嫂王帝侯妃爷")
+NUMERALS = frozenset("一二三四五六七八九十两百千万几众诸")  # 二人、两位: not 一凡、三丰
 
 
 @dataclass(frozen=True)
@@ -98,32 +158,88 @@ class EntityLexicon:
     as_of: int
     terms: Mapping[str, KnownEntity]
     book_text: str = ""
+    book_end: int | None = None  # the book so far is ``book_text[:book_end]`` (None: all of it)
 
     def in_book(self, term: str) -> bool:
-        return term in self.book_text
+        """Whether the canonical text up to the freeze point holds ``term`` anywhere."""
+        end = len(self.book_text) if self.book_end is None else self.book_end
+        return self.book_text.find(term, 0, end) >= 0
 
 
 def build_entity_lexicon(conn: Connection, work_id: int, as_of: int) -> EntityLexicon:
-    """The known-entity lexicon of ``work_id`` at ``as_of`` (three queries)."""
-    return entity_lexicon_from(
-        term_appearances(conn, work_id), work_id, as_of, book_text_as_of(conn, work_id, as_of)
-    )
+    """The known-entity lexicon of ``work_id`` at ``as_of``."""
+    text, end = book_text_as_of(conn, work_id, as_of)
+    return entity_lexicon_from(term_appearances(conn, work_id), work_id, as_of, text, end)
 
 
-def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> str:
-    """The canonical chapters up to ``as_of``, joined (the book's own vocabulary so far)."""
-    return "\n".join(c.text for c in iter_chapter_texts(conn, work_id, upto=as_of))
+@dataclass(frozen=True)
+class _Book:
+    """A work's canonical chapters joined once: (number, content hash) of each, and where each
+    one ends in ``text``."""
+
+    chapters: tuple[tuple[int, str], ...]
+    text: str
+    ends: tuple[int, ...]
+
+
+_BOOKS: OrderedDict[int, _Book] = OrderedDict()
+_BOOKS_LIMIT = 4
+_books_lock = threading.Lock()
+
+
+def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, int]:
+    """The book's own vocabulary so far: ``(text, end)``, the canonical chapters joined, of which
+    ``text[:end]`` are those up to ``as_of``.
+
+    The joined text is built once per work and process, and kept while the chapters' content
+    hashes stay the same (one light query per call, no text read); chapters accepted since are
+    appended, a changed earlier chapter rebuilds it. A hash names its text, so a kept book is
+    never stale, whatever database the same work id comes from.
+    """
+    chapters = tuple((c.number, c.content_sha256) for c in list_chapters(conn, work_id))
+    with _books_lock:
+        book = _BOOKS.get(work_id)
+    if book is None or book.chapters != chapters[: len(book.chapters)]:
+        book = _Book((), "", ())
+    if book.chapters != chapters:
+        book = _extended(conn, work_id, book, chapters)
+        with _books_lock:
+            _BOOKS[work_id] = book
+            _BOOKS.move_to_end(work_id)
+            while len(_BOOKS) > _BOOKS_LIMIT:
+                _BOOKS.popitem(last=False)
+    at = bisect_right([n for n, _ in book.chapters], as_of)
+    return book.text, book.ends[at - 1] if at else 0
+
+
+def _extended(
+    conn: Connection, work_id: int, book: _Book, chapters: tuple[tuple[int, str], ...]
+) -> _Book:
+    new = [n for n, _ in chapters[len(book.chapters) :]]
+    texts = [c.text for c in iter_chapter_texts(conn, work_id, numbers=new)]
+    parts, ends, end = [book.text], list(book.ends), len(book.text)
+    for text in texts:
+        parts.append(text + "\n")
+        end += len(text) + 1
+        ends.append(end)
+    return _Book(chapters, "".join(parts), tuple(ends))
 
 
 def entity_lexicon_from(
-    appearances: Iterable[TermAppearance], work_id: int, as_of: int, book_text: str = ""
+    appearances: Iterable[TermAppearance],
+    work_id: int,
+    as_of: int,
+    book_text: str = "",
+    book_end: int | None = None,
 ) -> EntityLexicon:
     terms = {
         term: KnownEntity(term, a.card_id, a.card_name, a.card_type)
         for term, a in dating_owners(appearances).items()
         if a.first_chapter is not None and a.first_chapter <= as_of
     }
-    return EntityLexicon(work_id=work_id, as_of=as_of, terms=terms, book_text=book_text)
+    return EntityLexicon(
+        work_id=work_id, as_of=as_of, terms=terms, book_text=book_text, book_end=book_end
+    )
 
 
 @dataclass(frozen=True)
@@ -238,11 +354,16 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
 
 
 def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
-    """A surname, then a given name that is no reduplicated adjective (明 + 湛湛)."""
+    """A surname, then a given name that is no reduplicated adjective (明 + 湛湛), no title or
+    form of address (司马 + 太尉, 刘 + 郎) and no count of people (朱 + 二人)."""
     surname = surname_of(word)
     if surname is None or len(word) > 4:
         return False
     given = word[len(surname) :]
+    if given in TITLES or given in ADDRESS or given[0] in NUMERALS and given[-1] in "人位个名":
+        return False
+    if any(c in PARTICLES for c in given):  # 蒋奇 + 之
+        return False
     return not (len(given) == 2 and given[0] == given[1] and jieba.has_word(given))
 
 

@@ -12,12 +12,16 @@ paragraph. Key terms are
 
 Outcomes, per hard event (the best of its claims):
 
-* ``verified``: at least half of the key terms are there;
+* ``verified``: at least half of the key terms are in the claimed span or its paragraph, and at
+  least one of the event's content words is in the claimed span itself (an event is what
+  happens, not only who is there: a sentence that keeps the people under any alias, or sits
+  beside the words of the event, while saying something else, is not verified);
 * ``contradicted``: fewer than 35 % (none, with one or two terms) — a blocking
   ``hard_event_unverified`` finding at the claim: the claimed text does not say what the event is;
-* ``unverifiable``: in between, or too few key terms to judge. Never silently passed: it is listed
-  for the semantic detector (``detector_marks``, shown in its input and stored in the report),
-  which stays the only judge of what this gate cannot decide.
+* ``unverifiable``: in between (enough key terms nearby, none of its content words in the claimed
+  span), or too few key terms to judge. Never silently passed: it is listed for the semantic
+  detector (``detector_marks``, shown in its input and stored in the report), which stays the
+  only judge of what this gate cannot decide.
 
 A required scene of the outline (``required_scenes``) has no claim: it is looked for in the whole
 body by the same key terms; absent (none of them) is a finding.
@@ -32,9 +36,11 @@ from muse.context import WriterContext, WriterOutput
 from muse.core.segmentation import shared_jieba
 from muse.core.text import is_han
 from muse.planning import FineOutline, OutlineItem
+from muse.quality.entities import EntityLexicon
 from muse.quality.findings import Finding
 
 VERIFIED, PARTIAL = 0.5, 0.35
+CLAIM_WORDS = 3  # content words of an event from which its claimed sentence must hold one
 REACH = 60  # code points of the paragraph either side of the claimed span that still count
 _CONTENT_TAGS = ("n", "v", "a", "s", "t", "i", "l")
 _EMPTY = frozenset(
@@ -84,31 +90,41 @@ class EventCheck:
     kind: str  # hard_event | required_scene
     status: str  # verified | contradicted | unverifiable
     terms: tuple[str, ...]  # the key terms (a group by its first name)
-    found: tuple[str, ...]
+    found: tuple[str, ...]  # in the claimed span or its paragraph
+    in_claim: tuple[str, ...] = ()  # content words (no names) in the claimed span itself
     start: int | None = None
     end: int | None = None
 
     def note(self) -> str:
-        return f"关键词 {len(self.found)}/{len(self.terms)} 处可见：{'、'.join(self.terms[:8])}"
+        note = f"关键词 {len(self.found)}/{len(self.terms)} 处可见：{'、'.join(self.terms[:8])}"
+        if self.found and not self.in_claim:
+            note += "；所声明的句子本身不含事件的内容词"
+        return note
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "constraintId": self.constraint_id,
             "kind": self.kind,
             "status": self.status,
             "terms": list(self.terms),
             "found": list(self.found),
+            "inClaim": list(self.in_claim),
         }
 
 
-def event_checks(context: WriterContext, output: WriterOutput) -> list[EventCheck]:
+def event_checks(
+    context: WriterContext, output: WriterOutput, known: EntityLexicon | None = None
+) -> list[EventCheck]:
+    """The hard events and required scenes of ``context`` checked in ``output``. ``known``: the
+    work's names as of the freeze (:class:`~muse.quality.entities.EntityLexicon`), so that a
+    person the context shows no card of is still a name (who is there), not a content word."""
     outline = FineOutline.model_validate(context.fine_outline).hard_constraints
-    groups = _entity_groups(context)
+    groups = _entity_groups(context, known)
     body = output.candidate_body
     checks = []
     for event in outline.hard_events:
         regions = [
-            _paragraph(body, c.start_code_point, c.end_code_point)
+            (c.start_code_point, c.end_code_point)
             for c in output.claim_ledger
             if c.claim_id.split(":", 1)[1] == event.id
         ]
@@ -137,7 +153,7 @@ def event_findings(checks: Iterable[EventCheck], body: str) -> list[Finding]:
     return findings
 
 
-def detector_marks(checks: Iterable[EventCheck]) -> list[dict]:
+def detector_marks(checks: Iterable[EventCheck]) -> list[dict[str, object]]:
     """What the mechanical gate could not decide, for the semantic detector to judge."""
     return [
         {**c.to_dict(), "note": f"机械门无法确认，须由语义检测判断：{c.note()}"}
@@ -151,38 +167,68 @@ def _best(
     kind: str,
     groups: list[frozenset[str]],
     body: str,
-    regions: list[tuple[int, int]],
+    claims: list[tuple[int, int]],
 ) -> EventCheck:
+    """The best-supported of the claimed spans ``claims`` (each with its paragraph)."""
     terms = _key_terms(item.text, groups)
+    words = [(label, names) for label, names, is_name in terms if not is_name]
     best: EventCheck | None = None
-    for start, end in regions:
-        text = body[start:end]
-        found = tuple(label for label, names in terms if any(n in text for n in names))
-        status = _status(len(found), len(terms))
-        check = EventCheck(item.id, kind, status, tuple(t for t, _ in terms), found, start, end)
-        if best is None or len(found) > len(best.found):
+    for claim_start, claim_end in claims:
+        start, end = _paragraph(body, claim_start, claim_end)
+        text, claimed = body[start:end], body[claim_start:claim_end]
+        found = tuple(label for label, names, _ in terms if any(n in text for n in names))
+        in_claim = tuple(label for label, names in words if any(n in claimed for n in names))
+        found_words = sum(1 for label, _ in words if label in found)
+        status = _status(
+            len(found),
+            len(terms),
+            content=len(words),
+            found_content=found_words,
+            in_claim=len(in_claim),
+        )
+        check = EventCheck(
+            item.id, kind, status, tuple(t for t, _, _ in terms), found, in_claim, start, end
+        )
+        if best is None or _rank(check) > _rank(best):
             best = check
     assert best is not None
     return best
 
 
-def _status(found: int, total: int) -> str:
+def _rank(check: EventCheck) -> tuple[int, int, int]:
+    order = {"contradicted": 0, "unverifiable": 1, "verified": 2}
+    return order[check.status], len(check.in_claim), len(check.found)
+
+
+def _status(
+    found: int, total: int, *, content: int = 0, found_content: int = 0, in_claim: int = 0
+) -> str:
+    """``found`` of ``total`` key terms near the claim; ``content`` of the terms are content
+    words (not names), ``found_content`` of them near the claim, ``in_claim`` in the claimed span
+    itself. Names prove who is there, not what happens: with two or more content words, too few
+    of them is a contradiction whatever the names; with three or more, a claimed sentence that
+    holds none of them does not say the event."""
     if total < 2:
         return "unverifiable"
-    if found >= VERIFIED * total:
-        return "verified"
+    if content >= CLAIM_WORDS and in_claim == 0:
+        return "contradicted"
+    if content >= 2 and found_content < PARTIAL * content:
+        return "contradicted"
     if found < PARTIAL * total or found == 0:
         return "contradicted"
+    if found >= VERIFIED * total and (content == 0 or in_claim > 0):
+        return "verified"
     return "unverifiable"
 
 
-def _key_terms(text: str, groups: list[frozenset[str]]) -> list[tuple[str, frozenset[str]]]:
-    terms: list[tuple[str, frozenset[str]]] = []
+def _key_terms(text: str, groups: list[frozenset[str]]) -> list[tuple[str, frozenset[str], bool]]:
+    """(label, the names that count, whether it is a name) of each key term of ``text``."""
+    terms: list[tuple[str, frozenset[str], bool]] = []
     named: set[str] = set()
     for names in groups:
         inside = sorted((n for n in names if n in text), key=len, reverse=True)
         if inside:
-            terms.append((inside[0], names))
+            terms.append((inside[0], names, True))
             named |= set(inside)
     for word, tag in shared_jieba().tag(text, hmm=False):
         if (
@@ -191,16 +237,27 @@ def _key_terms(text: str, groups: list[frozenset[str]]) -> list[tuple[str, froze
             and tag.startswith(_CONTENT_TAGS)
             and word not in _EMPTY
             and not any(word in n or n in word for n in named)
-            and word not in {t for t, _ in terms}
+            and word not in {t for t, _, _ in terms}
         ):
-            terms.append((word, frozenset({word})))
+            terms.append((word, frozenset({word}), False))
     return terms
 
 
-def _entity_groups(context: WriterContext) -> list[frozenset[str]]:
+def _entity_groups(
+    context: WriterContext, known: EntityLexicon | None = None
+) -> list[frozenset[str]]:
     groups = []
     for hit in context.manifest.card_hits:
         groups.append(frozenset({hit.name, *hit.state_as_of.get("aliases", [])}))
+    by_card: dict[str, set[str]] = {}
+    for term, card in (known.terms if known else {}).items():
+        by_card.setdefault(card.card_id, set()).add(term)
+    for names in by_card.values():  # one group per person: a card hit's group takes its names
+        at = next((i for i, g in enumerate(groups) if g & names), None)
+        if at is None:
+            groups.append(frozenset(names))
+        else:
+            groups[at] |= names
     outline = FineOutline.model_validate(context.fine_outline).hard_constraints
     for entity in outline.required_entities:
         if not any(entity.name in g for g in groups):

@@ -40,7 +40,7 @@ def check(
     findings = _output_contract(context, output)
     findings += _ledger(context, output, unlocated)
     findings += _coverage(outline, output)
-    findings += event_findings(event_checks(context, output), output.candidate_body)
+    findings += event_findings(event_checks(context, output, entity_lexicon), output.candidate_body)
     findings += repetition_findings(context, output.candidate_body)
     findings += ai_flavor_findings(context, output.candidate_body)
     findings += required_entity_findings(

@@ -6,7 +6,8 @@ writer imitating web-novel habits, leaves things that are not prose: an author's
 and frontmatter, and assistant chatter (以下是…, 好的，…) at the start or the end. Each is a
 blocking ``meta_text`` finding at its line: it is locatable and certain.
 
-What is not meta text: a body line that merely starts like a heading (第四回中，…), a classic
+What is not meta text: a first line that opens the story with 这是… or 好的，… (这是陆沉来到青州的
+第三天), a body line that merely starts like a heading (第四回中，…), a classic
 chapter's own closing formula (且听下回分解 is the story's voice, not the site's), a dash in a
 dialogue. Lines are judged whole: a pattern must cover the line's shape, not just occur in it.
 """
@@ -46,7 +47,11 @@ _START: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^第[{_NUM}]+[章回节卷](?:[\s　：:].{{0,30}})?$"), "章节标题"),
     (
         re.compile(
-            r"^(?:以下是|下面是|下面为|以下为|这是|好的[，,。！!]|当然[，,。！!]|没问题[，,。！!])"
+            r"^(?:以下是|下面是|下面为|以下为"
+            r"|这是(?:第.{1,8}[章回节]|本章|续写|改写|修改后|为你|为您|你要的|您要的|根据)"
+            # 好的/当然/没问题 open a story's line too (好的，这下全完了): chatter only when it
+            # speaks of the task
+            r"|(?:好的|当然|没问题)[，,。！!].{0,24}(?:续写|改写|本章|正文|细纲|以下|下面|为你|为您|根据))"
         ),
         "说明文字",
     ),

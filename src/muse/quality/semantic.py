@@ -46,6 +46,7 @@ from muse.quality.anti_forgery import (
     dependency_refs,
     verify_report,
 )
+from muse.quality.entities import EntityLexicon
 from muse.quality.hard_events import detector_marks, event_checks
 from muse.quality.mechanical import Finding
 
@@ -176,7 +177,9 @@ def settle_as_new_settings(
     )
 
 
-def detector_input(context: WriterContext, output: WriterOutput) -> dict[str, Any]:
+def detector_input(
+    context: WriterContext, output: WriterOutput, known: EntityLexicon | None = None
+) -> dict[str, Any]:
     """The frozen task input of one detector call."""
     body = output.candidate_body
     outline = FineOutline.model_validate(context.fine_outline)
@@ -219,7 +222,7 @@ def detector_input(context: WriterContext, output: WriterOutput) -> dict[str, An
         "checks": [{"id": check_id, "question": text} for check_id, text in CHECKS],
         "rules": list(RULES),
     }
-    marks = detector_marks(event_checks(context, output))
+    marks = detector_marks(event_checks(context, output, known))
     if marks:  # spec 000 §9: what the mechanical gate could not decide is the detector's to judge
         task_input["mechanicalUndecided"] = marks
     return task_input
@@ -235,8 +238,12 @@ def run_semantic_detector(
     model: str,
     tools: ToolSet | None = None,
     timeout_s: float | None = None,
+    known: EntityLexicon | None = None,
 ) -> SemanticReport:
     """Dispatch detector/check for ``output`` and return Muse's verified report.
+
+    ``known``: the work's names as of the freeze, the same the mechanical gate used, so the
+    hard events it left undecided are the ones shown here.
 
     Model-call failures (``AgentCallError``: refused input, timeout, invalid output…) propagate:
     the caller ends the run ``failed`` with the error. An output that is not from ``context`` and
@@ -250,7 +257,7 @@ def run_semantic_detector(
         task="check",
         provider=provider,
         model=model,
-        task_input=detector_input(context, output),
+        task_input=detector_input(context, output, known),
         output_model=DetectorReport,
         run_id=run_id,
         tools=tools,

@@ -1,0 +1,29 @@
+"""Whether the start-up sweep (``flow.sweep``) can have anything to do, asked cheaply.
+
+Every command sweeps on start-up, but a sweep only ever moves a run that sits in a working node
+(a passed deadline or a stale one). One indexed query says whether any run does; only then is
+the sweep itself (the state machine, its tables and transitions) imported. The probe reads the
+raw table, evaluation runs included, so it can only say yes too often, never too rarely. A set
+``MUSE_SWEEP_STALE_AFTER_S`` always runs the sweep, which validates it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from sqlalchemy import Engine, text
+
+from muse.flow.states import WORKING_NODES
+
+STALE_AFTER_ENV = "MUSE_SWEEP_STALE_AFTER_S"
+
+_WORKING = ", ".join(f"'{node}'" for node in WORKING_NODES)  # code constants, not input
+_ANY_WORKING_RUN = text(f"SELECT 1 FROM runs WHERE state IN ({_WORKING}) LIMIT 1")
+
+
+def sweep_may_move(engine: Engine) -> bool:
+    """False only when no run is in a working node (so a sweep would move nothing)."""
+    if os.environ.get(STALE_AFTER_ENV):
+        return True
+    with engine.connect() as conn:
+        return conn.execute(_ANY_WORKING_RUN).first() is not None
