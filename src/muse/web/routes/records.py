@@ -49,6 +49,7 @@ TABLE_PAGES: dict[str, str] = {
     "plan_reviews": "规划：需复核标记",
     "plan_batches": "规划：细纲批次",
     "plan_batch_items": "数据表（批次条目）",
+    "plan_reviews": "规划：各阶段的「需复核」（上层被替换后，下层已确认条目的复核标记）",
     "pattern_cards": "范式·文风·索引：范式卡",
     "pattern_bindings": "范式·文风·索引：范式绑定",
     "style_profiles": "范式·文风·索引：文风档案",
