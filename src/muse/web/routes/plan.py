@@ -18,7 +18,6 @@ from muse.planning import (
     draft_stage,
     get_section,
     list_sections,
-    open_reviews,
     plan_status,
 )
 from muse.web.deps import engine_of, read, work_nav
@@ -37,7 +36,6 @@ def plan_page(request: Request, work_id: int) -> Response:
         status = plan_status(conn, work_id)
         sections = list_sections(conn, work_id, states=SECTION_STATES)
         planner = work_choices(conn, work_id).get("planner")
-        reviews = open_reviews(conn, work_id)
     return page(
         request,
         "plan.html",
@@ -45,7 +43,6 @@ def plan_page(request: Request, work_id: int) -> Response:
         work=info,
         plan=status,
         sections=sections,
-        reviews=reviews,
         stages=STAGES,
         next_chapter=(info.latest_chapter or 0) + 1,
         planner=(planner.provider, planner.model) if planner else ("offline", "offline-1"),

@@ -46,7 +46,6 @@ TABLE_PAGES: dict[str, str] = {
     "card_book_cache": "范式·文风·索引：派生缓存（卡片册）",
     "knowledge_versions": "范式·文风·索引：派生缓存（知识卡变更令牌）",
     "plan_sections": "规划",
-    "plan_reviews": "规划：需复核标记",
     "plan_batches": "规划：细纲批次",
     "plan_batch_items": "数据表（批次条目）",
     "plan_reviews": "规划：各阶段的「需复核」（上层被替换后，下层已确认条目的复核标记）",
