@@ -12,8 +12,8 @@ from muse.evaluation.sample_state import zone_engine
 from muse.evaluation.tables import eval_arms
 from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work
+from tests.evaluation.harness import BOOKS, book_text
 
-from .conftest import BOOKS, book_text
 from .harness import set_yaml
 from .test_whole_runs import _run
 

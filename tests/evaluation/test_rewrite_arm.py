@@ -13,8 +13,8 @@ from muse.evaluation.report import build_report
 from muse.evaluation.runner import run_set
 from muse.evaluation.sample_state import zone_engine
 from muse.flow.tables import candidates, runs
+from tests.evaluation.harness import BOOKS, register
 
-from .conftest import BOOKS, register
 from .harness import set_yaml
 
 ONE = BOOKS[0]

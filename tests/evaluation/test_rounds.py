@@ -14,9 +14,8 @@ from muse.evaluation.rounds import declare_round, evaluate_round
 from muse.evaluation.runner import run_set
 from muse.evaluation.sample_state import zone_engine
 from muse.evaluation.tables import eval_rounds
-from tests.cli.conftest import muse  # noqa: F401  (the CLI fixture)
+from tests.evaluation.harness import BOOKS, register
 
-from .conftest import BOOKS, register
 from .harness import set_yaml
 from .test_rewrite_arm import _meta_on_first_c_draft
 

@@ -11,7 +11,7 @@ from muse.flow.decisions import load
 from muse.flow.production import write_chapter
 from muse.flow.rows import CandidateRow, DecisionRow, RunRow
 from muse.flow.tables import candidates, decisions, runs
-from tests.flow.conftest import NEXT, book  # noqa: F401  (the fixture)
+from tests.support.marked_book import NEXT
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from muse.context import search_index
+from muse.context.search import rebuild_index
 from muse.knowledge.cards import insert_card
 from muse.knowledge.contracts import CardSpec, CardStatus
 from muse.knowledge.source_refs import ChapterTexts, locate_quote
@@ -59,7 +59,7 @@ def make_xiyou(engine: Engine) -> int:
         texts = ChapterTexts(conn, work_id)
         refs = [locate_quote(texts, 1, "石猴"), locate_quote(texts, 2, "菩提")]
         insert_card(conn, work_id, spec(refs=refs), CardStatus.confirmed)
-        search_index.rebuild_index(conn, work_id)
+        rebuild_index(conn, work_id)
     return work_id
 
 
