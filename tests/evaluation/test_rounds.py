@@ -65,6 +65,21 @@ def test_a_round_changes_one_variable_and_is_compared_with_the_previous(
     assert (rounds[1]["previousValue"], rounds[1]["value"]) == (2, 0)
     assert rounds[1]["changeFromPrevious"] is not None
 
+    # the board's report page of the base set shows both rounds and the variable of round 1
+    from fastapi.testclient import TestClient
+
+    from muse.web import WebSecurity, create_app
+
+    client = TestClient(
+        create_app(engine, WebSecurity()),
+        base_url="http://127.0.0.1:8765",
+        client=("127.0.0.1", 50000),
+    )
+    page = client.get(f"/evaluation/sets/{base}")
+    assert page.status_code == 200
+    table = page.text.split('id="eval-rounds"', 1)[1].split("</table>", 1)[0]
+    assert "第 0 轮" in table and "第 1 轮" in table and "maxRewrites" in table and "2 → 0" in table
+
 
 def test_refusals_two_variables_undeclared_unchanged_unfinished(engine, books, router):
     base = register(engine, _base("opt-refuse", maxRewrites=2, cardTokens=6000), router)

@@ -237,7 +237,7 @@ def test_accept_before_the_recheck_is_refused(engine, book):
     v1 = _row(engine, candidates, summary.candidate_id)
     with engine.begin() as conn:
         started = _start(conn, v1["id"], _edited(v1["body"]), None, "crash-1", "author")
-    new_id = started["new_candidate"]
+    new_id = started.new_candidate
     with pytest.raises(InvalidInput, match="DRAFT"):
         accept_candidate(engine, new_id)
     with pytest.raises(InvalidInput, match="ARCHIVED"):  # nor is the superseded version
@@ -250,7 +250,7 @@ def test_preflight_refuses_an_edit_carrying_the_previous_versions_report(engine,
     v1 = _row(engine, candidates, summary.candidate_id)
     with engine.begin() as conn:
         started = _start(conn, v1["id"], _edited(v1["body"]), None, "crash-1", "author")
-        new_id = started["new_candidate"]
+        new_id = started.new_candidate
         move_run(conn, summary.run_id, "detecting")
         move_candidate(conn, new_id, "CHECKING")
         move_candidate(conn, new_id, "PASSED", report=v1["report"])

@@ -67,6 +67,7 @@ TABLE_PAGES: dict[str, str] = {
     "eval_runs": "评测区：评测报告（样本）",
     "eval_arms": "评测区：样本页（三臂）",
     "eval_judgements": "评测区：样本页（盲评打分）",
+    "eval_rounds": "评测区：评测报告（离线优化轮次）",
     "candidate_judgements": "候选页：按需评审（muse candidate judge）",
 }
 
