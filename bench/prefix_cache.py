@@ -27,6 +27,7 @@ from sqlalchemy import select  # noqa: E402
 from synthetic_book import synthetic_web_novel  # noqa: E402
 
 from context import outline  # noqa: E402
+from muse import offline  # noqa: E402
 from muse.agents.providers.offline import register_offline_generator  # noqa: E402
 from muse.agents.tables import model_calls  # noqa: E402
 from muse.context.search.index import rebuild_index  # noqa: E402
@@ -80,6 +81,7 @@ def _first_draft_misses_h1() -> None:
 
 
 def main() -> None:
+    offline.install()  # a composition root: the offline provider's generators
     parser = argparse.ArgumentParser()
     parser.add_argument("--chapters", type=int, default=60)
     args = parser.parse_args()

@@ -25,6 +25,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from synthetic_book import synthetic_web_novel  # noqa: E402
 
 from context import outline  # noqa: E402  (the same fine outline as bench/context.py)
+from muse import offline  # noqa: E402
 from muse.context.search import index as search_index  # noqa: E402
 from muse.core.clock import iso, utc_now  # noqa: E402
 from muse.flow.production import write_chapter  # noqa: E402
@@ -38,6 +39,7 @@ TARGET_MS = 100.0
 
 
 def main(rounds: int) -> int:
+    offline.install()  # a composition root: the offline provider's generators
     engine = make_engine(f"sqlite:///{tempfile.mkdtemp()}/web.db")
     upgrade(engine)
     report = import_book(engine, synthetic_web_novel().encode(), title="synthetic")
