@@ -330,7 +330,8 @@ card_book_cache = Table(
         "payload",
         LargeBinary,
         nullable=False,
-        comment="the work's confirmed cards as plain rows (speed/rows.py), marshal-encoded",
+        # the column comment is schema, as migration 0017 wrote it (the module is now speed/rows.py)
+        comment="the work's confirmed cards as plain rows (card_rows.py), marshal-encoded",
     ),
     comment=(
         "Derived, disposable: a work's confirmed cards as one blob, so that a new process reads "
