@@ -61,8 +61,10 @@ def main(workspace: Path) -> int:
     console.print("\n用命令行查看（可直接粘贴）：")
     for command in suggested_commands(url, run_id, candidate_id):
         console.print(f"  {command}", markup=False, highlight=False, soft_wrap=True)
+    muse = Path(sys.executable).with_name("muse")
+    serve = f"{shlex.quote(str(muse)) if muse.exists() else 'muse'} serve"
     console.print(
-        f"\n在浏览器里继续（起草第 6 章细纲、写、审、采纳）：MUSE_DATABASE_URL={shlex.quote(url)} muse serve",
+        f"\n在浏览器里继续（起草第 6 章细纲、写、审、采纳）：MUSE_DATABASE_URL={shlex.quote(url)} {serve}",
         markup=False,
         highlight=False,
         soft_wrap=True,
