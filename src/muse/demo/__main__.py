@@ -61,10 +61,8 @@ def main(workspace: Path) -> int:
     console.print("\n用命令行查看（可直接粘贴）：")
     for command in suggested_commands(url, run_id, candidate_id):
         console.print(f"  {command}", markup=False, highlight=False, soft_wrap=True)
-    muse = Path(sys.executable).with_name("muse")
-    serve = f"{shlex.quote(str(muse)) if muse.exists() else 'muse'} serve"
     console.print(
-        f"\n在浏览器里继续（起草第 6 章细纲、写、审、采纳）：MUSE_DATABASE_URL={shlex.quote(url)} {serve}",
+        f"\n在浏览器里继续（起草第 6 章细纲、写、审、采纳）：{_prefix(url)} serve",
         markup=False,
         highlight=False,
         soft_wrap=True,
@@ -169,10 +167,15 @@ def play(engine: Engine) -> tuple[str, str] | None:
     return summary.run_id, summary.candidate_id
 
 
+def _prefix(url: str) -> str:
+    """``MUSE_DATABASE_URL=… muse``, naming the installed ``muse`` so it runs without the venv on PATH."""
+    muse = Path(sys.executable).with_name("muse")
+    return f"MUSE_DATABASE_URL={shlex.quote(url)} {shlex.quote(str(muse)) if muse.exists() else 'muse'}"
+
+
 def suggested_commands(url: str, run_id: str, candidate_id: str) -> list[str]:
     """What the demo suggests; each one runs as printed (from any directory)."""
-    muse = Path(sys.executable).with_name("muse")
-    prefix = f"MUSE_DATABASE_URL={shlex.quote(url)} {shlex.quote(str(muse)) if muse.exists() else 'muse'}"
+    prefix = _prefix(url)
     return [
         f"{prefix} chapters",
         f"{prefix} chapter show 5",
