@@ -172,18 +172,18 @@ def _loop(run: RunCtx, frozen: FrozenContext, policy: RewritePolicy, summary: Ru
     (``flow.rewrite.rewrite_loop``, the loop the evaluation's production arm runs too)."""
     ledger = EvidenceLedger()
     lexicons = check_lexicons(run.engine, frozen.context)  # one freeze point for every attempt
-    current = {"frozen": frozen}
     started: dict[int, float] = {}
 
     def write(attempt: int, revision: dict[str, Any] | None) -> _Written:
-        current["frozen"], written = _generate(run, current["frozen"], attempt, revision, ledger)
-        summary.context_snapshot_id = current["frozen"].snapshot_id
+        nonlocal frozen  # an attempt may freeze a new context (answered evidence requests)
+        frozen, written = _generate(run, frozen, attempt, revision, ledger)
+        summary.context_snapshot_id = frozen.snapshot_id
         summary.evidence_requests = {"answered": ledger.answered, "gaps": ledger.gaps}
         return written
 
     def check(written: _Written, attempt: int) -> Verdict:
         started[attempt] = run.begin("detecting", attempt, {"candidateId": written.candidate_id})
-        return _check(run, current["frozen"], written, attempt, lexicons)
+        return _check(run, frozen, written, attempt, lexicons)
 
     def commit(written: _Written, attempt: int, verdict: Verdict, decision: Decision) -> None:
         _commit(run, written, attempt, verdict, decision, started[attempt], summary)
