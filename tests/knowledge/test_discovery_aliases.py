@@ -8,13 +8,14 @@ one sentence (「你师兄叫做悟空，你叫做悟能」) are never joined.
 
 from __future__ import annotations
 
-from muse.knowledge.discovery import _introductions, _naming_edges, _synonym_edges
+from muse.knowledge.discovery_aliases import naming_edges, synonym_edges
+from muse.knowledge.discovery_scoring import introductions
 
 DISCIPLES = {"悟空", "行者", "悟能", "八戒", "悟净", "沙和尚", "孙行者", "红孩儿", "圣婴大王"}
 
 
 def _pairs(texts: list[str], people: set[str] = DISCIPLES) -> set[frozenset[str]]:
-    return {frozenset((a, b)) for a, b, _ in _naming_edges(texts, people)}
+    return {frozenset((a, b)) for a, b, _ in naming_edges(texts, people)}
 
 
 def test_a_naming_verb_joins_its_subject_and_the_name() -> None:
@@ -40,7 +41,7 @@ def test_a_name_that_is_not_a_proposed_person_joins_nothing() -> None:
 
 
 def test_surname_and_given_name_make_a_full_name_and_state_the_given_name() -> None:
-    intros = _introductions(
+    intros = introductions(
         ["第二个徒弟姓沙，法名悟净，他生得身长丈二。", "姓猪，法名悟能，又呼他为猪八戒。"]
     )
     assert ("沙悟净", "悟净") in intros.given and ("猪悟能", "悟能") in intros.given
@@ -50,11 +51,11 @@ def test_surname_and_given_name_make_a_full_name_and_state_the_given_name() -> N
 
 
 def test_a_name_introduced_twice_is_stated() -> None:
-    intros = _introductions(["乳名叫做红孩儿，号叫做圣婴大王。", "名字唤做红孩儿，号圣婴大王。"])
+    intros = introductions(["乳名叫做红孩儿，号叫做圣婴大王。", "名字唤做红孩儿，号圣婴大王。"])
     assert intros.strong("红孩儿")
     assert not intros.strong("做红孩儿")
 
 
 def test_one_surname_with_two_words_for_one_role() -> None:
-    edges = {frozenset((a, b)) for a, b, _ in _synonym_edges({"沙僧", "沙和尚", "唐僧", "张飞"})}
+    edges = {frozenset((a, b)) for a, b, _ in synonym_edges({"沙僧", "沙和尚", "唐僧", "张飞"})}
     assert edges == {frozenset(("沙僧", "沙和尚"))}
