@@ -7,7 +7,10 @@ is refused and reported, never stored (spec 000 §5.2: a milestone carries a pro
 
 * **Facts become milestones.** Besides its pending fact delta (``muse facts``), each verified fact
   is a 成长 milestone on its entity's card draft, at the chapter of its quote, with the reference.
-* **One draft per entity.** A proposal (card or milestone) about an entity that already has a
+* **One draft per entity**, enforced by the database: a new entity's draft is stored as its
+  entity's keyed pending draft (``card_drafts.entity_key``, migration 0024); when two workers start
+  the same entity at the same moment, the second insert is refused and that worker merges into the
+  first one's draft. A proposal (card or milestone) about an entity that already has a
   pending draft from extraction or discovery — same type, and a shared name or alias (discovery's
   alias groups are the aliases of its drafts) — is merged into that draft, not stored beside it.
   An entity with only a confirmed card gets one update draft, merged into on later batches.
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, select
+from sqlalchemy.exc import IntegrityError
 
 from muse.core.errors import MuseError
 from muse.knowledge.card_types import card_type
@@ -134,13 +138,29 @@ def pending_draft_of(conn: Connection, work_id: int, spec: CardSpec) -> tuple[st
 
 
 def land(
-    conn: Connection, work_id: int, spec: CardSpec, detail: Mapping[str, Any], item: ExtractionItem
+    conn: Connection,
+    work_id: int,
+    spec: CardSpec,
+    detail: Mapping[str, Any],
+    item: ExtractionItem,
+    *,
+    retry: bool = True,
 ) -> ExtractionItem:
     """Store ``spec`` as (part of) its entity's draft and say what became of it."""
     spec = require_valid(spec)
     pending = pending_draft_of(conn, work_id, spec)
     if pending is None:
-        outcome = submit_draft(conn, work_id, spec, origin="extract", origin_detail=dict(detail))
+        try:
+            with conn.begin_nested():
+                outcome = submit_draft(
+                    conn, work_id, spec, origin="extract", origin_detail=dict(detail), keyed=True
+                )
+        except IntegrityError:
+            if not retry:
+                raise
+            # another worker stored this entity's draft after we looked and committed first
+            # (the pending-entity index refused ours): merge into it as if it had been there
+            return land(conn, work_id, spec, detail, item, retry=False)
         return item.model_copy(
             update={
                 "status": outcome.status,

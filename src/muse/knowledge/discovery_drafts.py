@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, select
+from sqlalchemy.exc import IntegrityError
 
 from muse.core.errors import InvalidInput, MuseError
 from muse.knowledge.card_types import card_type
@@ -252,5 +253,11 @@ def _store(
         spec = _spec(entity, texts, aliases)
     except MuseError:
         return None
-    outcome = submit_draft(conn, work_id, spec, origin="extract", origin_detail=_detail(entity))
+    try:
+        with conn.begin_nested():
+            outcome = submit_draft(
+                conn, work_id, spec, origin="extract", origin_detail=_detail(entity), keyed=True
+            )
+    except IntegrityError:  # an extraction worker stored this entity's draft meanwhile
+        return None
     return outcome.draft_id if outcome.status in ("new", "update") else None

@@ -10,6 +10,9 @@ would update (same type, and the same name, or a name that is one of the card's 
   contradiction that appeared meanwhile is queued too, never merged.
 * A proposal that adds nothing is not stored (``unchanged``); the same proposal twice while the
   first is pending is stored once (``duplicate``).
+* A 拆书 draft may be stored as *the* pending draft of its entity (``entity_key``): the database
+  refuses a second one (migration 0024), so two workers racing on one new entity leave one draft
+  (the loser merges, book_drafts.py).
 """
 
 from __future__ import annotations
@@ -57,6 +60,11 @@ def find_target(
     return by_alias[0] if len(by_alias) == 1 else None
 
 
+def entity_key(spec: CardSpec) -> str:
+    """The key of the one pending draft an entity may have: its card type and name."""
+    return f"{card_type(spec.type).key}:{spec.name}"
+
+
 def _recommended_warnings(spec: CardSpec) -> list[str]:
     kind = card_type(spec.type)
     missing = check_fields(kind, spec.fields).missing_recommended
@@ -75,8 +83,11 @@ def submit_draft(
     origin: str = "extract",
     origin_detail: Mapping[str, Any] | None = None,
     among: list[Card] | None = None,
+    keyed: bool = False,
 ) -> DraftOutcome:
-    """Store a proposal as a draft (and its contradictions as conflicts). Nothing is confirmed."""
+    """Store a proposal as a draft (and its contradictions as conflicts). Nothing is confirmed.
+    ``keyed``: store it as its entity's one pending draft (:func:`entity_key`); a concurrent
+    twin makes the insert raise ``IntegrityError``, for the caller to merge instead."""
     if origin not in ORIGINS:
         raise ValueError(f"unknown draft origin {origin!r}")
     spec = require_valid(spec)
@@ -115,6 +126,7 @@ def submit_draft(
             origin=origin,
             origin_detail=dict(origin_detail or {}),
             payload_sha256=payload,
+            entity_key=entity_key(spec) if keyed else None,
             status="pending",
             created_at=utc_now(),
         )

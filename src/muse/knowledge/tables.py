@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    text,
 )
 
 from muse.store.metadata import JsonDoc, UtcDateTime, metadata
@@ -183,6 +184,12 @@ card_drafts = Table(
         comment="file, run or chapter behind the draft; {} when none",
     ),
     Column("payload_sha256", String(64), nullable=False, comment="spec_sha256 of the proposal"),
+    Column(
+        "entity_key",
+        String(200),
+        nullable=True,
+        comment="<type>:<name> of the entity this pending draft is the one draft of; NULL: not keyed",
+    ),
     Column("status", String(16), nullable=False, comment="pending | confirmed | rejected"),
     Column("decided_by", String(64), nullable=True, comment="who decided; NULL while pending"),
     Column("decision_note", Text, nullable=True),
@@ -192,6 +199,15 @@ card_drafts = Table(
     CheckConstraint("origin IN ('import','extract','manual')", name="origin"),
 )
 Index("ix_card_drafts_work_status", card_drafts.c.work_id, card_drafts.c.status)
+# one pending draft per entity (migration 0024): a second worker's insert fails and merges instead
+Index(
+    "uq_card_drafts_pending_entity",
+    card_drafts.c.work_id,
+    card_drafts.c.entity_key,
+    unique=True,
+    sqlite_where=text("status = 'pending'"),
+    postgresql_where=text("status = 'pending'"),
+)
 
 card_conflicts = Table(
     "card_conflicts",
