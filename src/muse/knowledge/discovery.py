@@ -28,6 +28,7 @@ tuned to one book.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -71,46 +72,72 @@ class DiscoveredEntity:
 
 
 class _Locator:
-    """First and last occurrences and sample sentences of a string, chapter by chapter."""
+    """First and last occurrences and sample sentences of a string. The chapters are searched as
+    one string (joined by a character no name holds), so one ``find`` crosses every chapter in C
+    instead of one call per chapter and word; a position maps back to its chapter by bisection."""
 
     def __init__(self, chapters: Sequence[tuple[int, str]]) -> None:
         self.chapters = list(chapters)
+        self.starts: list[int] = []
+        at = 0
+        for _, text in self.chapters:
+            self.starts.append(at)
+            at += len(text) + 1
+        self.book = "\x00".join(text for _, text in self.chapters)
+        self._firsts: dict[str, int] = {}  # word → its first book position (-1: absent)
 
     def occurrence(self, number: int, text: str, start: int, word: str) -> Occurrence:
         """The occurrence at ``start`` with its sentence (at most 80 characters either side)."""
-        left = max(max(text.rfind(ch, 0, start) for ch in _SENTENCE_END) + 1, start - 80)
-        ends = [i for i in (text.find(ch, start) for ch in _SENTENCE_END) if i >= 0]
-        right = min(min(ends) + 1 if ends else len(text), start + len(word) + 80)
+        low, high = max(start - 80, 0), start + len(word) + 80
+        left = max(max(text.rfind(ch, low, start) for ch in _SENTENCE_END) + 1, start - 80)
+        ends = [i for i in (text.find(ch, start, high) for ch in _SENTENCE_END) if i >= 0]
+        right = min(min(ends) + 1 if ends else len(text), high)
         while left < start and text[left].isspace():
             left += 1
         while right > start + len(word) and text[right - 1].isspace():
             right -= 1
         return Occurrence(number, start, start + len(word), text[left:right], left)
 
+    def _chapter(self, position: int) -> int:
+        """Index in ``chapters`` of the chapter holding book position ``position``."""
+        return bisect_right(self.starts, position) - 1
+
+    def _at(self, position: int, word: str) -> Occurrence:
+        index = self._chapter(position)
+        number, text = self.chapters[index]
+        return self.occurrence(number, text, position - self.starts[index], word)
+
+    def _first_at(self, word: str) -> int:
+        if word not in self._firsts:
+            self._firsts[word] = self.book.find(word)
+        return self._firsts[word]
+
     def first(self, word: str) -> Occurrence | None:
-        for number, text in self.chapters:
-            at = text.find(word)
-            if at >= 0:
-                return self.occurrence(number, text, at, word)
-        return None
+        at = self._first_at(word)
+        return self._at(at, word) if at >= 0 else None
 
     def last(self, word: str) -> Occurrence | None:
-        for number, text in reversed(self.chapters):
-            at = text.rfind(word)
-            if at >= 0:
-                return self.occurrence(number, text, at, word)
-        return None
+        at = self.book.rfind(word)
+        return self._at(at, word) if at >= 0 else None
 
     def samples(self, words: list[str], limit: int = SAMPLES) -> list[Occurrence]:
+        """The earliest occurrence of any of ``words`` in each of the first ``limit`` chapters
+        holding one. Each word's next position is searched for only once it falls behind."""
+        ahead = {w: self._first_at(w) for w in words}
         out: list[Occurrence] = []
-        for number, text in self.chapters:
-            hits = [(text.find(w), w) for w in words]
-            hits = [(at, w) for at, w in hits if at >= 0]
-            if hits:
-                at, w = min(hits)
-                out.append(self.occurrence(number, text, at, w))
-                if len(out) >= limit:
-                    break
+        while len(out) < limit:
+            hits = [(at, w) for w, at in ahead.items() if at >= 0]
+            if not hits:
+                break
+            at, w = min(hits)
+            out.append(self._at(at, w))
+            index = self._chapter(at)
+            if index + 1 >= len(self.starts):
+                break
+            following = self.starts[index + 1]
+            for word, pos in ahead.items():
+                if 0 <= pos < following:
+                    ahead[word] = self.book.find(word, following)
         return out
 
 
