@@ -16,7 +16,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from muse.knowledge.discovery_lexicon import ROLE_SYNONYMS, TITLES, has_surname
+from muse.knowledge.discovery_lexicon import (
+    COMPOUND_SURNAMES,
+    ROLE_SYNONYMS,
+    SURNAME_TITLES,
+    SURNAMES,
+    TITLES,
+    has_surname,
+)
 from muse.knowledge.discovery_scoring import Candidate, Intros
 from muse.knowledge.discovery_stats import MAX_LEN, NGramTable
 
@@ -33,6 +40,10 @@ _CHAIN_OPEN = re.compile(
 _NAMING_VERB = re.compile(r"叫做|唤做|叫作|唤作|唤为|称为|为")
 _CALLS_HIM = re.compile(r"(?:呼|唤|叫|称)(?:他|她)(?:为|做|作)")
 _ANY_CUE = re.compile(r"乳名|小名|法名|道号|绰号|外号|别名|名唤|名叫|叫做|唤做|唤为|人称")
+# 「胖子叫王大力，」: a whole clause A叫B (A at the clause start, B at its end)
+_CLAUSE_CALLED = re.compile(
+    r"(?:^|(?<=[，。！？；：“”\s]))([\u4e00-\u9fff]{2,4}?)叫([\u4e00-\u9fff]{2,4})(?=[，。！？；])"
+)
 _SURNAME_CLAUSE = re.compile(r"^[^，,]{0,4}姓[\u4e00-\u9fff]$")
 
 
@@ -49,6 +60,7 @@ def alias_edges(
     ]
     edges += naming_edges(texts, people)
     edges += synonym_edges(people)
+    edges += surname_title_edges(people)
     for long in people:
         for short in people:
             if short == long or not long.endswith(short):
@@ -60,6 +72,30 @@ def alias_edges(
             if long.endswith(title) and base in people:
                 edges.append((base, long, "title"))
     return edges
+
+
+def surname_title_edges(people: set[str]) -> list[tuple[str, str, str]]:
+    """A surname with a title (「苏总」「李队」「白秘书」「钱掌柜」) names the one accepted person of
+    that surname with a given name; with two such people (「赵天龙」「赵无极」 for 「赵少」) it is
+    left alone, never guessed."""
+    edges: list[tuple[str, str, str]] = []
+    for word in people:
+        for surname in _surname_heads(word):
+            if word[len(surname) :] not in SURNAME_TITLES:
+                continue
+            given = [
+                p
+                for p in people
+                if p != word and p.startswith(surname) and p[len(surname) :] not in SURNAME_TITLES
+            ]
+            if len(given) == 1:
+                edges.append((given[0], word, "title"))
+    return edges
+
+
+def _surname_heads(word: str) -> list[str]:
+    heads = [word[:2]] if word[:2] in COMPOUND_SURNAMES else []
+    return heads + ([word[0]] if word[0] in SURNAMES else [])
 
 
 def synonym_edges(people: set[str]) -> list[tuple[str, str, str]]:
@@ -97,6 +133,8 @@ def naming_edges(texts: Sequence[str], people: set[str]) -> list[tuple[str, str,
     """Aliases the book states in its naming sentences:
 
     * 「A叫做B」「A唤做B」「A又名B」: the person named A is called B (both accepted names);
+    * the modern 「A叫B」 only as a whole clause (「胖子叫王大力，」): A opens the clause and B
+      closes it, so 「林凡叫胖子过来」 joins nobody;
     * a chain of naming clauses about one subject in one sentence — 「乳名叫做红孩儿，号叫做圣婴
       大王」「法名悟能，臣又呼他为猪八戒」: a clause continues the chain when it opens with a naming
       word (号/字/法名/又名…) or calls the subject 「他」 (「呼他为」「唤他做」); a clause with
@@ -107,6 +145,10 @@ def naming_edges(texts: Sequence[str], people: set[str]) -> list[tuple[str, str,
         for m in _NAMED_AS.finditer(text):
             a, b = _name_before(text, m.start(), people), _name_at(text, m.end(), people)
             if a and b and a != b and not (a in b or b in a):
+                edges.append((a, b, "named"))
+        for m in _CLAUSE_CALLED.finditer(text):
+            a, b = m.group(1), m.group(2)
+            if a in people and b in people and not (a in b or b in a):
                 edges.append((a, b, "named"))
         for sentence in _NAMING_SENTENCE.findall(text):
             chain: list[str] = []
@@ -158,4 +200,6 @@ def _card_order(group: list[str], table: NGramTable) -> list[str]:
 
 def _formality(word: str) -> int:
     """The card name of a group: a full name (surname + given name) before other forms."""
+    if any(word[len(h) :] in SURNAME_TITLES for h in _surname_heads(word)):
+        return 0  # 「白秘书」 is how 「白薇」 is addressed, not her name
     return 2 if has_surname(word) and len(word) >= 3 else 1 if has_surname(word) else 0

@@ -37,6 +37,15 @@ TITLES = _words(
     " 老祖 上人 仙子 圣女 圣子 少主 家主 皇帝 太子 公主 国王 王爷 主公 天子 爷爷 奶奶 叔叔 阿姨"
     " 员外 太尉 太师 太傅 司徒 司空 长史 军师 侍郎 尚书 大夫 总管 护法 使者 道友 兄弟"
 )
+# what follows a surname to address one person: the titles, and the short forms and jobs of
+# modern prose (「苏总」「李队」「赵少」「白秘书」「钱掌柜」)
+SURNAME_TITLES = frozenset(
+    TITLES
+    + _words(
+        "总 董 局 队 少 哥 姐 爷 叔 婶 老板 秘书 经理 总裁 董事长 警官 队长 组长 医生 教授 掌柜"
+        " 门主 少门主 宗主 家主 师兄 师姐 师弟 师妹 公子 小姐 先生 老师 同学 大夫 司令 首长"
+    )
+)
 # common role and kinship nouns that stand where a name stands (「那和尚道」) but name no one
 ROLE_NOUNS = frozenset(
     TITLES
@@ -48,6 +57,8 @@ ROLE_NOUNS = frozenset(
         " 皇后 太后 先锋 太保 太尉 都尉 校尉 部将 群臣 驿丞 功曹 城隍 土地 龙王 大仙 天王 员外 掌柜"
         " 小二 管家 侍卫 丫鬟 丫头 护卫 长辈 晚辈 师祖 祖师 宫女 太监 官差 捕快 县令 知府 皇上"
         " 文武 百官 诸将 众臣 明公 足下 阁下 主上 圣上"
+        # the people of modern prose named by what they are
+        " 寡人 朕 本王 本宫 老子 男人 女人 男孩 女孩 青年 中年人 老板 司机 保安 服务员 警察 医生 护士 学生 记者 路人 众弟子"
     )
 )
 
@@ -57,10 +68,15 @@ ROLE_SYNONYMS = (("僧", "和尚", "长老", "法师", "师父"), ("道士", "�
 # a character after a speaker: 「X道」「X笑道」「X曰」
 SPEAKER_NEXT = frozenset("道曰说笑问答叫喝骂哭叹")
 # characters around a person more than around other words: 「令关兴」「唤X」「被X」「X引兵」「X大怒」
-NAME_PREV = frozenset("令唤命请见与被遣使差教叫问谓拜随说杀斩擒助投着向对给让跟同")
+NAME_PREV = frozenset(
+    "令唤命请见与被遣使差教叫问谓拜随说杀斩擒助投着向对给让跟同朝替帮陪找喊揽盯瞪"
+)
 # …and the gestures of modern prose: 「X握紧」「X转身」「X皱眉」「X点头」
 NAME_NEXT = SPEAKER_NEXT | frozenset(
     "引领率为之也亦乃便却又即遂见听闻看急忙大握转望抬低停皱深轻缓沉嘴微点摇"
+    # a person's body and moves in modern prose, where few names are followed by 道/曰:
+    # 「X站在」「X冲过来」「X愣了」「X脸色一变」「X眼睛一亮」「X心里」
+    "站走跑冲扑举拿拉推拍抱扶伸凑蹲坐躺跪靠挥踢咬叹愣瞪盯扫瞥眯挑撇吸喘哼冷淡脸眼心"
 )
 # neighbours that say nothing about where a word ends (「在X」「X的」): for boundary entropy
 # each counts as a distinct neighbour, so a name always written 「在青云宗」 is not a fragment

@@ -65,7 +65,16 @@ _SURNAME_GIVEN = re.compile(
     r"姓([\u4e00-\u9fff])[，,]?(?:法名|名唤|名叫|名)(?:叫做|唤做)?([\u4e00-\u9fff]{2})(?=[^\u4e00-\u9fff字])"
 )
 PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
-FAMILY_MARKS = frozenset("老家氏")  # after a surname: a household or an elder, not one name
+FAMILY_MARKS = frozenset("氏")  # after a surname: a household, not one name
+# 「赵家」「慕容家」: a surname and 家 name a family, an organisation of its own in web novels
+FAMILY_HOUSE = "家"
+NICKNAME_MIN = 20  # a nickname is proposed only when the book leans on it
+STATED_SPEAKER = 0.2  # an introduced name seen speaking this often is a name (「明月道」)
+TITLE_ENDINGS = tuple(t for t in TITLES if len(t) >= 2)
+# a given name after a surname may be any word but a verb or a function word
+GIVEN_NAME_BARRED = frozenset(
+    {"v", "vd", "vg", "vi", "p", "c", "u", "uj", "ul", "ud", "r", "f", "q"}
+)
 BOUNDARY_FLOOR = 1.5  # nats; 「高叫」 (nearly always 「高叫道」) stays below it
 FREQUENT, FREQUENT_COHESION = 50, 0.3  # a string seen this often needs less cohesion
 # a first character with one of these tags opens a phrase, not a name (unless it is a surname)
@@ -104,7 +113,17 @@ def _dictionary_tag(word: str) -> tuple[bool, str, list[tuple[str, str]]]:
     return known, parts[0][1] if len(parts) == 1 else "", parts
 
 
+def _family(word: str) -> bool:
+    """A surname and 家: 「赵家」「慕容家」."""
+    head = word[:-1]
+    return word.endswith(FAMILY_HOUSE) and (
+        len(head) == 1 and head in SURNAMES or head in COMPOUND_SURNAMES
+    )
+
+
 def _morphology(word: str) -> str | None:
+    if _family(word):
+        return "faction"
     if len(word) >= 3 and word.endswith(TECH_SUFFIX):
         return "technique"
     if len(word) >= 3 and word.endswith(ORG_SUFFIX):
@@ -124,7 +143,7 @@ def _bad_shape(word: str) -> bool:
         return True
     if word[:2] in ROLE_NOUNS or word[:3] in ROLE_NOUNS:  # 「师父呵」
         return True
-    if len(word) == 2 and word[1] in FAMILY_MARKS and has_surname(word):  # 「陈老」「陈家」
+    if len(word) == 2 and word[1] in FAMILY_MARKS and has_surname(word):  # 「陈氏」
         return True
     return bool(BAD_INSIDE.intersection(word[1:-1])) or set(word) <= DIRECTIONS
 
@@ -137,7 +156,9 @@ def _rejected_form(
     if _bad_shape(word):
         return True
     if known:
-        return tag not in NOUN_TAGS
+        return tag not in NOUN_TAGS and not stated  # 「明月」 (a time word) introduced as a name
+    if _surname_and_given(word, parts):
+        return False
     # an unknown string made of known words: each known part of two or more characters must be a
     # noun (「行者笑道」 = noun + verb is a phrase, not a name)
     if any(len(w) >= 2 and t not in NOUN_TAGS for w, t in parts):
@@ -153,12 +174,29 @@ def _rejected_form(
     return two and not has_surname(word)
 
 
+def _surname_and_given(word: str, parts: list[tuple[str, str]]) -> bool:
+    """A surname standing apart from one two-character word that is not a verb or a function
+    word: modern given names are often adjectives, numerals or idioms to the dictionary
+    (「李|浩然」「秦|无双」「钱|多多」「司马|长空」), which must not make the name a phrase."""
+    if len(parts) != 2 or not has_surname(word):
+        return False
+    (surname, _), (given, given_tag) = parts
+    return (
+        (len(surname) == 1 and surname in SURNAMES or surname in COMPOUND_SURNAMES)
+        and len(given) == 2
+        and given_tag not in GIVEN_NAME_BARRED
+    )
+
+
 def _classify(word: str, s: GramStats, intros: Intros) -> Candidate | None:
-    intro, stated = intros.names, intros.strong(word)
+    intro = intros.names
+    speaker = _ratio(s.right, SPEAKER_NEXT, s.count)
+    # stated: introduced as a name twice, or introduced once and then speaking (「明月道」) —
+    # whatever the dictionary makes of its characters
+    stated = intros.strong(word) or (word in intro and speaker >= STATED_SPEAKER)
     known, tag, parts = _dictionary_tag(word)
     if _rejected_form(word, known, tag, parts, stated=stated):
         return None
-    speaker = _ratio(s.right, SPEAKER_NEXT, s.count)
     modified = _ratio(s.left, MODIFIER_PREV, s.count)
     placed = _ratio(s.left, PLACE_PREV, s.count)
     after_pronoun = _ratio(s.left, PRONOUN_PREV, s.count)
@@ -176,7 +214,11 @@ def _classify(word: str, s: GramStats, intros: Intros) -> Candidate | None:
         modified <= (0.35 if stated else 0.2)  # 「那红孩儿」: a stated name may take 那
         and after_pronoun <= 0.1
         and (s.left_edge >= (0.1 if has_surname(word) else 0.25) or word in intro)
-        and (stated or _person_like(word, known, tag, speaker, named, intro))
+        and (
+            stated
+            or _person_like(word, known, tag, speaker, named, intro)
+            or _nickname(known, tag, s, speaker, named, modified)
+        )
     ):
         kind = "character"
     if kind is None:
@@ -188,6 +230,23 @@ def _classify(word: str, s: GramStats, intros: Intros) -> Candidate | None:
     if tag in PROPER_TAGS:
         evidence.append(f"分词词性 {tag}")
     return Candidate(word, s, kind, evidence)
+
+
+def _nickname(
+    known: bool, tag: str, s: GramStats, speaker: float, named: float, modified: float
+) -> bool:
+    """A common noun the book uses as one person's name (「胖子」「瘦猴」): modern dialogue rarely
+    writes 「X道」, but the nickname opens its clauses, takes a person's moves (「胖子挠了挠头」)
+    and almost never a determiner (「那个胖子」 would be anyone)."""
+    return (
+        known
+        and tag == "n"
+        and s.count >= NICKNAME_MIN
+        and speaker >= 0.01  # seen talking at least now and then (「双手」 never is)
+        and named >= 0.2
+        and s.left_edge >= 0.6
+        and modified <= 0.08
+    )
 
 
 def _place_like(shape: str | None, known: bool, tag: str, speaker: float, placed: float) -> bool:
@@ -210,6 +269,9 @@ def _person_like(
         # a surname that is also a function word (「何」「于」「向」「饶」): 「何进」 is a name,
         # 「何往」「饶你」 are not, so it must be seen speaking
         return speaker >= 0.05 and named >= 0.1
+    if not known and len(word) >= 3 and word.endswith(TITLE_ENDINGS):
+        # a name before a title (「血煞老祖」「青松真人」「小师妹」): the title makes it a person
+        return named >= 0.05 or speaker >= 0.03
     if has_surname(word) and (not known or tag in PERSON_TAGS | {"ns"}):
         # 「董卓」: later written 「卓曰」, so the full name is rarely the speaker
         return named >= (0.05 if not known else 0.1)
