@@ -8,6 +8,8 @@ one sentence (「你师兄叫做悟空，你叫做悟能」) are never joined.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from muse.knowledge.discovery_aliases import naming_edges, synonym_edges
 from muse.knowledge.discovery_scoring import introductions
 
@@ -59,3 +61,31 @@ def test_a_name_introduced_twice_is_stated() -> None:
 def test_one_surname_with_two_words_for_one_role() -> None:
     edges = {frozenset((a, b)) for a, b, _ in synonym_edges({"沙僧", "沙和尚", "唐僧", "张飞"})}
     assert edges == {frozenset(("沙僧", "沙和尚"))}
+
+
+def test_a_title_used_alone_as_a_name_is_the_alias_of_the_name_written_before_it() -> None:
+    """西游记 names its teacher once (「称名须菩提祖师」) and then only 「祖师道」: discovery
+    proposes 须菩提 with the alias 祖师, first seen where the full form is written."""
+    from muse.knowledge.discovery import discover
+    from muse.works.book_parser import parse_book
+
+    book = Path(__file__).resolve().parents[1] / "fixtures" / "books" / "xiyouji_head.txt"
+    chapters = [(c.number, c.body) for c in parse_book(book.read_text("utf-8")).chapters]
+    named = "樵夫道：“不远不远，此山叫做灵台方寸山，山中有座斜月三星洞，那洞中有一个神仙，称名须菩提祖师。"
+    number, text = chapters[0]
+    chapters[0] = (number, text + "\n" + named)
+    [teacher] = [e for e in discover(chapters) if "祖师" in {e.name, *(a.name for a in e.aliases)}]
+    assert teacher.name == "须菩提" and teacher.type == "character"
+    assert [(a.name, a.basis) for a in teacher.aliases] == [("祖师", "title")]
+    assert teacher.first.chapter == 1
+
+
+def test_a_title_no_name_is_written_with_stays_unproposed() -> None:
+    """Without 「须菩提祖师」 the bare title is not proposed: it could be anyone's."""
+    from muse.knowledge.discovery import discover
+    from muse.works.book_parser import parse_book
+
+    book = Path(__file__).resolve().parents[1] / "fixtures" / "books" / "xiyouji_head.txt"
+    chapters = [(c.number, c.body) for c in parse_book(book.read_text("utf-8")).chapters]
+    names = {n for e in discover(chapters) for n in (e.name, *(a.name for a in e.aliases))}
+    assert "祖师" not in names

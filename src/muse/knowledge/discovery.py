@@ -188,7 +188,7 @@ def discover(chapters: Sequence[tuple[int, str]]) -> list[DiscoveredEntity]:
     texts = [t for _, t in ordered]
     table = NGramTable(texts)
     intros = introductions(texts)
-    found = candidates(table, intros)
+    found = candidates(table, intros, texts)
     edges = alias_edges(found, intros, texts)
     locate = _Locator(ordered)
     entities = [

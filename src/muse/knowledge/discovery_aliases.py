@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from muse.knowledge.discovery_lexicon import (
     COMPOUND_SURNAMES,
+    ROLE_NOUNS,
     ROLE_SYNONYMS,
     SURNAME_TITLES,
     SURNAMES,
@@ -61,6 +62,7 @@ def alias_edges(
     edges += naming_edges(texts, people)
     edges += synonym_edges(people)
     edges += surname_title_edges(people)
+    edges += titled_edges(people, texts)
     for long in people:
         for short in people:
             if short == long or not long.endswith(short):
@@ -90,6 +92,17 @@ def surname_title_edges(people: set[str]) -> list[tuple[str, str, str]]:
             ]
             if len(given) == 1:
                 edges.append((given[0], word, "title"))
+    return edges
+
+
+def titled_edges(people: set[str], texts: Sequence[str]) -> list[tuple[str, str, str]]:
+    """A title the book uses alone as a figure's name is an alias of the name written before it
+    (「须菩提祖师」 → 须菩提, with the alias 祖师)."""
+    edges: list[tuple[str, str, str]] = []
+    for role in sorted(people & ROLE_NOUNS):
+        pattern = re.compile(r"([\u4e00-\u9fff]{2,3})" + re.escape(role))
+        before = {m.group(1) for text in texts for m in pattern.finditer(text)}
+        edges += [(name, role, "title") for name in sorted(before & people)]
     return edges
 
 
@@ -200,6 +213,8 @@ def _card_order(group: list[str], table: NGramTable) -> list[str]:
 
 def _formality(word: str) -> int:
     """The card name of a group: a full name (surname + given name) before other forms."""
+    if word in ROLE_NOUNS:
+        return -1  # 「祖师」 is the alias of 「须菩提」
     if any(word[len(h) :] in SURNAME_TITLES for h in _surname_heads(word)):
         return 0  # 「白秘书」 is how 「白薇」 is addressed, not her name
     return 2 if has_surname(word) and len(word) >= 3 else 1 if has_surname(word) else 0

@@ -68,6 +68,7 @@ PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
 FAMILY_MARKS = frozenset("氏")  # after a surname: a household, not one name
 # 「赵家」「慕容家」: a surname and 家 name a family, an organisation of its own in web novels
 FAMILY_HOUSE = "家"
+TITLED_MIN, TITLED_SPEAKER = 20, 0.3  # a title used alone as a figure's name (「祖师道」)
 NICKNAME_MIN = 20  # a nickname is proposed only when the book leans on it
 STATED_SPEAKER = 0.2  # an introduced name seen speaking this often is a name (「明月道」)
 TITLE_ENDINGS = tuple(t for t in TITLES if len(t) >= 2)
@@ -357,7 +358,9 @@ def introductions(texts: Sequence[str]) -> Intros:
     return found
 
 
-def candidates(table: NGramTable, intros: Intros) -> dict[str, Candidate]:
+def candidates(
+    table: NGramTable, intros: Intros, texts: Sequence[str] = ()
+) -> dict[str, Candidate]:
     intro = intros.names
     grams = {
         w
@@ -365,15 +368,62 @@ def candidates(table: NGramTable, intros: Intros) -> dict[str, Candidate]:
         if not _bad_shape(w) and table.cohesion(w) >= _cohesion_floor(w, table.count(w))
     }
     grams |= {w for w in intro if table.count(w) >= 2 and 1 < len(w) <= MAX_LEN}
-    stats = table.stats(grams)
+    roles = {r for r in ROLE_NOUNS if 1 < len(r) <= MAX_LEN and table.count(r) >= TITLED_MIN}
+    stats = table.stats(grams | roles)
     accepted: dict[str, Candidate] = {}
     for word, s in stats.items():
+        if word in roles and word not in grams:
+            continue
         if word not in intro and not _boundary_ok(s):
             continue
         found = _classify(word, s, intros)
         if found is not None:
             accepted[word] = found
-    return _drop_fragments(accepted, table)
+    accepted = _drop_fragments(accepted, table)
+    for role in sorted(roles):
+        accepted.update(_titled_figure(role, stats[role], table, texts, accepted))
+    return accepted
+
+
+def _titled_figure(
+    role: str, s: GramStats, table: NGramTable, texts: Sequence[str], found: dict[str, Candidate]
+) -> dict[str, Candidate]:
+    """A figure the book names by a title alone (「祖师道」 for 须菩提祖师, spec: 拆书 aliases): the
+    title speaks often, bare (no determiner, opening its clauses), and at least once follows a name
+    the dictionary or the book knows as a name, written with it (「须菩提祖师」). Both are proposed,
+    the title as the name's alias (``discovery_aliases``). A title with no such name is left out:
+    「师父」 alone names whoever is the master."""
+    speaker = _ratio(s.right, SPEAKER_NEXT, s.count)
+    if speaker < TITLED_SPEAKER or _ratio(s.left, MODIFIER_PREV, s.count) > 0.1:
+        return {}
+    if s.left_edge < 0.5:
+        return {}
+    names = [n for n in _names_before(role, texts) if _name_word(n, found)]
+    if not names:
+        return {}
+    evidence = [f"称号「{role}」单独作名字，其后接「道/曰/说」等 {speaker:.0%}"]
+    out = {role: Candidate(role, s, "character", evidence)}
+    for name in names:
+        if name not in found:
+            bare = GramStats(table.count(name), 0.0, 0.0, 0.0, {}, {})
+            out[name] = Candidate(name, bare, "character", [f"写作「{name}{role}」"])
+    return out
+
+
+def _names_before(role: str, texts: Sequence[str]) -> set[str]:
+    pattern = re.compile(r"([\u4e00-\u9fff]{2,3})" + re.escape(role))
+    return {m.group(1) for text in texts for m in pattern.finditer(text)}
+
+
+def _name_word(word: str, found: dict[str, Candidate]) -> bool:
+    """An accepted person, or a noun the dictionary knows (「须菩提」), that no function word
+    opens and that is no role noun itself."""
+    if word in found:
+        return found[word].type == "character"
+    if word[0] in BAD_START or word in ROLE_NOUNS or _bad_shape(word):
+        return False
+    known, tag, _ = _dictionary_tag(word)
+    return known and tag in NOUN_TAGS
 
 
 def _drop_fragments(found: dict[str, Candidate], table: NGramTable) -> dict[str, Candidate]:
