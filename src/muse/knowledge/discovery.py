@@ -39,6 +39,7 @@ from muse.knowledge.discovery_stats import NGramTable
 ENTITY_TYPES = ("character", "location", "faction", "item", "technique")
 _SENTENCE_END = "。！？!?\n"
 SAMPLES = 3
+BASIS_ORDER = ("courtesy", "named", "given_name", "title", "prefixed")
 
 
 @dataclass(frozen=True)
@@ -164,9 +165,15 @@ def _entity(
         return None
     first = min(firsts, key=lambda o: (o.chapter, o.start))
     last = max(lasts, key=lambda o: (o.chapter, o.start))
-    basis = {b: kind for a, b, kind in edges if b in group} | {
-        a: kind for a, b, kind in edges if a in group and kind == "title"
-    }
+    kinds_of: dict[str, set[str]] = {}
+    for a, b, kind in edges:
+        if b in group:
+            kinds_of.setdefault(b, set()).add(kind)
+        if a in group and kind == "title":
+            kinds_of.setdefault(a, set()).add(kind)
+    # the most telling basis when several edges reach a name (「行者」: the given name of 「孙行者」
+    # rather than a prefixed form), whatever order the edges were found in
+    basis = {w: min(k, key=BASIS_ORDER.index) for w, k in kinds_of.items()}
     aliases = [AliasSuggestion(w, basis.get(w, "prefixed"), table.count(w)) for w in group[1:]]
     kinds = [found[w].type for w in group]
     return DiscoveredEntity(

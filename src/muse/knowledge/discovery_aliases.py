@@ -64,15 +64,16 @@ def alias_edges(
     edges += surname_title_edges(people)
     edges += titled_edges(people, texts)
     for long in people:
-        for short in people:
-            if short == long or not long.endswith(short):
-                continue
-            basis = "given_name" if has_surname(long) else "prefixed"
-            edges.append((long, short, basis))
-        for title in TITLES:
-            base = long[: -len(title)]
-            if long.endswith(title) and base in people:
-                edges.append((base, long, "title"))
+        # the accepted names that end ``long`` (「悟空」 of 「孙悟空」), looked up by suffix rather
+        # than by comparing every pair of names
+        suffixes = {long[i:] for i in range(1, len(long) - 1)}
+        basis = "given_name" if has_surname(long) else "prefixed"
+        edges += [(long, short, basis) for short in suffixes & people]
+        edges += [
+            (long[: -len(title)], long, "title")
+            for title in TITLES
+            if title in suffixes and long[: -len(title)] in people
+        ]
     return edges
 
 
