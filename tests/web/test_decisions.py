@@ -165,14 +165,16 @@ def test_revise_starts_the_next_round_live_and_lands_on_the_new_candidate(
         words=words,
         command_id=command_id(page, "revise"),
     )
-    assert r.status_code == 303 and r.headers["location"].startswith("/tasks/")
+    assert r.status_code == 303  # a new run of the chapter: the write N live page shows it
+    assert r.headers["location"].startswith(f"/works/{written.work_id}/writing/5?")
     live = client.get(r.headers["location"]).text
-    assert "实时进度" in live and 'hx-trigger="load, every 1s"' in live
+    assert "实时进度" in live and "改写第 5 章" in live and "已落库" in live
     landing = wait_for_task(client, r.headers["location"])
     assert landing.startswith("/candidates/") and landing != f"/candidates/{written.candidate_id}"
     new = client.get(landing).text
     assert f'id="item-7">{words}<' in new  # item 7 is the author's words, verbatim
-    timeline = client.get(f"{r.headers['location']}/progress").text
+    path, _, query = r.headers["location"].partition("?")
+    timeline = client.get(f"{path}/progress?{query}").text
     assert "检索" in timeline or "写作" in timeline  # the nodes the run went through
 
 
