@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from datetime import timedelta
 
 import pytest
@@ -16,7 +14,7 @@ from muse.cli import runs as runs_cli
 from muse.cli.common import get_engine
 from muse.core.clock import as_utc, utc_now
 from muse.core.errors import ConfigError, InvalidInput, StaleTransition
-from muse.core.process import owner_alive, owner_of, process_owner
+from muse.core.process import owner_alive, process_owner
 from muse.flow.deadlines import (
     DEFAULT_DEADLINES_S,
     DeadlinePolicy,
@@ -29,6 +27,7 @@ from muse.flow.states import WORKING_NODES
 from muse.flow.sweeping import sweep, sweep_on_startup
 from muse.flow.tables import candidates, run_events, runs
 from muse.flow.transitions import move_candidate, move_run
+from tests.support.processes import dead_owner
 
 from .test_state_machine import (
     insert_candidate,
@@ -293,17 +292,6 @@ def test_the_cli_startup_still_sweeps_a_crashed_run(db_url, engine, monkeypatch,
 
 
 # -- runs whose owner process died (已中断) -----------------------------------------------------------
-
-
-def dead_owner() -> str:
-    """The identity of a real process of this host that has ended."""
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
-    try:
-        owner = owner_of(child.pid)
-    finally:
-        child.kill()
-        child.wait()
-    return owner
 
 
 def test_a_moved_run_records_the_process_that_moved_it(engine):

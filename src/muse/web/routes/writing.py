@@ -33,10 +33,11 @@ from muse.flow import (
     orphaned_runs,
     previous_outcome,
     show_run,
+    show_run_detail,
     sweep,
     write_chapter,
 )
-from muse.web.deps import engine_of, read, work_nav
+from muse.web.deps import engine_of, read, work_nav, zoned_for
 from muse.web.forms import Form, read_form
 from muse.web.render import page
 from muse.web.tasks import Task, TaskResult, summary_result
@@ -301,7 +302,7 @@ def sweep_runs(request: Request, run_id: str) -> Response:
     deadline or a long silence left behind), then back to the run."""
     report = sweep(engine_of(request))
     with read(request) as conn:
-        data = show_run(conn, run_id)
+        data = show_run_detail(zoned_for(conn, "runs", run_id), run_id)
     lines = [
         f"运行 {t.run_id}：{RUN_STATE_LABELS.get(t.state, t.state)}。{t.reason}"
         for t in report.moved
