@@ -133,7 +133,10 @@ def test_edit_and_merge_in_the_page(server, page, written):
     shot(page, "06-editor")
     editor.fill(text.replace("石壁上隐隐现出《太虚真经》四个古字，转瞬又不见了。", ""))
     page.click("#save-edit")
-    page.wait_for_url("**/candidates/**")  # the re-check runs live, then the page lands on v2
+    page.wait_for_url("**/editing?**")  # the re-check, live from the stored decision and run
+    assert "修改后合并 · 第 5 章 v1" in page.locator("h1").inner_text()
+    # then the page lands on v2
+    page.wait_for_url(lambda url: "/candidates/" in url and "/editing" not in url, timeout=120_000)
     assert "v2" in page.locator("h1").inner_text()
     assert page.locator("#candidate-body mark.finding-medium").count() == 0
     shot(page, "07-edited-version")
@@ -143,6 +146,8 @@ def test_revise_watches_the_run_live_and_lands_on_the_new_candidate(server, page
     page.goto(server.url + f"/candidates/{written.candidate_id}")
     page.fill("textarea[name=words]", "改：结尾换成悬念")
     page.click("#revise-button")
+    page.wait_for_url("**/writing/5?**")  # a new run of the chapter: the write N live page
+    assert "改写第 5 章" in page.locator("h1").inner_text()
     page.wait_for_url("**/candidates/**", timeout=120_000)
     assert written.candidate_id not in page.url
     assert page.locator("#item-7").inner_text() == "改：结尾换成悬念"
@@ -308,3 +313,32 @@ def test_library_models_and_the_evaluation_zone_pages(server, page, written):
     assert "评测区" in page.locator("h1").inner_text()
     page.goto(server.url + f"/works/{written.work_id}/chapters/4/edit")
     shot(page, "22-chapter-editor")
+
+
+def test_a_plan_stage_is_edited_in_the_browser_and_a_stale_edit_keeps_the_text(
+    server, page, engine, written
+):
+    from muse.planning import export_text, save_edited_text
+
+    page.goto(server.url + f"/works/{written.work_id}/plan")
+    page.click("#edit-stage-4")  # the next chapter (6) has no outline: a blank template
+    page.goto(server.url + f"/works/{written.work_id}/plan/edit?stage=4&chapter=5")
+    editor = page.locator("#plan-editor")
+    text = editor.input_value()
+    assert "target_chapter: 5" in text
+    shot(page, "23-plan-editor")
+    editor.fill(text.replace("target_chars:", "# 在浏览器里改过\ntarget_chars:", 1))
+    page.click("#save-plan")
+    page.wait_for_selector("#edited")
+    assert "第 5 章" in page.locator("#outline-view").inner_text()
+
+    page.goto(server.url + f"/works/{written.work_id}/plan/edit?stage=4&chapter=5")
+    mine = page.locator("#plan-editor").input_value() + "\n# 我的第二次修改\n"
+    page.locator("#plan-editor").fill(mine)
+    with engine.begin() as conn:  # meanwhile, another window saves this outline
+        other = export_text(conn, written.work_id, 4, chapter=5)
+        save_edited_text(conn, written.work_id, 4, other + "\n# 另一个窗口\n", chapter=5)
+    page.click("#save-plan")
+    assert "在你打开编辑框之后有了变化" in page.locator("#outcome").inner_text()
+    assert "# 我的第二次修改" in page.locator("#plan-editor").input_value()
+    shot(page, "24-plan-edit-stale")
