@@ -309,3 +309,57 @@ def test_fact_deltas_proposed_from_the_page_are_approved_with_the_accept(
     with engine.connect() as conn:
         ledger = fact_ledger_entries(conn, written.work_id)
     assert [e.delta_id for e in ledger] == [deltas[0].id]
+
+
+def test_an_accept_after_another_version_became_canon_is_refused(client, csrf, engine, written):
+    page = client.get(f"/candidates/{written.candidate_id}").text  # round 1, still PASSED
+    r = post(
+        client,
+        f"/candidates/{written.candidate_id}/revise",
+        csrf,
+        words="改：结尾换成悬念",
+        command_id=command_id(page, "revise"),
+    )
+    second = wait_for_task(client, r.headers["location"]).split("/")[-1]
+    accepted = post(
+        client,
+        f"/candidates/{second}/accept",
+        csrf,
+        command_id=command_id(client.get(f"/candidates/{second}").text, "accept"),
+    )
+    assert accepted.status_code == 200 and "已成为正式正文" in accepted.text
+    with engine.connect() as conn:
+        canon = catalog.get_chapter_text(conn, written.work_id, 5).text
+    stale = post(
+        client,
+        f"/candidates/{written.candidate_id}/accept",
+        csrf,
+        command_id=command_id(page, "accept"),  # the page of round 1, open all along
+    )
+    assert stale.status_code == 409 and "在本次运行开始后已被改动（修订版 0 → 1）" in stale.text
+    with engine.connect() as conn:
+        assert catalog.get_chapter_text(conn, written.work_id, 5).text == canon  # round 2's
+    assert _state(engine, second) == "ACCEPTED"
+
+
+def test_a_double_clicked_edit_makes_one_version_and_both_pages_land_on_it(
+    client, csrf, engine, written
+):
+    edited = client.get(f"/candidates/{written.candidate_id}/edit").text
+    text = _unescape(edited.split('id="editor">')[1].split("</textarea>")[0])
+    form = {
+        "body": text + "\n他长叹一声，收了心神。",
+        "expected_revision": "0",
+        "command_id": command_id(edited, "edit"),
+    }
+    first = post(client, f"/candidates/{written.candidate_id}/edit", csrf, **form)
+    second = post(client, f"/candidates/{written.candidate_id}/edit", csrf, **form)
+    landings = {wait_for_task(client, r.headers["location"]) for r in (first, second)}
+    with engine.connect() as conn:
+        versions = conn.execute(
+            select(candidates.c.id, candidates.c.version).where(
+                candidates.c.run_id == written.run_id
+            )
+        ).all()
+    assert sorted(v for _, v in versions) == [1, 2]  # one new version, not two
+    assert landings == {f"/candidates/{next(i for i, v in versions if v == 2)}"}
