@@ -279,8 +279,10 @@ def test_a_new_user_walks_chapter_6_through_the_browser_on_the_demo_database(
     assert "当前正式正文" in page.content()
     assert len(page.locator("#chapter-text").inner_text()) > 2000
     shot(page, "15-canonical-chapter-6")
-    page.locator("#chapter-text").scroll_into_view_if_needed()
-    page.mouse.wheel(0, 1200)
+    # further down the long chapter: scrolled by script and waited for, so the shot is painted
+    page.evaluate("window.scrollTo(0, 1600)")
+    page.wait_for_function("window.scrollY >= 1500")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     shot(page, "16-canonical-chapter-6-reading")
 
 
