@@ -186,8 +186,9 @@ def _live(
             out["interrupted"] = out["ended"] = True
         elif task is None:
             out["message"] = (
-                "工作台重启过：这里显示的是已落库的进度。若写作进程已中止，"
-                "运行会在节点时限后被标记为超时（muse runs sweep）。"
+                "工作台重启过，或这次写作由别的进程运行：这里显示的是已落库的进度。运行它的进程"
+                "若在本机中止，这里会显示「已中断」；在另一台机器上中止的，运行会在节点时限后"
+                "被标记为超时（muse runs sweep）。"
             )
         return out
     out["ended"] = True
