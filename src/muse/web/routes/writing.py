@@ -7,8 +7,11 @@ stored, not the thread: the newest run of the chapter started since the page's r
 finished nodes (``run_events``) and the node it is in (``runs.state``). So a restarted server,
 or a second browser, or a ``muse write`` started in a terminal, shows the same progress; htmx
 polls the fragment every second. When the run has ended the fragment tells htmx to go to the
-candidate (or to the run, when no candidate came out of it). 改：… and the re-check of 修改后合并
-still use the task pages (``/tasks/…``).
+candidate (or to the run, when no candidate came out of it). 改：… is a new run of the chapter
+and is watched on the same page. The re-check of 修改后合并 has its own live page, read from the
+edit's stored decision (by its command id) and its run. A run in a working node whose owner
+process is dead (``flow.orphaned_runs``) is shown 已中断, with a button that runs the sweep of
+``muse runs sweep``.
 """
 
 from __future__ import annotations
