@@ -14,6 +14,7 @@ from muse.cli import runs as runs_cli
 from muse.cli.common import get_engine
 from muse.core.clock import as_utc, utc_now
 from muse.core.errors import ConfigError, InvalidInput, StaleTransition
+from muse.core.process import owner_alive, process_owner
 from muse.flow.deadlines import (
     DEFAULT_DEADLINES_S,
     DeadlinePolicy,
@@ -26,6 +27,7 @@ from muse.flow.states import WORKING_NODES
 from muse.flow.sweeping import sweep, sweep_on_startup
 from muse.flow.tables import candidates, run_events, runs
 from muse.flow.transitions import move_candidate, move_run
+from tests.support.processes import dead_owner
 
 from .test_state_machine import (
     insert_candidate,
@@ -284,6 +286,62 @@ def test_the_cli_startup_still_sweeps_a_crashed_run(db_url, engine, monkeypatch,
         assert result.exit_code == 0, result.output
         assert "1 个中断的运行已标记为超时" in result.stderr
         assert row(engine, runs, crashed)["state"] == "writing_timeout"
+    finally:
+        get_engine().dispose()
+        get_engine.cache_clear()
+
+
+# -- runs whose owner process died (已中断) -----------------------------------------------------------
+
+
+def test_a_moved_run_records_the_process_that_moved_it(engine):
+    run_id, _ = _started(engine, "writing")
+    assert row(engine, runs, run_id)["owner"] == process_owner()
+    assert owner_alive(process_owner()) is True
+
+
+def test_sweep_ends_at_once_a_run_whose_owner_process_died(engine):
+    work_id = new_work(engine)
+    orphan = run_in_state(engine, work_id, "writing")
+    raw_update(engine, runs, orphan, owner=dead_owner())  # fresh: no deadline passed, not stale
+    alive = run_in_state(engine, work_id, "detecting")
+    raw_update(engine, runs, alive, owner=process_owner())
+    elsewhere = run_in_state(engine, work_id, "retrieving")
+    raw_update(engine, runs, elsewhere, owner="another-host|boot|1|1")  # unknown: left alone
+    assert owner_alive("another-host|boot|1|1") is None
+    report = sweep(engine, stale_after=3600)
+    assert [(t.run_id, t.state, t.kind) for t in report.orphaned] == [
+        (orphan, "writing_timeout", "orphaned")
+    ]
+    assert report.swept == [] and report.timed_out == []
+    assert "运行它的进程已结束" in row(engine, runs, orphan)["reason"]
+    assert row(engine, runs, alive)["state"] == "detecting"
+    assert row(engine, runs, elsewhere)["state"] == "retrieving"
+    assert ("writing", "orphaned") in [(n, s) for n, s, _ in _events(engine, orphan)]
+    assert sweep(engine, stale_after=3600).moved == []  # idempotent
+
+
+def test_muse_serve_sweeps_the_runs_of_a_dead_server_at_start(
+    db_url, engine, monkeypatch, tmp_path
+):
+    import uvicorn
+
+    from muse.cli.main import app
+
+    orphan = run_in_state(engine, new_work(engine), "writing")
+    raw_update(engine, runs, orphan, owner=dead_owner())
+    served = []
+    monkeypatch.setattr(uvicorn, "run", lambda web_app, **kw: served.append(kw))
+    monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
+    monkeypatch.chdir(tmp_path)
+    get_engine.cache_clear()
+    monkeypatch.setattr("muse.cli.common._swept", False)
+    try:
+        result = CliRunner().invoke(app, ["serve", "--port", "8799"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        assert served and served[0]["port"] == 8799
+        assert "1 个中断的运行已标记为超时" in result.stderr
+        assert row(engine, runs, orphan)["state"] == "writing_timeout"
     finally:
         get_engine().dispose()
         get_engine.cache_clear()

@@ -125,7 +125,9 @@ def test_the_author_reads_a_chapter_sees_the_finding_accepts_and_reads_the_new_c
     shot(page, "05-new-canonical-chapter")
 
 
-def test_edit_and_merge_in_the_page(server, page, written):
+def test_edit_and_merge_in_the_page(server, page, written, scripted):
+    release = threading.Event()
+    scripted("detector", "check").edit(lambda report: (release.wait(120), report)[1])
     page.goto(server.url + f"/candidates/{written.candidate_id}")
     page.click("#edit-link")
     editor = page.locator("#editor")
@@ -133,7 +135,12 @@ def test_edit_and_merge_in_the_page(server, page, written):
     shot(page, "06-editor")
     editor.fill(text.replace("石壁上隐隐现出《太虚真经》四个古字，转瞬又不见了。", ""))
     page.click("#save-edit")
-    page.wait_for_url("**/candidates/**")  # the re-check runs live, then the page lands on v2
+    page.wait_for_url("**/editing?**")  # the re-check, live from the stored decision and run
+    assert "修改后合并 · 第 5 章 v1" in page.locator("h1").inner_text()
+    page.wait_for_selector("#current-node:has-text('检测中')")  # the detector is held
+    shot(page, "06a-edit-recheck-live")
+    release.set()  # then the page lands on v2
+    page.wait_for_url(lambda url: "/candidates/" in url and "/editing" not in url, timeout=120_000)
     assert "v2" in page.locator("h1").inner_text()
     assert page.locator("#candidate-body mark.finding-medium").count() == 0
     shot(page, "07-edited-version")
@@ -143,6 +150,8 @@ def test_revise_watches_the_run_live_and_lands_on_the_new_candidate(server, page
     page.goto(server.url + f"/candidates/{written.candidate_id}")
     page.fill("textarea[name=words]", "改：结尾换成悬念")
     page.click("#revise-button")
+    page.wait_for_url("**/writing/5?**")  # a new run of the chapter: the write N live page
+    assert "改写第 5 章" in page.locator("h1").inner_text()
     page.wait_for_url("**/candidates/**", timeout=120_000)
     assert written.candidate_id not in page.url
     assert page.locator("#item-7").inner_text() == "改：结尾换成悬念"
@@ -270,8 +279,10 @@ def test_a_new_user_walks_chapter_6_through_the_browser_on_the_demo_database(
     assert "当前正式正文" in page.content()
     assert len(page.locator("#chapter-text").inner_text()) > 2000
     shot(page, "15-canonical-chapter-6")
-    page.locator("#chapter-text").scroll_into_view_if_needed()
-    page.mouse.wheel(0, 1200)
+    # further down the long chapter: scrolled by script and waited for, so the shot is painted
+    page.evaluate("window.scrollTo(0, 1600)")
+    page.wait_for_function("window.scrollY >= 1500")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     shot(page, "16-canonical-chapter-6-reading")
 
 
@@ -308,3 +319,85 @@ def test_library_models_and_the_evaluation_zone_pages(server, page, written):
     assert "评测区" in page.locator("h1").inner_text()
     page.goto(server.url + f"/works/{written.work_id}/chapters/4/edit")
     shot(page, "22-chapter-editor")
+
+
+def test_a_plan_stage_is_edited_in_the_browser_and_a_stale_edit_keeps_the_text(
+    server, page, engine, written
+):
+    from muse.planning import export_text, save_edited_text
+
+    page.goto(server.url + f"/works/{written.work_id}/plan")
+    page.click("#edit-stage-4")  # the next chapter (6) has no outline: a blank template
+    page.goto(server.url + f"/works/{written.work_id}/plan/edit?stage=4&chapter=5")
+    editor = page.locator("#plan-editor")
+    text = editor.input_value()
+    assert "target_chapter: 5" in text
+    shot(page, "23-plan-editor")
+    editor.fill(text.replace("target_chars:", "# 在浏览器里改过\ntarget_chars:", 1))
+    page.click("#save-plan")
+    page.wait_for_selector("#edited")
+    assert "第 5 章" in page.locator("#outline-view").inner_text()
+
+    page.goto(server.url + f"/works/{written.work_id}/plan/edit?stage=4&chapter=5")
+    mine = page.locator("#plan-editor").input_value() + "\n# 我的第二次修改\n"
+    page.locator("#plan-editor").fill(mine)
+    with engine.begin() as conn:  # meanwhile, another window saves this outline
+        other = export_text(conn, written.work_id, 4, chapter=5)
+        save_edited_text(conn, written.work_id, 4, other + "\n# 另一个窗口\n", chapter=5)
+    page.click("#save-plan")
+    assert "在你打开编辑框之后有了变化" in page.locator("#outcome").inner_text()
+    assert "# 我的第二次修改" in page.locator("#plan-editor").input_value()
+    shot(page, "24-plan-edit-stale")
+
+
+def test_a_batch_of_fine_outlines_is_drafted_in_the_browser(server, page, written):
+    page.goto(server.url + f"/works/{written.work_id}/plan")
+    page.fill("#batch-first", "6")
+    page.fill("#batch-last", "8")
+    page.click("#batch-button")
+    page.wait_for_url("**/plan-batches/**")
+    page.wait_for_selector("#batch-state:has-text('已完成')", timeout=120_000)
+    assert page.locator("#batch-done").inner_text() == "3/3"
+    assert page.locator("#batch-items a[href^='/plan-sections/']").count() == 3
+    shot(page, "25-plan-batch")
+
+
+def test_a_write_whose_server_died_is_shown_interrupted_and_ended_in_the_browser(
+    engine, page, work_id, scripted
+):
+    from sqlalchemy import select, update
+
+    from muse.flow.tables import runs
+    from tests.support.processes import dead_owner
+
+    reached, release = threading.Event(), threading.Event()
+
+    def hold(draft):
+        reached.set()
+        assert release.wait(120), "the test never released the writer"
+        return draft
+
+    scripted("writer", "generate").edit(hold)
+    try:
+        with LiveServer(create_app(engine, WebSecurity())) as first:
+            page.goto(first.url + f"/works/{work_id}")
+            page.click("#write-button")
+            page.wait_for_url("**/writing/5**")
+            assert reached.wait(120), "the writer was never called"
+            live_path = page.url.split(first.url, 1)[1]
+        with engine.begin() as conn:  # the first server is gone; its process is dead
+            run_id = conn.execute(select(runs.c.id)).scalar_one()
+            conn.execute(update(runs).where(runs.c.id == run_id).values(owner=dead_owner()))
+        with LiveServer(create_app(engine, WebSecurity())) as second:
+            page.goto(second.url + live_path)
+            page.wait_for_selector("#interrupted")
+            assert "已中断" in page.locator("#interrupted").inner_text()
+            shot(page, "26-write-interrupted")
+            page.click("#sweep-button")
+            assert run_id in page.locator("#outcome").inner_text()
+            page.goto(second.url + f"/runs/{run_id}")
+            assert page.locator("#interrupted").count() == 0
+            assert "运行它的进程已结束" in page.content()
+            shot(page, "27-run-after-sweep")
+    finally:
+        release.set()

@@ -165,14 +165,16 @@ def test_revise_starts_the_next_round_live_and_lands_on_the_new_candidate(
         words=words,
         command_id=command_id(page, "revise"),
     )
-    assert r.status_code == 303 and r.headers["location"].startswith("/tasks/")
+    assert r.status_code == 303  # a new run of the chapter: the write N live page shows it
+    assert r.headers["location"].startswith(f"/works/{written.work_id}/writing/5?")
     live = client.get(r.headers["location"]).text
-    assert "实时进度" in live and 'hx-trigger="load, every 1s"' in live
+    assert "实时进度" in live and "改写第 5 章" in live and "已落库" in live
     landing = wait_for_task(client, r.headers["location"])
     assert landing.startswith("/candidates/") and landing != f"/candidates/{written.candidate_id}"
     new = client.get(landing).text
     assert f'id="item-7">{words}<' in new  # item 7 is the author's words, verbatim
-    timeline = client.get(f"{r.headers['location']}/progress").text
+    path, _, query = r.headers["location"].partition("?")
+    timeline = client.get(f"{path}/progress?{query}").text
     assert "检索" in timeline or "写作" in timeline  # the nodes the run went through
 
 
@@ -307,3 +309,57 @@ def test_fact_deltas_proposed_from_the_page_are_approved_with_the_accept(
     with engine.connect() as conn:
         ledger = fact_ledger_entries(conn, written.work_id)
     assert [e.delta_id for e in ledger] == [deltas[0].id]
+
+
+def test_an_accept_after_another_version_became_canon_is_refused(client, csrf, engine, written):
+    page = client.get(f"/candidates/{written.candidate_id}").text  # round 1, still PASSED
+    r = post(
+        client,
+        f"/candidates/{written.candidate_id}/revise",
+        csrf,
+        words="改：结尾换成悬念",
+        command_id=command_id(page, "revise"),
+    )
+    second = wait_for_task(client, r.headers["location"]).split("/")[-1]
+    accepted = post(
+        client,
+        f"/candidates/{second}/accept",
+        csrf,
+        command_id=command_id(client.get(f"/candidates/{second}").text, "accept"),
+    )
+    assert accepted.status_code == 200 and "已成为正式正文" in accepted.text
+    with engine.connect() as conn:
+        canon = catalog.get_chapter_text(conn, written.work_id, 5).text
+    stale = post(
+        client,
+        f"/candidates/{written.candidate_id}/accept",
+        csrf,
+        command_id=command_id(page, "accept"),  # the page of round 1, open all along
+    )
+    assert stale.status_code == 409 and "在本次运行开始后已被改动（修订版 0 → 1）" in stale.text
+    with engine.connect() as conn:
+        assert catalog.get_chapter_text(conn, written.work_id, 5).text == canon  # round 2's
+    assert _state(engine, second) == "ACCEPTED"
+
+
+def test_a_double_clicked_edit_makes_one_version_and_both_pages_land_on_it(
+    client, csrf, engine, written
+):
+    edited = client.get(f"/candidates/{written.candidate_id}/edit").text
+    text = _unescape(edited.split('id="editor">')[1].split("</textarea>")[0])
+    form = {
+        "body": text + "\n他长叹一声，收了心神。",
+        "expected_revision": "0",
+        "command_id": command_id(edited, "edit"),
+    }
+    first = post(client, f"/candidates/{written.candidate_id}/edit", csrf, **form)
+    second = post(client, f"/candidates/{written.candidate_id}/edit", csrf, **form)
+    landings = {wait_for_task(client, r.headers["location"]) for r in (first, second)}
+    with engine.connect() as conn:
+        versions = conn.execute(
+            select(candidates.c.id, candidates.c.version).where(
+                candidates.c.run_id == written.run_id
+            )
+        ).all()
+    assert sorted(v for _, v in versions) == [1, 2]  # one new version, not two
+    assert landings == {f"/candidates/{next(i for i, v in versions if v == 2)}"}

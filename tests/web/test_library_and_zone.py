@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
+from muse.context import index_overview
 from muse.evaluation.preregistration import parse_set, preregister
 from muse.evaluation.runner import run_set
 from muse.evaluation.sample_state import zone_engine
@@ -38,6 +39,16 @@ def test_the_library_shows_patterns_the_index_per_chapter_and_the_caches(client,
     assert "prose-fts" in page and "第 4 章" in page and "最新" in page  # version, per chapter
     chunks = client.get(f"/works/{written.work_id}/index/1").text
     assert "[0," in chunks and "个片段" in chunks
+
+
+def test_the_index_table_lists_one_page_of_chapters_and_counts_the_whole_book(engine, written):
+    with reading(engine) as conn:
+        whole = index_overview(conn, written.work_id)
+        page = index_overview(conn, written.work_id, offset=1, limit=2)
+    assert [r["chapter"] for r in page["chapters"]] == [2, 3]
+    assert page["chapters"] == whole["chapters"][1:3]  # the same rows, indexedAt included
+    assert page["total"] == len(whole["chapters"]) == sum(page["states"].values())
+    assert page["states"]["fresh"] == len(whole["chapters"]) and page["chunks"] == whole["chunks"]
 
 
 def test_the_evaluation_zone_shows_sets_samples_arms_and_judgements_apart(client, engine, books):

@@ -26,7 +26,7 @@ def runs(ctx: typer.Context, work: str = WorkOption, json_out: bool = JsonOption
 
 @runs_app.command("sweep")
 def sweep_command(json_out: bool = JsonOption) -> None:
-    """把进程中断后停在工作节点、已超过截止时间或长期无进展的运行，结束在对应的超时状态。"""
+    """把进程中断后停在工作节点的运行（进程已结束、已超过截止时间或长期无进展），结束在对应的超时状态。"""
     report = sweep(ready_engine())  # the explicit sweep reports what it moves itself
     emit(report.to_dict(), json_out, lambda _: _render(report))
 

@@ -16,6 +16,7 @@ __all__ = [
     "ids",
     "length_target",
     "limits",
+    "process",
     "prose_chars",
     "redaction",
     "rounding",

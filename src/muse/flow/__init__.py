@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         DecisionOutcome,
         discard_candidate,
         load,
+        previous_outcome,
         run_label,
     )
     from muse.flow.diff import diff_texts
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
     from muse.flow.run_steps import NodeEvent, Observer
     from muse.flow.states import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS, WORKING_NODES
     from muse.flow.sweep_probe import sweep_may_move
-    from muse.flow.sweeping import SweepReport, sweep, sweep_on_startup
+    from muse.flow.sweeping import SweepReport, orphaned_runs, sweep, sweep_on_startup
     from muse.flow.transitions import move_candidate, move_run
     from muse.flow.triggers import is_state_machine_refusal
     from muse.flow.verdicts import commit_verdict
@@ -120,6 +121,8 @@ __all__ = [
     "show_run",
     "show_run_detail",
     "source_kind_of",
+    "orphaned_runs",
+    "previous_outcome",
     "sweep",
     "sweep_may_move",
     "sweep_on_startup",
@@ -149,6 +152,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "DecisionOutcome",
         "discard_candidate",
         "load",
+        "previous_outcome",
         "run_label",
     ),
     "diff": ("diff_texts",),
@@ -179,7 +183,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "run_steps": ("NodeEvent", "Observer"),
     "states": ("OUTCOME_LABELS", "RUN_STATE_LABELS", "STEP_LABELS", "WORKING_NODES"),
     "sweep_probe": ("sweep_may_move",),
-    "sweeping": ("SweepReport", "sweep", "sweep_on_startup"),
+    "sweeping": ("SweepReport", "orphaned_runs", "sweep", "sweep_on_startup"),
     "transitions": ("move_candidate", "move_run"),
     "triggers": ("is_state_machine_refusal",),
     "verdicts": ("commit_verdict",),

@@ -26,6 +26,7 @@ from sqlalchemy import Connection, Engine, select
 
 from muse.core.clock import as_utc, iso, utc_now
 from muse.core.errors import ConfigError, InvalidInput, NotFound, StaleTransition
+from muse.core.process import process_owner
 from muse.flow.states import RUN_STATE_LABELS, WORKING_NODES, timeout_state
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, move_run, record_event
@@ -82,7 +83,7 @@ class TimedOut:
     run_id: str
     node: str
     state: str
-    kind: str  # timeout (deadline passed) | swept (left behind by a crash)
+    kind: str  # timeout (deadline passed) | swept (left behind by a crash) | orphaned (owner dead)
     reason: str
     rejected_candidates: tuple[str, ...] = ()
 
@@ -120,7 +121,12 @@ def start_node(
         conn,
         runs,
         where={"id": run_id, "state": node, "revision": row.revision},
-        values={"deadline_at": deadline, "deadline_node": node, "updated_at": now},
+        values={
+            "deadline_at": deadline,
+            "deadline_node": node,
+            "updated_at": now,
+            "owner": process_owner(),  # whoever starts the node runs it
+        },
     )
     record_event(
         conn,
@@ -254,6 +260,7 @@ def lock_run(conn: Connection, run_id: str) -> Any:
             runs.c.deadline_at,
             runs.c.deadline_node,
             runs.c.updated_at,
+            runs.c.owner,
         )
         .where(runs.c.id == run_id)
         .with_for_update()

@@ -34,6 +34,7 @@ from muse.context import (
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, MuseError
 from muse.core.ids import new_id
+from muse.core.process import process_owner
 from muse.core.text import count_han
 from muse.flow.checking import Lexicons, check_candidate, check_lexicons, located, with_attempt
 from muse.flow.deadlines import start_node
@@ -213,6 +214,7 @@ def _insert_run(
             base_revision=base,
             created_at=now,
             updated_at=now,
+            owner=process_owner(),
         )
     )
     start_node(conn, run_id, "validating_context")

@@ -46,6 +46,7 @@ class RunRow(_FromRow):
     updated_at: datetime
     deadline_at: datetime | None
     deadline_node: str | None
+    owner: str | None  # the process that last moved it (host|boot|pid|start); None: before 0025
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,6 +68,12 @@ runs = Table(
         nullable=True,
         comment="the run state deadline_at belongs to; NULL together with deadline_at",
     ),
+    Column(
+        "owner",
+        String(200),
+        nullable=True,
+        comment="process that last moved the run (host|boot id|pid|start); NULL: before 0025",
+    ),
 )
 
 candidates = Table(

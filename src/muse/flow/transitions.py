@@ -21,6 +21,7 @@ from sqlalchemy.exc import DBAPIError
 
 from muse.core.clock import utc_now
 from muse.core.errors import NotFound, StaleTransition
+from muse.core.process import process_owner
 from muse.flow.states import candidate_move_allowed, run_move_allowed
 from muse.flow.tables import candidates, run_events, runs
 from muse.flow.triggers import is_state_machine_refusal
@@ -74,6 +75,7 @@ def move_run(
         "updated_at": utc_now(),
         "deadline_at": None,
         "deadline_node": None,
+        "owner": process_owner(),  # the process that moved it runs what comes next
         **values,
     }
     if reason is not None:

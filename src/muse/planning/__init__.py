@@ -7,11 +7,19 @@ from typing import TYPE_CHECKING
 from muse.core.faces import lazy_face
 
 if TYPE_CHECKING:
-    from muse.planning.batches import resume_batch, start_outline_batch
+    from muse.planning.batches import (
+        BatchItem,
+        batch_items,
+        create_outline_batch,
+        get_batch,
+        resume_batch,
+        run_batch,
+        start_outline_batch,
+    )
     from muse.planning.checking import CheckReport, check_plan
     from muse.planning.confirming import confirm_and_record, confirm_section
     from muse.planning.contracts import FineOutline, OutlineItem
-    from muse.planning.editing import export_text, import_file
+    from muse.planning.editing import export_text, import_file, save_edited_text, stage_revision
     from muse.planning.findings import Finding
     from muse.planning.fine_outlines import load_confirmed, save_fine_outline
     from muse.planning.planner import draft_stage
@@ -31,6 +39,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Assembly",
+    "BatchItem",
+    "batch_items",
+    "create_outline_batch",
+    "get_batch",
+    "run_batch",
+    "save_edited_text",
+    "stage_revision",
     "Finding",
     "FineOutline",
     "OutlineItem",
@@ -65,12 +80,20 @@ __all__ = [
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
-    "batches": ("resume_batch", "start_outline_batch"),
+    "batches": (
+        "BatchItem",
+        "batch_items",
+        "create_outline_batch",
+        "get_batch",
+        "resume_batch",
+        "run_batch",
+        "start_outline_batch",
+    ),
     "checking": ("check_plan", "CheckReport"),
     "reviews": ("Review", "open_reviews"),
     "confirming": ("confirm_and_record", "confirm_section"),
     "contracts": ("FineOutline", "OutlineItem"),
-    "editing": ("export_text", "import_file"),
+    "editing": ("export_text", "import_file", "save_edited_text", "stage_revision"),
     "findings": ("Finding",),
     "fine_outlines": ("load_confirmed", "save_fine_outline"),
     "planner": ("draft_stage",),

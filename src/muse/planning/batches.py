@@ -21,7 +21,7 @@ from muse.core.errors import InvalidInput, NotFound, StaleTransition
 from muse.core.ids import new_id
 from muse.planning.planner import call_planner, planner_inputs, store_output
 from muse.planning.stages import FINE_OUTLINE
-from muse.planning.tables import plan_batch_items, plan_batches
+from muse.planning.tables import plan_batch_items, plan_batches, plan_sections
 from muse.store.cas import compare_and_set
 
 MAX_ITEMS = 500
@@ -93,6 +93,25 @@ def start_outline_batch(
     note: str | None = None,
 ) -> BatchReport:
     """Create a batch drafting fine outlines for chapters ``first``–``last`` and run it."""
+    batch_id = create_outline_batch(
+        engine, work_id, first, last, provider=provider, model=model, note=note
+    )
+    return run_batch(engine, batch_id)
+
+
+def create_outline_batch(
+    engine: Engine,
+    work_id: int,
+    first: int,
+    last: int,
+    *,
+    provider: str,
+    model: str,
+    note: str | None = None,
+) -> str:
+    """Store a batch for chapters ``first``–``last`` (state ``running``, every item pending),
+    refused at once when the range is bad or the gate blocks; :func:`run_batch` then drafts it.
+    The workbench creates it in the request and runs it in the background, watching the rows."""
     if not 1 <= first <= last or last - first + 1 > MAX_ITEMS:
         raise InvalidInput(f"章节范围 {first}–{last} 不合法（每批最多 {MAX_ITEMS} 章）。")
     planner_inputs(engine, work_id, FINE_OUTLINE, 1, first, note)  # refuse early if gated
@@ -133,7 +152,54 @@ def start_outline_batch(
                 for i, n in enumerate(range(first, last + 1))
             ],
         )
+    return batch_id
+
+
+def run_batch(engine: Engine, batch_id: str) -> BatchReport:
+    """Draft a batch :func:`create_outline_batch` stored (its first run: fencing token 1)."""
     return _run(engine, batch_id, token=1)
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    position: int
+    chapter: int | None
+    state: str  # pending | done | failed
+    section_id: str | None
+    section_state: str | None  # the saved outline's state now (shadow, confirmed, …)
+    receipt_id: str | None
+    error: str | None
+    attempts: int
+    updated_at: Any
+
+
+def batch_items(conn: Connection, batch_id: str) -> list[BatchItem]:
+    """The batch's items in order, each with the outline it saved and that outline's state."""
+    get_batch(conn, batch_id)  # NotFound with its message
+    rows = conn.execute(
+        select(plan_batch_items, plan_sections.c.state.label("section_state"))
+        .select_from(
+            plan_batch_items.outerjoin(
+                plan_sections, plan_sections.c.id == plan_batch_items.c.section_id
+            )
+        )
+        .where(plan_batch_items.c.batch_id == batch_id)
+        .order_by(plan_batch_items.c.position)
+    ).all()
+    return [
+        BatchItem(
+            r.position,
+            r.target_chapter,
+            r.state,
+            r.section_id,
+            r.section_state,
+            r.receipt_id,
+            r.error,
+            r.attempts,
+            r.updated_at,
+        )
+        for r in rows
+    ]
 
 
 def resume_batch(engine: Engine, batch_id: str) -> BatchReport:

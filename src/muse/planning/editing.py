@@ -3,21 +3,34 @@
 Export starts from a given section, else the stage's newest shadow, else its confirmed section,
 else an empty template. Import validates a file (errors carry file and line) and saves it as a
 new shadow; it never changes an existing section.
+
+The workbench edits a stage's YAML in the page (:func:`save_edited_text`): the same validation
+and messages as a file (the editor is named instead of a path), plus a stale check — the page
+carries the :func:`stage_revision` it was opened on; when the stage's sections changed since (a
+new draft, a confirmation, a discard) nothing is saved and the author's text stays in the page.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection
 
-from muse.core.errors import InvalidInput
+from muse.core.errors import InvalidInput, StaleTransition
 from muse.planning.saving import Saved, save_stage_section
 from muse.planning.sections import get_section, list_sections
 from muse.planning.stages import StageDef, stage_of
 from muse.planning.validation import PayloadInvalid
-from muse.planning.yaml_io import dump_plan, guess_stage, load_plan_file, locate, template
+from muse.planning.yaml_io import (
+    dump_plan,
+    guess_stage,
+    load_plan_file,
+    locate,
+    parse_plan_text,
+    template,
+)
 
 
 def editable_payload(
@@ -77,3 +90,52 @@ def import_file(
         )
     except PayloadInvalid as err:
         raise locate(err, lines, path) from None
+
+
+EDITOR_NAME = "编辑框"
+EVERY_STATE = ("shadow", "confirmed", "discarded", "superseded")
+
+
+def stage_revision(
+    conn: Connection, work_id: int, stage: int | str, *, chapter: int | None = None
+) -> str:
+    """A token of the stage's sections (one chapter's, for a fine outline): every id and state.
+    It changes with any new draft, confirmation, discard or supersession of that stage."""
+    st = stage_of(stage)
+    chapter = chapter if st.number == 4 else None
+    sections = list_sections(conn, work_id, stage=st.number, states=EVERY_STATE, chapter=chapter)
+    listing = ";".join(sorted(f"{s.id}:{s.state}" for s in sections))
+    return hashlib.sha256(f"{st.number}|{chapter}|{listing}".encode()).hexdigest()[:16]
+
+
+def save_edited_text(
+    conn: Connection,
+    work_id: int,
+    stage: int | str,
+    text: str,
+    *,
+    chapter: int | None = None,
+    expected_revision: str | None = None,
+) -> Saved:
+    """Save the YAML the author edited in the workbench as a new shadow of ``stage`` — the same
+    checks and messages as ``muse plan edit`` — unless the stage moved on since the editor was
+    opened (``expected_revision``, from :func:`stage_revision`): then StaleTransition, nothing
+    saved."""
+    st = stage_of(stage)
+    if expected_revision is not None:
+        now = stage_revision(conn, work_id, st.number, chapter=chapter)
+        if now != expected_revision:
+            what = f"{st.label}（第 {chapter} 章）" if st.number == 4 else st.label
+            raise StaleTransition(
+                f"{what}在你打开编辑框之后有了变化（新的草稿、确认或丢弃），这次修改没有保存。",
+                hint="你的修改仍在编辑框里：请对照规划页上的最新版本，重新打开编辑后再提交。",
+            )
+    if not text.strip():
+        raise InvalidInput(f"{EDITOR_NAME}:1: 内容必须是非空的键值表。")
+    data, lines = parse_plan_text(text, EDITOR_NAME)
+    try:
+        return save_stage_section(
+            conn, work_id, st.number, data, origin="edit", origin_detail={"file": EDITOR_NAME}
+        )
+    except PayloadInvalid as err:
+        raise locate(err, lines, EDITOR_NAME) from None

@@ -18,12 +18,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from sqlalchemy import Connection
 
+from muse.core.length_target import MIN_VALID_HAN, SAMPLE_SIZE
 from muse.planning.contracts import FineOutline
 from muse.planning.sections import Section, list_sections, planning_started
 from muse.planning.setting_link import SettingState, setting_state
 from muse.planning.stage_contracts import Assembly, SettingSignoff, WorkFoundation, WorkOutline
 from muse.planning.stages import STAGES
-from muse.works import chapter_lengths, get_work_row
+from muse.works import get_work_row, latest_chapter_number, recent_chapter_lengths
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -41,16 +42,20 @@ class PlanView:
     planning: bool
     confirmed: dict[int, Confirmed]  # stages 0–3
     fine_outlines: dict[int, Confirmed] = field(default_factory=dict)
-    chapter_lengths: list[tuple[int, int]] = field(default_factory=list)
+    latest_chapter: int = 0
     work_default_chars: int = 3000
 
     @property
     def mode(self) -> str:
         return "planning" if self.planning else "free"
 
-    @property
-    def latest_chapter(self) -> int:
-        return max((n for n, _ in self.chapter_lengths), default=0)
+    def lengths_before(self, chapter: int) -> list[tuple[int, int]]:
+        """(number, Han count) of the chapters the length rule samples for ``chapter`` (spec 000
+        §8.1: canonical, ≥ 500 Han, before it; the latest 20), newest first — one indexed query,
+        not the whole book."""
+        return recent_chapter_lengths(
+            self.conn, self.work_id, upto=chapter - 1, min_han=MIN_VALID_HAN, limit=SAMPLE_SIZE
+        )
 
     def model(self, stage: int) -> BaseModel | None:
         found = self.confirmed.get(stage)
@@ -110,6 +115,6 @@ def load_plan_view(conn: Connection, work_id: int) -> PlanView:
         planning=planning_started(conn, work_id),
         confirmed=confirmed,
         fine_outlines=outlines,
-        chapter_lengths=chapter_lengths(conn, work_id),
+        latest_chapter=latest_chapter_number(conn, work_id) or 0,
         work_default_chars=get_work_row(conn, work_id)["default_chapter_chars"],
     )

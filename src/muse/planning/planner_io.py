@@ -125,5 +125,4 @@ def _target_estimate(view: PlanView, chapter: int) -> int:
             },
         }
     )
-    lengths = [(n, h) for n, h in view.chapter_lengths if n < chapter]
-    return chapter_target(stub, lengths, view.work_default_chars)
+    return chapter_target(stub, view.lengths_before(chapter), view.work_default_chars)

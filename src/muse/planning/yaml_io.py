@@ -40,7 +40,13 @@ def _read(path: Path) -> str:
 
 def load_plan_file(path: Path) -> tuple[dict[str, Any], Lines]:
     """The file's data and the line (1-based) of every value path."""
-    text = _read(path)
+    return parse_plan_text(_read(path), path)
+
+
+def parse_plan_text(text: str, path: Path | str) -> tuple[dict[str, Any], Lines]:
+    """A plan document's data and the line of every value path; ``path`` names it in errors
+    (a file, or the workbench's editor)."""
+    text = normalize_text(text)
     try:
         root = bounded_compose(text)
         data = bounded_load(text)
@@ -79,7 +85,7 @@ def line_of(lines: Lines, path: tuple[int | str, ...]) -> int:
     return 1
 
 
-def locate(err: PayloadInvalid, lines: Lines, path: Path) -> InvalidInput:
+def locate(err: PayloadInvalid, lines: Lines, path: Path | str) -> InvalidInput:
     """The schema problems of a file as ``file:line: field (label): message``, one per line."""
     rows = sorted((line_of(lines, p.path), p) for p in err.problems)
     body = "\n".join(f"{path}:{line}: {p.text()}" for line, p in rows)

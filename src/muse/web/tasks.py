@@ -2,11 +2,11 @@
 
 ``muse write N``, ``改：…`` and the re-check of 修改后合并 take as long as the model takes. The page starts the run through
 the same service the CLI calls (:func:`muse.flow.production.write_chapter`,
-:func:`muse.flow.revise.revise_candidate`), keeps every :class:`NodeEvent` the run reports, and
-the live page polls :meth:`TaskBoard.get` until the run has ended; then it lands on the candidate.
-An edit has no observer: its page shows the events the service stores for the run as they
-arrive. The run itself is stored by the service as always; this board only remembers what to show live,
-so a restarted server loses the live view, never the run (the run page still shows it).
+:func:`muse.flow.revise.revise_candidate`, :func:`muse.flow.edit_merge.edit_candidate`) in a
+thread of its own. The live pages read what the service stores (the run, its events, the edit's
+decision), never this board, so a restarted server shows the same progress; the board only
+keeps what a thread ended with, for a start that failed before anything was stored. A run
+whose thread died with the server is seen by its owner (``runs.owner``): the page says 已中断.
 """
 
 from __future__ import annotations

@@ -161,8 +161,11 @@ def _current_block() -> ColumnElement[bool]:
     )
 
 
-def list_chapters(conn: Connection, work_id: int, *, upto: int | None = None) -> list[ChapterInfo]:
-    """Chapters of a work in number order, with their canonical revision's counts and hash."""
+def list_chapters(
+    conn: Connection, work_id: int, *, upto: int | None = None, last: int | None = None
+) -> list[ChapterInfo]:
+    """Chapters of a work in number order, with their canonical revision's counts and hash;
+    with ``last``, only the latest ``last`` of them (still in number order)."""
     get_work_row(conn, work_id)
     query = (
         select(
@@ -183,7 +186,9 @@ def list_chapters(conn: Connection, work_id: int, *, upto: int | None = None) ->
     )
     if upto is not None:
         query = query.where(chapters.c.number <= upto)
-    return [
+    if last is not None:
+        query = query.order_by(None).order_by(chapters.c.number.desc()).limit(last)
+    found = [
         ChapterInfo(
             number=r.number,
             title=r.title,
@@ -194,6 +199,7 @@ def list_chapters(conn: Connection, work_id: int, *, upto: int | None = None) ->
         )
         for r in conn.execute(query)
     ]
+    return found if last is None else found[::-1]
 
 
 def _text_query(work_id: int) -> Select[*tuple[Any, ...]]:

@@ -372,10 +372,14 @@ def run_refresh_job(conn: Connection, payload: dict[str, Any]) -> str:
     return refresh_index(conn, int(payload["work_id"]))
 
 
-def index_overview(conn: Connection, work_id: int) -> dict[str, Any]:
+def index_overview(
+    conn: Connection, work_id: int, *, offset: int = 0, limit: int | None = None
+) -> dict[str, Any]:
     """The work's index as the workbench shows it: the version it was built with and when, the
-    dictionary size, and per canonical chapter its indexed revision, chunk count and state
-    (``fresh`` | ``stale`` | ``missing``; ``orphaned`` for an indexed chapter the work lost)."""
+    dictionary size, how many chapters are in each state (``fresh`` | ``stale`` | ``missing``;
+    ``orphaned`` for an indexed chapter the work lost), and per chapter — ``limit`` of them from
+    ``offset`` in number order, all without a limit — its indexed revision, chunk count and
+    state. The counts cover every chapter; only the listed rows are built."""
     head = conn.execute(
         select(
             search_index_works.c.index_version,
@@ -386,37 +390,59 @@ def index_overview(conn: Connection, work_id: int) -> dict[str, Any]:
     ).first()
     canonical = chapter_revisions(conn, work_id)
     indexed = {
-        r.chapter: r
-        for r in conn.execute(
-            select(search_index_chapters).where(search_index_chapters.c.work_id == work_id)
+        chapter: (revision, chunks)
+        for chapter, revision, chunks in conn.execute(
+            select(
+                search_index_chapters.c.chapter,
+                search_index_chapters.c.revision,
+                search_index_chapters.c.chunk_count,
+            ).where(search_index_chapters.c.work_id == work_id)
         )
     }
-    rows: list[dict[str, Any]] = []
-    for number in sorted(set(canonical) | set(indexed)):
+    numbers = sorted(set(canonical) | set(indexed))
+    states = {"fresh": 0, "stale": 0, "missing": 0, "orphaned": 0}
+    state_of: dict[int, str] = {}
+    for number in numbers:
         got = indexed.get(number)
         if number not in canonical:
             state = "orphaned"
         elif got is None:
             state = "missing"
         else:
-            state = "fresh" if got.revision == canonical[number] else "stale"
-        rows.append(
-            {
-                "chapter": number,
-                "revision": canonical.get(number),
-                "indexedRevision": got.revision if got is not None else None,
-                "chunks": got.chunk_count if got is not None else 0,
-                "indexedAt": got.indexed_at if got is not None else None,
-                "state": state,
-            }
+            state = "fresh" if got[0] == canonical[number] else "stale"
+        states[state] += 1
+        state_of[number] = state
+    shown = numbers[offset:] if limit is None else numbers[offset : offset + limit]
+    when: dict[int, Any] = {}
+    if shown:
+        found = conn.execute(
+            select(search_index_chapters.c.chapter, search_index_chapters.c.indexed_at).where(
+                search_index_chapters.c.work_id == work_id,
+                search_index_chapters.c.chapter.in_(shown),
+            )
         )
+        when = {chapter: at for chapter, at in found}
+    rows = [
+        {
+            "chapter": number,
+            "revision": canonical.get(number),
+            "indexedRevision": indexed[number][0] if number in indexed else None,
+            "chunks": indexed[number][1] if number in indexed else 0,
+            "indexedAt": when.get(number),
+            "state": state_of[number],
+        }
+        for number in shown
+    ]
     return {
         "builtVersion": head.index_version if head else None,
         "currentVersion": index_version(conn, work_id),
         "builtAt": head.built_at if head else None,
         "updatedAt": head.updated_at if head else None,
         "dictionarySize": len(head.dictionary) if head else 0,
-        "chunks": sum(r["chunks"] for r in rows),
+        "chunks": sum(chunks for _, chunks in indexed.values()),
+        "states": states,
+        "total": len(numbers),
+        "offset": offset,
         "chapters": rows,
     }
 

@@ -2,7 +2,8 @@
 
 采纳 (``accept_candidate``, with the fact deltas ticked on the page), 修改后合并
 (``edit_candidate``, against the expected revision shown in the editor), 改：… (``revise_candidate``,
-started in the background and watched live), 丢弃 (``discard_candidate``). Every form carries
+started in the background and watched live on the ``write N`` page: it is a new run of the
+chapter), 丢弃 (``discard_candidate``). Every form carries
 the command id it was rendered with, so a double click is one decision (the service returns the
 first outcome, marked repeated). A stale decision is refused by the service with its Chinese
 message and nothing changes; the page shows the message with status 409.
@@ -10,10 +11,14 @@ message and nothing changes; the page shows the message with status 409.
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from muse.core.clock import iso, utc_now
 from muse.core.errors import InvalidInput, MuseError
+from muse.core.ids import new_id
 from muse.flow import (
     Observer,
     accept_candidate,
@@ -92,7 +97,8 @@ def edit(request: Request, candidate_id: str, form: Form = Depends(read_form)) -
             cand, _ = load(conn, candidate_id)
     except MuseError as err:
         return _refused(request, candidate_id, "修改", err)
-    command_id, who = form.get("command_id") or None, actor()
+    # the live page finds the edit's stored decision by this id, so it always has one
+    command_id, who = form.get("command_id") or new_id("edit"), actor()
 
     def job(observer: Observer) -> TaskResult:
         outcome = edit_candidate(
@@ -113,6 +119,7 @@ def edit(request: Request, candidate_id: str, form: Form = Depends(read_form)) -
             (outcome.message, *repeated, *findings),
         )
 
+    since = utc_now()
     task = request.app.state.tasks.start(
         "edit",
         cand.work_id,
@@ -121,7 +128,8 @@ def edit(request: Request, candidate_id: str, form: Form = Depends(read_form)) -
         job,
         run_id=cand.run_id,
     )
-    return RedirectResponse(f"/tasks/{task.id}", status_code=303)
+    query = urlencode({"since": iso(since), "command": command_id, "task": task.id})
+    return RedirectResponse(f"/candidates/{candidate_id}/editing?{query}", status_code=303)
 
 
 @router.post("/candidates/{candidate_id}/discard", response_class=HTMLResponse)
@@ -161,10 +169,14 @@ def revise(request: Request, candidate_id: str, form: Form = Depends(read_form))
             return summary_result(outcome.summary)
         return TaskResult(outcome.new_run_id, None, outcome.state, "同一命令已执行过")
 
+    since = utc_now()
     task = request.app.state.tasks.start(
         "revise", cand.work_id, cand.chapter, f"第 {cand.chapter} 章 · {words}", job
     )
-    return RedirectResponse(f"/tasks/{task.id}", status_code=303)
+    query = urlencode({"since": iso(since), "task": task.id, "what": "revise"})
+    return RedirectResponse(
+        f"/works/{cand.work_id}/writing/{cand.chapter}?{query}", status_code=303
+    )
 
 
 def _outcome(

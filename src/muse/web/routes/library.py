@@ -17,6 +17,8 @@ from muse.web.render import page
 
 router = APIRouter()
 
+INDEX_PAGE = 100  # chapters per page of the index table (the state counts cover the whole book)
+
 INDEX_STATES = {
     "fresh": "最新",
     "stale": "过期（修订版已变）",
@@ -26,13 +28,13 @@ INDEX_STATES = {
 
 
 @router.get("/works/{work_id}/library", response_class=HTMLResponse)
-def library(request: Request, work_id: int) -> Response:
+def library(request: Request, work_id: int, at: int = 0) -> Response:
     with read(request) as conn:
         info = work_nav(conn, work_id)
         patterns = list_patterns(conn, work_id, all_versions=True)
         bindings = list_bindings(conn, work_id)
         styles = list_style_profiles(conn, work_id)
-        index = index_overview(conn, work_id)
+        index = index_overview(conn, work_id, offset=max(at, 0), limit=INDEX_PAGE)
         caches = cache_overview(conn, work_id)
     return page(
         request,
@@ -45,6 +47,7 @@ def library(request: Request, work_id: int) -> Response:
         index=index,
         caches=caches,
         index_states=INDEX_STATES,
+        page_size=INDEX_PAGE,
     )
 
 

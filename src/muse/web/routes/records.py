@@ -47,7 +47,7 @@ TABLE_PAGES: dict[str, str] = {
     "knowledge_versions": "范式·文风·索引：派生缓存（知识卡变更令牌）",
     "plan_sections": "规划",
     "plan_batches": "规划：细纲批次",
-    "plan_batch_items": "数据表（批次条目）",
+    "plan_batch_items": "规划：细纲批次（每个批次的页面列出它的条目）",
     "plan_reviews": "规划：各阶段的「需复核」（上层被替换后，下层已确认条目的复核标记）",
     "pattern_cards": "范式·文风·索引：范式卡",
     "pattern_bindings": "范式·文风·索引：范式绑定",

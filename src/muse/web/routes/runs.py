@@ -8,7 +8,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from muse.agents import HEAVY_COLUMNS, receipt_of, receipt_summaries, tool_reads_of_run
 from muse.core.errors import NotFound
-from muse.flow import list_runs, show_run_detail, zone
+from muse.flow import list_runs, orphaned_runs, show_run_detail, zone
 from muse.web.deps import read, work_nav, zoned_for
 from muse.web.render import page
 from muse.works import get_snapshot
@@ -38,6 +38,7 @@ def run_page(request: Request, run_id: str) -> Response:
         auth = get_snapshot(conn, auth_id) if auth_id else None
         receipts = receipt_summaries(conn, run_id)
         reads = tool_reads_of_run(conn, run_id)
+        interrupted = bool(orphaned_runs(conn, [run_id]))  # its process is gone: 已中断
     return page(
         request,
         "run.html",
@@ -47,6 +48,7 @@ def run_page(request: Request, run_id: str) -> Response:
         receipts=receipts,
         reads=reads,
         auth=auth,
+        interrupted=interrupted,
     )
 
 

@@ -40,7 +40,7 @@ def all_works(request: Request) -> Response:
 def overview(request: Request, work_id: int, imported: str | None = None) -> Response:
     with read(request) as conn:
         info = work_info(conn, work_id)
-        chapters = list_chapters(conn, work_id)
+        chapters = list_chapters(conn, work_id, last=20)  # the count is work_info's
         status = plan_status(conn, work_id)
         runs = list_runs(conn, work_id, limit=10)
         queues = _queues(conn, work_id)
