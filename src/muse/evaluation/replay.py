@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine
 
 from muse.agents import (
     AgentCallError,
@@ -47,7 +47,6 @@ from muse.context import (
 from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, ContractViolation
 from muse.core.ids import new_id
-from muse.core.text import count_han
 from muse.evaluation.arms import freeze_arm
 from muse.evaluation.contracts import ARM_MODES, ARMS, EVAL_POLICY_VERSION, EvaluationSet, Sample
 from muse.evaluation.lexicon import replay_lexicon
@@ -56,19 +55,23 @@ from muse.evaluation.tables import eval_arms
 from muse.flow import (
     Decision,
     RewritePolicy,
+    candidate_of_version,
+    candidate_row,
     check_candidate,
     check_lexicons,
     commit_verdict,
+    insert_candidate,
+    insert_run,
     move_candidate,
     move_run,
     rewrite_loop,
+    run_row,
     with_attempt,
     writer_input,
 )
-from muse.flow.tables import candidates, runs
 from muse.quality import Verdict
 from muse.store.engine import reading
-from muse.works import current_revision, get_snapshot, take_snapshot
+from muse.works import get_snapshot, take_snapshot
 
 LEAK_KINDS = frozenset({"future_leak", "semantic_future_leak"})
 MISSING_KINDS = frozenset(
@@ -133,34 +136,25 @@ def _generate_arm(ctx: SampleCtx, arm: str) -> None:
 
 def _run_state(engine: Engine, run_id: str) -> str:
     with reading(engine) as conn:
-        return str(conn.execute(select(runs.c.state).where(runs.c.id == run_id)).scalar_one())
+        return run_row(conn, run_id).state
 
 
 def _start_arm_run(ctx: SampleCtx, arm: str) -> str:
     """Insert the arm's run and take its authorization snapshot (purpose: evaluation)."""
     writer = ctx.evaluation_set.models.writer
-    run_id, now = new_id("run"), utc_now()
+    now = utc_now()
     try:
         with ctx.engine.begin() as conn:
-            base = current_revision(conn, ctx.work_id, ctx.sample.targetChapter)
-            conn.execute(
-                runs.insert().values(
-                    id=run_id,
-                    work_id=ctx.work_id,
-                    target_chapter=ctx.sample.targetChapter,
-                    run_type="evaluation",
-                    mode=ARM_MODES[arm],
-                    quality_policy_version=EVAL_POLICY_VERSION,
-                    state="validating_context",
-                    attempt=1,
-                    revision=0,
-                    provider=writer.provider,
-                    model=writer.model,
-                    as_of=ctx.as_of,
-                    base_revision=base or 0,
-                    created_at=now,
-                    updated_at=now,
-                )
+            run_id = insert_run(
+                conn,
+                work_id=ctx.work_id,
+                chapter=ctx.sample.targetChapter,
+                run_type="evaluation",
+                mode=ARM_MODES[arm],
+                quality_policy_version=EVAL_POLICY_VERSION,
+                as_of=ctx.as_of,
+                provider=writer.provider,
+                model=writer.model,
             )
             snapshot = take_snapshot(conn, ctx.work_id, "evaluation")
             move_run(
@@ -192,9 +186,9 @@ def _outline_ref(ctx: SampleCtx) -> str:
 def _freeze(ctx: SampleCtx, arm: str, run_id: str) -> None:
     try:
         with ctx.engine.begin() as conn:
-            snapshot_id = conn.execute(
-                select(runs.c.authorization_snapshot_id).where(runs.c.id == run_id)
-            ).scalar_one()
+            snapshot_id = run_row(conn, run_id).authorization_snapshot_id
+            if snapshot_id is None:  # every arm run takes one before retrieving
+                raise AuthorizationError(f"运行 {run_id} 没有授权快照。")
             full = freeze_context(
                 conn,
                 work_id=ctx.work_id,
@@ -249,11 +243,7 @@ def produce(
     not stored yet (a crash in between) is used, and only otherwise is the writer called."""
     task_input = writer_input(frozen.context, revision)
     with reading(ctx.engine) as conn:
-        existing = conn.execute(
-            select(candidates.c.id).where(
-                candidates.c.run_id == run_id, candidates.c.version == attempt
-            )
-        ).scalar()
+        existing = candidate_of_version(conn, run_id, attempt)
     reply = stored_reply(
         ctx.engine,
         run_id=run_id,
@@ -326,25 +316,15 @@ def _store_candidate(
     now = utc_now()
     candidate_id = new_id("cand")
     with ctx.engine.begin() as conn:
-        conn.execute(
-            candidates.insert().values(
-                id=candidate_id,
-                run_id=run_id,
-                work_id=ctx.work_id,
-                chapter=ctx.sample.targetChapter,
-                version=attempt,
-                state="DRAFT",
-                revision=0,
-                acceptance_eligible=False,  # an evaluation run: never (triggers agree)
-                body=output.candidate_body,
-                sha256=output.candidate_sha256,
-                han_count=count_han(output.candidate_body),
-                context_snapshot_id=frozen.snapshot_id,
-                writer_output=output.wire(),
-                report=None,
-                created_at=now,
-                updated_at=now,
-            )
+        # version = attempt (``_build``); an evaluation run: never eligible (triggers agree)
+        insert_candidate(
+            conn,
+            candidate_id,
+            run_id=run_id,
+            work_id=ctx.work_id,
+            chapter=ctx.sample.targetChapter,
+            context_snapshot_id=frozen.snapshot_id,
+            output=output,
         )
         move_candidate(conn, candidate_id, "CHECKING", expected_state="DRAFT")
         node = "writing" if attempt == 1 else "rewriting"
@@ -437,10 +417,7 @@ def _detect(ctx: SampleCtx, arm: str, run_id: str, leak_terms: list[tuple[str, i
     def commit(written: Written, attempt: int, verdict: Verdict, decision: Decision) -> None:
         final = decision.run_state != "rewriting"
         with ctx.engine.begin() as conn:
-            state = conn.execute(
-                select(candidates.c.state).where(candidates.c.id == written.candidate_id)
-            ).scalar_one()
-            if state != "CHECKING":
+            if candidate_row(conn, written.candidate_id).state != "CHECKING":
                 return  # committed before a crash: the resumed loop only walks past it
             commit_verdict(
                 conn,
