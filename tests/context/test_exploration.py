@@ -12,8 +12,8 @@ from muse.agents.ledger import call_tool_reads
 from muse.agents.receipts import get_receipt
 from muse.agents.structured import RetryPolicy
 from muse.context.as_of import AsOfView
-from muse.context.exploration_contracts import ExplorationManifest
-from muse.context.plan_reads import planned_reads
+from muse.context.explore.contracts import ExplorationManifest
+from muse.context.explore.plan_reads import planned_reads
 from tests.support.stub_server import StubServer
 
 from .two_phase import RUN, explored, outline_of, with_cards

@@ -12,9 +12,9 @@ from muse.agents.prompts import model_view
 from muse.agents.receipts import get_receipt
 from muse.agents.tools import ToolSet
 from muse.context.as_of import AsOfView
+from muse.context.explore.tool_reader import AsOfToolReader
 from muse.context.output_contracts import WriterDraft
 from muse.context.round_order import ITEMS, round_inputs, writer_input
-from muse.context.tool_reader import AsOfToolReader
 from muse.core.errors import InvalidInput
 from muse.works.authorization import take_snapshot
 

@@ -28,12 +28,15 @@ from muse.context.contracts import (
     TokenBudget,
     WriterContext,
 )
-from muse.context.exploration_contracts import ExplorationManifest, ReplayedRead
+from muse.context.explore import (
+    ExplorationManifest,
+    ReplayedRead,
+    check_replayed,
+    fold_replayed,
+)
 from muse.context.manifest import build_manifest
 from muse.context.narrative_state import derive_narrative_state
-from muse.context.plan_reads import check_replayed
 from muse.context.prevention import prevention_from_style
-from muse.context.replayed_sources import fold_replayed
 from muse.context.retrieval_plan import (
     BASELINE_CHAPTERS,
     DEFAULT_BUDGET,
