@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         search_query,
     )
     from muse.context.snapshots import (
+        SnapshotRow,
         latest_snapshot,
         run_snapshots,
         snapshot_payload,
@@ -118,6 +119,7 @@ __all__ = [
     "snapshot_payload",
     "snapshot_revisions",
     "snapshot_row",
+    "SnapshotRow",
     "store_context",
     "summarize",
     "validate_references",
@@ -177,6 +179,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "search_query",
     ),
     "snapshots": (
+        "SnapshotRow",
         "latest_snapshot",
         "run_snapshots",
         "snapshot_payload",

@@ -111,5 +111,5 @@ def load_plan_view(conn: Connection, work_id: int) -> PlanView:
         confirmed=confirmed,
         fine_outlines=outlines,
         chapter_lengths=chapter_lengths(conn, work_id),
-        work_default_chars=get_work_row(conn, work_id)["default_chapter_chars"],
+        work_default_chars=get_work_row(conn, work_id).default_chapter_chars,
     )
