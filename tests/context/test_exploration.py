@@ -62,12 +62,12 @@ def test_plan_reads_come_first_then_explored_reads_without_duplicates(engine, ma
 def test_explore_is_dispatched_with_the_read_only_tools_and_has_its_receipt(engine, marked_book):
     manifest = explored(engine, marked_book, 9)
     receipt = get_receipt(engine, manifest.explore_receipt_id)
-    assert receipt is not None and receipt["status"] == "ok"
-    assert (receipt["role"], receipt["task"], receipt["run_id"]) == ("writer", "explore", RUN)
-    offered = receipt["request_params"]["toolsOffered"]
+    assert receipt is not None and receipt.status == "ok"
+    assert (receipt.role, receipt.task, receipt.run_id) == ("writer", "explore", RUN)
+    offered = receipt.request_params["toolsOffered"]
     assert offered == READ_ONLY
     assert set(offered) == set(load_roles().task("writer", "explore").tools)
-    assert receipt["task_input"]["plannedReads"][0]["tool"] == "get_outline"
+    assert receipt.task_input["plannedReads"][0]["tool"] == "get_outline"
     assert manifest.notes.startswith("【离线模式】")
 
 

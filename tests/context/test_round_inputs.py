@@ -92,9 +92,9 @@ def test_generation_input_is_exactly_the_serialized_context_and_offers_no_tools(
     ctx = two_phase(engine, marked_book, 9, author_words=WORDS, round_number=2).context
     result = _generate(engine, writer_input(ctx))
     receipt = get_receipt(engine, result.receipt_id)
-    assert receipt["task_input"] == ctx.wire()
-    assert receipt["request_params"]["toolsOffered"] == []
-    user = receipt["messages"][1]["content"]
+    assert receipt.task_input == ctx.wire()
+    assert receipt.request_params["toolsOffered"] == []
+    user = receipt.messages[1]["content"]
     # what the model reads: the stored input without run identity (prompts.model_view), last
     serialized = json.dumps(model_view(writer_input(ctx)), ensure_ascii=False, indent=2)
     assert serialized in user and user.rstrip().endswith(serialized + "\n```")

@@ -240,7 +240,7 @@ def _within_budget(ctx: SampleCtx, arm: str, receipt_id: str) -> None:
         receipt = receipt_of(conn, receipt_id)
     if receipt is None:
         raise SampleFailed("failed_contract", f"{arm} 臂写手调用没有回执 {receipt_id}。")
-    used = int(receipt["tokens_out"] or 0)
+    used = int(receipt.tokens_out or 0)
     limit = ctx.evaluation_set.maxGenerationBudget.maxOutputTokens
     if used > limit:
         raise SampleFailed(
