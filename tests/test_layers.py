@@ -10,9 +10,10 @@ import counts: module level, inside functions (lazy imports), under ``TYPE_CHECK
 imports, and ``importlib.import_module("muse.…")`` with a literal name. A package under
 ``src/muse`` that is not in the table fails the check, so a new package gets a place on purpose.
 
-``ALLOWED`` lists the wrong-way arrows that still exist, each with its reason; it may only shrink:
-an entry whose import is gone fails too, so it must be deleted with the fix. This runs in
-``make test`` (so CI) and ``make lint``.
+There are no exceptions: no allowlist of known wrong-way arrows or of imports behind a face (the
+last three, evaluation's reads of flow's tables, became flow functions). A new exception would be
+a decision to record in docs/architecture.md §2 first. This runs in ``make test`` (so CI) and
+``make lint``.
 """
 
 from __future__ import annotations
@@ -44,9 +45,6 @@ LAYERS: tuple[str, ...] = (
     "demo",
 )
 _TOP = "muse"  # muse/__init__.py and other top-level modules: composition, may import anything
-
-# (importing module, imported module) → why it is still there. Shrink only.
-ALLOWED: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)
@@ -148,16 +146,6 @@ def wrong_way(src: Path) -> list[Arrow]:
 # The kernel and the store: their face is their public modules (``__all__`` names modules).
 TOOLKITS: tuple[str, ...] = ("core", "store")
 
-# (importing module, imported module) → why it still reaches into another package. Shrink only.
-INTERNAL_ALLOWED: dict[tuple[str, str], str] = {
-    arrow: "a table read, to become a function of the owning domain"
-    for arrow in [
-        ("muse.evaluation.candidate_judge", "muse.flow.tables"),  # candidates
-        ("muse.evaluation.judging", "muse.flow.tables"),  # candidates
-        ("muse.evaluation.replay", "muse.flow.tables"),  # candidates, runs
-    ]
-}
-
 
 def face_of(src: Path, package: str) -> frozenset[str]:
     """The names in ``__all__`` of ``muse.<package>`` (a literal list, as mypy requires)."""
@@ -221,32 +209,18 @@ def behind_the_face(src: Path) -> list[Arrow]:
 
 def test_no_import_runs_up_the_layers() -> None:
     arrows = wrong_way(SRC)
-    new = [a for a in arrows if (a.module, a.target) not in ALLOWED]
-    assert not new, "imports against the layers of docs/architecture.md §2:\n" + "\n".join(
-        map(str, new)
+    assert not arrows, "imports against the layers of docs/architecture.md §2:\n" + "\n".join(
+        map(str, arrows)
     )
-
-
-def test_the_allowlist_only_holds_arrows_that_still_exist() -> None:
-    present = {(a.module, a.target) for a in wrong_way(SRC)}
-    stale = sorted(set(ALLOWED) - present)
-    assert not stale, f"fixed arrows still allowed in ALLOWED, delete them: {stale}"
 
 
 def test_another_package_is_imported_through_its_face() -> None:
     arrows = behind_the_face(SRC)
-    new = [a for a in arrows if (a.module, a.target) not in INTERNAL_ALLOWED]
-    assert not new, (
+    assert not arrows, (
         "imports of another package's internals; import the name from the package itself "
         "(from muse.knowledge import load_cards) and add it to that package's __all__ if it is "
-        "missing (docs/architecture.md §2):\n" + "\n".join(f"{a} {list(a.names)}" for a in new)
+        "missing (docs/architecture.md §2):\n" + "\n".join(f"{a} {list(a.names)}" for a in arrows)
     )
-
-
-def test_the_internal_allowlist_only_holds_imports_that_still_exist() -> None:
-    present = {(a.module, a.target) for a in behind_the_face(SRC)}
-    stale = sorted(set(INTERNAL_ALLOWED) - present)
-    assert not stale, f"fixed imports still allowed in INTERNAL_ALLOWED, delete them: {stale}"
 
 
 # --- the checker itself, on planted trees -------------------------------------------------

@@ -2,7 +2,7 @@
 
 Canonical chapters ≤ ``as_of`` from the works tables (the current revision's prose block) and a
 naive substring search; cards, outline, style and patterns read as empty. Production reads go
-through ``muse.context.tool_reader`` over the real ``AsOfView``; this one lived in
+through ``muse.context.explore.tool_reader`` over the real ``AsOfView``; this one lived in
 ``muse.agents.asof_reader`` until it was found to be used by tests only.
 """
 

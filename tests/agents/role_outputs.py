@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from muse.context.exploration_contracts import ExploreDraft
+from muse.context.explore.contracts import ExploreDraft
 from muse.context.output_contracts import WriterDraft
 from muse.evaluation.contracts import JudgeScores
 from muse.knowledge.extraction_contracts import ChapterExtraction

@@ -10,7 +10,7 @@ from sqlalchemy import insert
 from muse.agents.errors import AsOfViolation, ToolNotAllowed, ToolRoundsExceeded
 from muse.agents.ledger import call_tool_reads, dependency_list, tool_read_log
 from muse.agents.tools import ToolSet
-from muse.context.exploration_contracts import ExploreDraft
+from muse.context.explore.contracts import ExploreDraft
 from muse.core.canonical import hash_value, sha256_hex
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput

@@ -12,8 +12,8 @@ from muse.agents.ledger import call_tool_reads
 from muse.agents.receipts import get_receipt
 from muse.agents.structured import RetryPolicy
 from muse.context.as_of import AsOfView
-from muse.context.exploration_contracts import ExplorationManifest
-from muse.context.plan_reads import planned_reads
+from muse.context.explore.contracts import ExplorationManifest
+from muse.context.explore.plan_reads import planned_reads
 from tests.support.stub_server import StubServer
 
 from .two_phase import RUN, explored, outline_of, with_cards
@@ -62,12 +62,12 @@ def test_plan_reads_come_first_then_explored_reads_without_duplicates(engine, ma
 def test_explore_is_dispatched_with_the_read_only_tools_and_has_its_receipt(engine, marked_book):
     manifest = explored(engine, marked_book, 9)
     receipt = get_receipt(engine, manifest.explore_receipt_id)
-    assert receipt is not None and receipt["status"] == "ok"
-    assert (receipt["role"], receipt["task"], receipt["run_id"]) == ("writer", "explore", RUN)
-    offered = receipt["request_params"]["toolsOffered"]
+    assert receipt is not None and receipt.status == "ok"
+    assert (receipt.role, receipt.task, receipt.run_id) == ("writer", "explore", RUN)
+    offered = receipt.request_params["toolsOffered"]
     assert offered == READ_ONLY
     assert set(offered) == set(load_roles().task("writer", "explore").tools)
-    assert receipt["task_input"]["plannedReads"][0]["tool"] == "get_outline"
+    assert receipt.task_input["plannedReads"][0]["tool"] == "get_outline"
     assert manifest.notes.startswith("【离线模式】")
 
 

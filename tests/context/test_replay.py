@@ -10,8 +10,8 @@ import pytest
 
 from muse.agents.ledger import tool_read_log
 from muse.context.as_of import AsOfView
-from muse.context.exploration_contracts import ExplorationRead
-from muse.context.replaying import replay, replay_bytes
+from muse.context.explore.contracts import ExplorationRead
+from muse.context.explore.replaying import replay, replay_bytes
 from muse.core.canonical import sha256_hex
 from muse.core.errors import ContractViolation
 from muse.store.engine import reading
@@ -23,8 +23,8 @@ from .two_phase import explored, replayed, with_cards
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY_SCRIPT = """
 import sys
-from muse.context.exploration_contracts import ExplorationManifest
-from muse.context.replaying import replay, replay_bytes
+from muse.context.explore.contracts import ExplorationManifest
+from muse.context.explore.replaying import replay, replay_bytes
 from muse.store.engine import make_engine, reading
 engine = make_engine(sys.argv[1])
 manifest = ExplorationManifest.model_validate_json(open(sys.argv[2], encoding="utf-8").read())

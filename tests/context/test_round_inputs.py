@@ -12,9 +12,9 @@ from muse.agents.prompts import model_view
 from muse.agents.receipts import get_receipt
 from muse.agents.tools import ToolSet
 from muse.context.as_of import AsOfView
+from muse.context.explore.tool_reader import AsOfToolReader
 from muse.context.output_contracts import WriterDraft
 from muse.context.round_order import ITEMS, round_inputs, writer_input
-from muse.context.tool_reader import AsOfToolReader
 from muse.core.errors import InvalidInput
 from muse.works.authorization import take_snapshot
 
@@ -92,9 +92,9 @@ def test_generation_input_is_exactly_the_serialized_context_and_offers_no_tools(
     ctx = two_phase(engine, marked_book, 9, author_words=WORDS, round_number=2).context
     result = _generate(engine, writer_input(ctx))
     receipt = get_receipt(engine, result.receipt_id)
-    assert receipt["task_input"] == ctx.wire()
-    assert receipt["request_params"]["toolsOffered"] == []
-    user = receipt["messages"][1]["content"]
+    assert receipt.task_input == ctx.wire()
+    assert receipt.request_params["toolsOffered"] == []
+    user = receipt.messages[1]["content"]
     # what the model reads: the stored input without run identity (prompts.model_view), last
     serialized = json.dumps(model_view(writer_input(ctx)), ensure_ascii=False, indent=2)
     assert serialized in user and user.rstrip().endswith(serialized + "\n```")

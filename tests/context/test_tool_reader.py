@@ -6,8 +6,8 @@ from muse.agents.errors import AsOfViolation
 from muse.agents.ledger import dependency_list
 from muse.agents.tools import ToolSet
 from muse.context.as_of import AsOfView
+from muse.context.explore.tool_reader import AsOfToolReader
 from muse.context.search import index as search_index
-from muse.context.tool_reader import AsOfToolReader
 from muse.knowledge.card_import import import_cards_yaml
 from muse.store.engine import reading
 from tests.support.marked_book import marker

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from muse.context.exploration_contracts import ExplorationManifest, ReplayedRead
-from muse.context.replaying import replay
+from muse.context.explore.contracts import ExplorationManifest, ReplayedRead
+from muse.context.explore.replaying import replay
 from muse.context.writer_context import FrozenContext, freeze_context
 from muse.flow.exploration import explore
 from muse.knowledge.card_import import import_cards_yaml

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from muse.context.exploration_contracts import EXPLORE_INPUT_VERSION, ExploreDraft
+from muse.context.explore.contracts import EXPLORE_INPUT_VERSION, ExploreDraft
 from muse.context.output_contracts import WriterDraft
 from muse.core.text import count_han
 from muse.evaluation.contracts import JudgeScores

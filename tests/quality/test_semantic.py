@@ -60,7 +60,7 @@ def test_offline_detector_passes_a_clean_candidate_with_a_bound_report(engine, c
     assert report.candidate_sha256 == sha256_hex(checked.output.candidate_body)
     assert report.candidate_version == 1
     assert report.context_snapshot_sha256 == checked.context.context_snapshot.sha256
-    assert get_receipt(engine, report.receipt_id)["status"] == "ok"
+    assert get_receipt(engine, report.receipt_id).status == "ok"
     assert verify_binding(report.wire(), body=checked.output.candidate_body, version=1)
 
 

@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     )
     from muse.agents.receipts import (
         HEAVY_COLUMNS,
+        ReceiptRow,
         last_ok_call,
         ok_calls,
         receipt_of,
@@ -118,6 +119,7 @@ __all__ = [
     "policies_in_force",
     "provider_statuses",
     "receipt_of",
+    "ReceiptRow",
     "receipt_summaries",
     "recorded_choice",
     "register_configured_secrets",
@@ -182,6 +184,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     ),
     "receipts": (
         "HEAVY_COLUMNS",
+        "ReceiptRow",
         "last_ok_call",
         "ok_calls",
         "receipt_of",

@@ -2,7 +2,7 @@
 
 ``AsOfReader`` is the interface the tools are built against (ARCHITECTURE.md principle 4: every
 read that can reach a model goes through one as-of view). The production implementation is
-``muse.context.tool_reader`` over the real ``AsOfView``; the tests of the tools alone use a
+``muse.context.explore.tool_reader`` over the real ``AsOfView``; the tests of the tools alone use a
 minimal reader over canonical chapters (``tests/agents/minimal_reader.py``).
 
 A read of a chapter after ``as_of`` raises ``AsOfViolation``; it is never silently empty.

@@ -26,6 +26,7 @@ from muse.agents.tables import model_calls
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
 from muse.core.ids import new_id
+from muse.store.rows import FromRow
 
 REDACTED = "[已隐去]"
 _MILLION = Decimal(1_000_000)
@@ -190,10 +191,46 @@ def _write_minimal(engine: Engine, row: dict[str, Any], trace: CallTrace, err: E
         conn.execute(insert(model_calls).values(**scrub(minimal, trace.secrets)))
 
 
-def get_receipt(engine: Engine, call_id: str) -> dict[str, Any] | None:
+@dataclass(frozen=True, slots=True)
+class ReceiptRow(FromRow):
+    """One model call's receipt (table ``model_calls``), as other packages read it."""
+
+    id: str
+    run_id: str | None
+    role: str
+    task: str
+    provider: str
+    base_url: str | None
+    model_requested: str
+    model_returned: str | None
+    policy_name: str | None
+    policy_version: str | None
+    output_mode: str | None
+    status: str  # ok, or the named failure
+    error: str | None
+    attempts: int
+    tokens_in: int
+    tokens_out: int
+    tokens_cached: int | None
+    latency_ms: int
+    cost_estimate: Decimal | None
+    cost_currency: str | None
+    input_sha256: str
+    messages_sha256: str | None
+    output_sha256: str | None
+    prompt_templates: Any
+    task_input: Any
+    messages: Any
+    request_params: Any
+    raw_outputs: Any
+    output: Any
+    started_at: datetime
+    finished_at: datetime
+
+
+def get_receipt(engine: Engine, call_id: str) -> ReceiptRow | None:
     with engine.connect() as conn:
-        row = conn.execute(select(model_calls).where(model_calls.c.id == call_id)).first()
-    return dict(row._mapping) if row else None
+        return receipt_of(conn, call_id)
 
 
 def run_receipts(engine: Engine, run_id: str) -> list[dict[str, Any]]:
@@ -230,10 +267,10 @@ def receipt_summaries(conn: Connection, run_id: str) -> list[dict[str, Any]]:
     return [dict(row._mapping) for row in conn.execute(query)]
 
 
-def receipt_of(conn: Connection, call_id: str) -> dict[str, Any] | None:
+def receipt_of(conn: Connection, call_id: str) -> ReceiptRow | None:
     """:func:`get_receipt` on the caller's (read) connection."""
-    row = conn.execute(select(model_calls).where(model_calls.c.id == call_id)).first()
-    return dict(row._mapping) if row else None
+    row = conn.execute(select(model_calls).where(model_calls.c.id == call_id)).mappings().first()
+    return ReceiptRow.from_row(row) if row else None
 
 
 # Reads of the receipts for other packages (they never import the ``model_calls`` table).

@@ -12,12 +12,19 @@ if TYPE_CHECKING:
     from muse.context.card_hits import summarize
     from muse.context.contracts import CoverageState, EvidenceCoverage, TokenBudget, WriterContext
     from muse.context.evidence_requests import fulfil_evidence_requests
-    from muse.context.exploration_contracts import (
+    from muse.context.explore import (
         EXPLORE_INPUT_VERSION,
+        AsOfToolReader,
         ExplorationManifest,
         ExploreDraft,
         ExploreDraftRead,
         ReplayedRead,
+        explore_whitelist,
+        from_draft,
+        merge_reads,
+        planned_reads,
+        replay,
+        replay_bytes,
     )
     from muse.context.manifest import build_manifest
     from muse.context.output_contracts import (
@@ -29,8 +36,6 @@ if TYPE_CHECKING:
         WriterDraft,
         WriterOutput,
     )
-    from muse.context.plan_reads import explore_whitelist, from_draft, merge_reads, planned_reads
-    from muse.context.replaying import replay, replay_bytes
     from muse.context.retrieval_plan import DEFAULT_BUDGET
     from muse.context.round_order import round_inputs, writer_input
     from muse.context.search import (
@@ -48,13 +53,13 @@ if TYPE_CHECKING:
         search_query,
     )
     from muse.context.snapshots import (
+        SnapshotRow,
         latest_snapshot,
         run_snapshots,
         snapshot_payload,
         snapshot_revisions,
         snapshot_row,
     )
-    from muse.context.tool_reader import AsOfToolReader
     from muse.context.validation import validate_references
     from muse.context.writer_context import (
         QUALITY_POLICY_VERSION,
@@ -114,6 +119,7 @@ __all__ = [
     "snapshot_payload",
     "snapshot_revisions",
     "snapshot_row",
+    "SnapshotRow",
     "store_context",
     "summarize",
     "validate_references",
@@ -132,12 +138,19 @@ _FACE: dict[str, tuple[str, ...]] = {
     "card_hits": ("summarize",),
     "contracts": ("EvidenceCoverage", "WriterContext", "CoverageState", "TokenBudget"),
     "evidence_requests": ("fulfil_evidence_requests",),
-    "exploration_contracts": (
+    "explore": (
         "EXPLORE_INPUT_VERSION",
+        "AsOfToolReader",
         "ExplorationManifest",
         "ExploreDraft",
         "ExploreDraftRead",
         "ReplayedRead",
+        "explore_whitelist",
+        "from_draft",
+        "merge_reads",
+        "planned_reads",
+        "replay",
+        "replay_bytes",
     ),
     "manifest": ("build_manifest",),
     "output_contracts": (
@@ -150,8 +163,6 @@ _FACE: dict[str, tuple[str, ...]] = {
         "NewSettingDeclaration",
         "EvidenceRequest",
     ),
-    "plan_reads": ("explore_whitelist", "from_draft", "merge_reads", "planned_reads"),
-    "replaying": ("replay", "replay_bytes"),
     "round_order": ("round_inputs", "writer_input"),
     "search": (
         "Hit",
@@ -168,13 +179,13 @@ _FACE: dict[str, tuple[str, ...]] = {
         "search_query",
     ),
     "snapshots": (
+        "SnapshotRow",
         "latest_snapshot",
         "run_snapshots",
         "snapshot_payload",
         "snapshot_revisions",
         "snapshot_row",
     ),
-    "tool_reader": ("AsOfToolReader",),
     "validation": ("validate_references",),
     "writer_context": (
         "FrozenContext",

@@ -1,7 +1,7 @@
 """How much of each token budget a frozen WriterContext used (the context viewer's token bars).
 
 Each manifest source kind is charged to the budget category the assembler spends it from
-(``sources.py`` / ``replayed_sources.py``): full chapters of the baseline to consecutive prose,
+(``sources.py`` / ``explore/replayed_sources.py``): full chapters of the baseline to consecutive prose,
 re-read excerpts to historical evidence, cards to cards, patterns and style to patterns. The fine
 outline is not budgeted (it always goes in whole) and is reported as such.
 """

@@ -9,11 +9,7 @@ from typing import Any, Final, Literal
 
 from pydantic import Field
 
-from muse.context.exploration_contracts import (
-    AuthorInstruction,
-    ExplorationManifest,
-    ReplayedMaterial,
-)
+from muse.context.explore import ExplorationManifest, ReplayedMaterial
 from muse.core.contract import Contract
 
 PLAN_VERSION: Final = "retrieval-plan-v1"
@@ -194,6 +190,13 @@ class Prevention(Contract):
     ai_blacklist: tuple[str, ...]
     style_rules: tuple[str, ...] = ()
     note: str
+
+
+class AuthorInstruction(Contract):
+    """Item 7 of a round's input (spec 001 §2.3): the author's latest words, verbatim."""
+
+    round: int = Field(ge=1)
+    words: str | None  # None only in round 1 ("写第 N 章")
 
 
 class WriterContext(Contract):

@@ -24,8 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from muse.context.contracts import WriterContext
-from muse.context.exploration_contracts import AuthorInstruction
+from muse.context.contracts import AuthorInstruction, WriterContext
 from muse.core.errors import ContractViolation, InvalidInput
 from muse.core.text import normalize_text
 

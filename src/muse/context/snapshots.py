@@ -7,11 +7,32 @@ through these functions, never through the table (docs/architecture.md §2).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, RowMapping, select
+from sqlalchemy import Connection, Row, select
 
 from muse.context.tables import context_snapshots
+from muse.store.rows import FromRow
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotRow(FromRow):
+    """A stored frozen context (table ``context_snapshots``), as other packages read it."""
+
+    id: str
+    run_id: str  # the run that froze it
+    attempt: int
+    work_id: int
+    target_chapter: int
+    as_of: int  # last chapter the context may read
+    plan_id: str
+    manifest_id: str
+    sha256: str  # contextSnapshotSha256
+    chapter_revisions: dict[str, int]  # {"<chapter>": revision} of every chapter read
+    payload: dict[str, Any]  # the whole WriterContext v1
+    created_at: datetime
 
 
 def snapshot_payload(conn: Connection, snapshot_id: str) -> dict[str, Any]:
@@ -30,13 +51,14 @@ def snapshot_revisions(conn: Connection, snapshot_id: str) -> dict[str, int]:
     return revisions
 
 
-def snapshot_row(conn: Connection, snapshot_id: str) -> RowMapping | None:
+def snapshot_row(conn: Connection, snapshot_id: str) -> SnapshotRow | None:
     """The whole stored row of a snapshot, or None."""
-    return (
+    found = (
         conn.execute(select(context_snapshots).where(context_snapshots.c.id == snapshot_id))
         .mappings()
         .first()
     )
+    return None if found is None else SnapshotRow.from_row(found)
 
 
 def run_snapshots(

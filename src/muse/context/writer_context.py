@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from sqlalchemy import Connection
 
@@ -28,12 +28,15 @@ from muse.context.contracts import (
     TokenBudget,
     WriterContext,
 )
-from muse.context.exploration_contracts import ExplorationManifest, ReplayedRead
+from muse.context.explore import (
+    ExplorationManifest,
+    ReplayedRead,
+    check_replayed,
+    fold_replayed,
+)
 from muse.context.manifest import build_manifest
 from muse.context.narrative_state import derive_narrative_state
-from muse.context.plan_reads import check_replayed
 from muse.context.prevention import prevention_from_style
-from muse.context.replayed_sources import fold_replayed
 from muse.context.retrieval_plan import (
     BASELINE_CHAPTERS,
     DEFAULT_BUDGET,
@@ -165,7 +168,7 @@ def freeze_context(
         pack.card_prose,
         view.cards_in_conflict(),
     )
-    length = _length(view, outline, work["default_chapter_chars"])
+    length = _length(view, outline, work.default_chapter_chars)
     draft = WriterContext(
         run_id=run_id,
         attempt=attempt,
@@ -175,13 +178,13 @@ def freeze_context(
         target_chapter=target,
         as_of=as_of,
         context_snapshot=ContextSnapshotRef(manifest_id="", sha256="", generated_at=""),
-        source_version=work["source_version"],
+        source_version=work.source_version,
         authorization_snapshot=AuthorizationRef(
             id=authorization.id,
             purpose=authorization.purpose.value,
             revalidated_at=authorization.created_at,
         ),
-        source_status=work["source_status"],
+        source_status=cast(Literal["active"], work.source_status),  # the contract checks it
         retrieval_plan=plan,
         manifest=build_manifest(plan_id(plan), pack.sources, pack.omitted, pack.hits),
         fine_outline=outline.model_dump(mode="json"),

@@ -15,12 +15,12 @@ from sqlalchemy import Engine, select
 from muse.agents import dispatch
 from muse.context import snapshot_payload
 from muse.core.clock import iso, utc_now
-from muse.core.errors import ContractViolation, NotFound
+from muse.core.errors import ContractViolation
 from muse.core.ids import new_id
 from muse.evaluation.contracts import DIMENSIONS, JudgeScores
 from muse.evaluation.judging import judge_input
 from muse.evaluation.tables import candidate_judgements
-from muse.flow.tables import candidates
+from muse.flow import candidate_row
 from muse.store.engine import reading
 
 LABEL = "候选"
@@ -28,16 +28,7 @@ LABEL = "候选"
 
 def _load(engine: Engine, candidate_id: str) -> tuple[str, dict[str, Any], str]:
     with reading(engine) as conn:  # production view: evaluation candidates are not found
-        cand = conn.execute(
-            select(
-                candidates.c.id,
-                candidates.c.body,
-                candidates.c.run_id,
-                candidates.c.context_snapshot_id,
-            ).where(candidates.c.id == candidate_id)
-        ).first()
-        if cand is None:
-            raise NotFound(f"候选 {candidate_id} 不存在。", hint="用 muse candidates 查看候选。")
+        cand = candidate_row(conn, candidate_id)
         payload = snapshot_payload(conn, cand.context_snapshot_id)
     return cand.body, payload["fineOutline"], cand.run_id
 

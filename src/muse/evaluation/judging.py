@@ -16,8 +16,6 @@ import hashlib
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import select
-
 from muse.agents import AgentCallError, ForbiddenInput, InvalidOutput, dispatch, ok_calls
 from muse.core.canonical import canonical_json
 from muse.core.clock import utc_now
@@ -27,7 +25,7 @@ from muse.evaluation.replay import SampleCtx, SampleFailed
 from muse.evaluation.sample_state import arm_rows, eval_row, judge_sheets
 from muse.evaluation.stability import Outcome, assess
 from muse.evaluation.tables import eval_judgements
-from muse.flow.tables import candidates
+from muse.flow import candidate_row
 from muse.store.engine import reading
 
 RUBRIC = {
@@ -66,13 +64,16 @@ def judge_input(
 def _bodies(ctx: SampleCtx, labels: dict[str, str]) -> dict[str, str]:
     with reading(ctx.engine) as conn:
         rows = arm_rows(conn, ctx.eval_run_id)
-        out = {}
-        for arm in ARMS:
-            body = conn.execute(
-                select(candidates.c.body).where(candidates.c.id == rows[arm].candidate_id)
-            ).scalar_one()
-            out[labels[arm]] = body
-    return out
+        return {
+            labels[arm]: candidate_row(conn, _candidate_of(rows[arm].candidate_id)).body
+            for arm in ARMS
+        }
+
+
+def _candidate_of(candidate_id: str | None) -> str:
+    if candidate_id is None:  # judging starts after every arm has its candidate
+        raise SampleFailed("failed_contract", "有一臂没有候选，无法评审。")
+    return candidate_id
 
 
 def _sheet(scores: JudgeScores, order: list[str]) -> dict[str, dict[str, Any]]:

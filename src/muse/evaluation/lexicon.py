@@ -3,7 +3,7 @@
 Computed by the harness from the whole book, later chapters (the oracle) included, and handed to
 the mechanical future-leak gate only (``check_lexicons(leak_terms=…)``); it is never part of any
 model input, and a verdict resting on it is never sent back to the writer as a revision line
-(``replay.oracle_findings``). Its terms are
+(``arm_detection.oracle_findings``). Its terms are
 
 * the work's card names and aliases, and
 * the names and aliases that the model-free discovery of the book proposes

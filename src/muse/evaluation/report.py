@@ -43,7 +43,7 @@ def _sample(conn: Connection, row: Row[*tuple[Any, ...]]) -> dict[str, Any]:
     work = get_work_row(conn, row.work_id)
     out: dict[str, Any] = {
         "sampleId": row.sample_key,
-        "work": work["title"],
+        "work": work.title,
         "targetChapter": row.target_chapter,
         "asOf": row.as_of,
         "sceneClass": row.scene_class,

@@ -23,17 +23,12 @@ from muse.agents import resolve_provider
 from muse.context import refresh_index
 from muse.core.errors import InvalidInput, MuseError, StaleTransition
 from muse.core.text import count_han
+from muse.evaluation.arm_detection import detect_arms
+from muse.evaluation.arm_generation import generate_arms
 from muse.evaluation.contracts import EvaluationSet, RoleModel
 from muse.evaluation.judging import assess_sheets, final_by_arm, run_judge
 from muse.evaluation.preregistration import load_set
-from muse.evaluation.replay import (
-    Progress,
-    SampleCtx,
-    SampleFailed,
-    detect_arms,
-    generate_arms,
-    sample_ctx,
-)
+from muse.evaluation.replay import Progress, SampleCtx, SampleFailed, sample_ctx
 from muse.evaluation.sample_state import eval_row, move_eval, zone_engine
 from muse.evaluation.states import EVAL_TERMINAL, eval_move_allowed
 from muse.evaluation.tables import eval_runs

@@ -34,9 +34,12 @@ if TYPE_CHECKING:
     )
     from muse.flow.diff import diff_texts
     from muse.flow.edit_merge import edit_candidate
+    from muse.flow.eligibility import insert_candidate, insert_run
     from muse.flow.menu import decision_menu
     from muse.flow.production import RunSummary, write_chapter
     from muse.flow.queries import (
+        candidate_of_version,
+        candidate_row,
         chapter_token_caches,
         is_production_row,
         last_accepted_run,
@@ -44,6 +47,7 @@ if TYPE_CHECKING:
         list_runs,
         newest_candidate_of_run,
         newest_run_since,
+        run_row,
         show_run,
     )
     from muse.flow.rebuilding import rebuild
@@ -89,6 +93,8 @@ __all__ = [
     "ZONE_OPTION",
     "accept_candidate",
     "already_imported",
+    "candidate_of_version",
+    "candidate_row",
     "candidate_view",
     "chapter_token_caches",
     "check_candidate",
@@ -101,6 +107,8 @@ __all__ = [
     "edit_candidate",
     "edit_chapter",
     "import_and_index",
+    "insert_candidate",
+    "insert_run",
     "is_production_row",
     "is_state_machine_refusal",
     "last_accepted_run",
@@ -118,6 +126,7 @@ __all__ = [
     "revert_chapter",
     "revise_candidate",
     "run_label",
+    "run_row",
     "show_run",
     "show_run_detail",
     "source_kind_of",
@@ -157,9 +166,12 @@ _FACE: dict[str, tuple[str, ...]] = {
     ),
     "diff": ("diff_texts",),
     "edit_merge": ("edit_candidate",),
+    "eligibility": ("insert_candidate", "insert_run"),
     "menu": ("decision_menu",),
     "production": ("RunSummary", "write_chapter"),
     "queries": (
+        "candidate_of_version",
+        "candidate_row",
         "chapter_token_caches",
         "is_production_row",
         "last_accepted_run",
@@ -167,6 +179,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "list_runs",
         "newest_candidate_of_run",
         "newest_run_since",
+        "run_row",
         "show_run",
     ),
     "rebuilding": ("rebuild",),

@@ -178,9 +178,9 @@ def _preflight(conn: Connection, cand: CandidateRow, run: RunRow) -> None:
             "检测报告与当前候选或质量策略版本不一致，" + NEXT_STEP.format(chapter=chapter),
         )
     work = get_work_row(conn, cand.work_id)
-    if work["source_status"] != "active":
+    if work.source_status != "active":
         raise PreflightFailed(
-            "source_stale", f"作品来源状态已变为 {work['source_status']}，不能采纳。"
+            "source_stale", f"作品来源状态已变为 {work.source_status}，不能采纳。"
         )
     if run.authorization_snapshot_id is None:  # a run past validating_context always has one
         raise PreflightFailed("authorization_stale", "该运行没有冻结的授权快照，不能采纳。")

@@ -121,15 +121,15 @@ def context_summary(conn: Connection, snapshot_id: str) -> dict[str, Any]:
     row = snapshot_row(conn, snapshot_id)
     if row is None:
         return {"snapshotId": snapshot_id, "missing": True}
-    payload = row["payload"]
+    payload = row.payload
     manifest = payload.get("manifest", {})
     return {
-        "snapshotId": row["id"],
-        "sha256": row["sha256"],
-        "planId": row["plan_id"],
-        "manifestId": row["manifest_id"],
-        "asOf": row["as_of"],
-        "chapterRevisions": row["chapter_revisions"],
+        "snapshotId": row.id,
+        "sha256": row.sha256,
+        "planId": row.plan_id,
+        "manifestId": row.manifest_id,
+        "asOf": row.as_of,
+        "chapterRevisions": row.chapter_revisions,
         "sources": [
             {
                 "kind": s.get("kind"),

@@ -5,8 +5,9 @@ prose, enforced four times, each on its own:
 
 1. **Derived** (here): a candidate's ``acceptance_eligible`` is computed from its run's
    ``run_type`` and ``mode`` when the row is written, whatever the WriterOutput claims. Every
-   candidate row — a writer's attempt (``production``) and an author's edited version
-   (``edit_merge``) — is written by :func:`insert_candidate`, so no insert can skip the rule.
+   candidate row — a writer's attempt (``production``, an evaluation arm) and an author's edited
+   version (``edit_merge``) — is written by :func:`insert_candidate`, so no insert can skip the
+   rule; every run row, production or evaluation, by :func:`insert_run`.
 2. **Contract**: WriterOutput v1 refuses ``acceptanceEligible: true`` outside the production mode
    and quality policy (``muse.context.output_contracts``).
 3. **Accept entry**: ``muse.flow.accept`` refuses a candidate of a run that is not a production
@@ -23,8 +24,11 @@ from sqlalchemy import Connection, select
 from muse.context import WriterOutput
 from muse.core.clock import utc_now
 from muse.core.errors import NotFound
+from muse.core.ids import new_id
+from muse.core.process import process_owner
 from muse.core.text import count_han
 from muse.flow.tables import candidates, runs
+from muse.works import current_revision
 
 
 def acceptance_eligible(run_type: str, mode: str) -> bool:
@@ -38,6 +42,44 @@ def run_acceptance_eligible(conn: Connection, run_id: str) -> bool:
     if row is None:
         raise NotFound(f"运行 {run_id} 不存在。")
     return acceptance_eligible(row.run_type, row.mode)
+
+
+def insert_run(
+    conn: Connection,
+    *,
+    work_id: int,
+    chapter: int,
+    run_type: str,
+    mode: str,
+    quality_policy_version: str,
+    as_of: int,
+    provider: str,
+    model: str,
+) -> str:
+    """Write a new run row in ``validating_context`` (attempt 1) and return its id; its base
+    revision is the chapter's canonical revision now (0: no canonical text yet)."""
+    run_id, now = new_id("run"), utc_now()
+    conn.execute(
+        runs.insert().values(
+            id=run_id,
+            work_id=work_id,
+            target_chapter=chapter,
+            run_type=run_type,
+            mode=mode,
+            quality_policy_version=quality_policy_version,
+            state="validating_context",
+            attempt=1,
+            revision=0,
+            provider=provider,
+            model=model,
+            as_of=as_of,
+            base_revision=current_revision(conn, work_id, chapter) or 0,
+            created_at=now,
+            updated_at=now,
+            owner=process_owner(),
+        )
+    )
+    return run_id
 
 
 def insert_candidate(

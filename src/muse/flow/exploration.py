@@ -8,7 +8,7 @@ manifest, not the model's memory of what it read, is what the deterministic repl
 
 It lives in flow, not context: flow is the one package that dispatches the writer (explore
 here, generate in ``flow.production``); context supplies the plan's reads, the as-of view, the
-tool reader and the manifest rules (``context.plan_reads``).
+tool reader and the manifest rules (``context.explore.plan_reads``).
 
 A draft that is not even a valid ``ExploreDraft`` is refused by dispatch (one repair, then
 ``InvalidOutput``); single bad reads inside a valid draft are dropped with their reason.

@@ -31,14 +31,12 @@ from muse.context import (
     build_output,
     freeze_context,
 )
-from muse.core.clock import utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, MuseError
 from muse.core.ids import new_id
-from muse.core.process import process_owner
 from muse.core.text import count_han
 from muse.flow.checking import Lexicons, check_candidate, check_lexicons, located, with_attempt
 from muse.flow.deadlines import start_node
-from muse.flow.eligibility import insert_candidate
+from muse.flow.eligibility import insert_candidate, insert_run
 from muse.flow.rewrite import Decision, RewritePolicy, rewrite_loop, writer_input
 from muse.flow.run_steps import NodeEvent, Observer, RunCtx, Stopped
 from muse.flow.tables import candidates, runs
@@ -47,7 +45,7 @@ from muse.flow.verdicts import commit_verdict
 from muse.flow.writer_phases import EvidenceLedger, answer_requests, explore_and_replay
 from muse.planning import FineOutline, load_confirmed
 from muse.quality import Verdict
-from muse.works import AuthorizationSnapshot, current_revision, latest_chapter_number, take_snapshot
+from muse.works import AuthorizationSnapshot, latest_chapter_number, take_snapshot
 
 Progress = Callable[[str, str], None]  # (node, status): the simple form, kept for the demo
 
@@ -195,27 +193,16 @@ def _loop(run: RunCtx, frozen: FrozenContext, policy: RewritePolicy, summary: Ru
 def _insert_run(
     conn: Connection, work_id: int, chapter: int, as_of: int, provider: str, model: str
 ) -> str:
-    base = current_revision(conn, work_id, chapter) or 0
-    run_id, now = new_id("run"), utc_now()
-    conn.execute(
-        runs.insert().values(
-            id=run_id,
-            work_id=work_id,
-            target_chapter=chapter,
-            run_type="production",
-            mode="production",
-            quality_policy_version=QUALITY_POLICY_VERSION,
-            state="validating_context",
-            attempt=1,
-            revision=0,
-            provider=provider,
-            model=model,
-            as_of=as_of,
-            base_revision=base,
-            created_at=now,
-            updated_at=now,
-            owner=process_owner(),
-        )
+    run_id = insert_run(
+        conn,
+        work_id=work_id,
+        chapter=chapter,
+        run_type="production",
+        mode="production",
+        quality_policy_version=QUALITY_POLICY_VERSION,
+        as_of=as_of,
+        provider=provider,
+        model=model,
     )
     start_node(conn, run_id, "validating_context")
     return run_id

@@ -74,10 +74,7 @@ def _run(r: RunRow) -> dict[str, Any]:
 
 
 def show_run(conn: Connection, run_id: str) -> dict[str, Any]:
-    found = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
-    if found is None:
-        raise NotFound(f"运行 {run_id} 不存在。", hint="用 muse runs 查看运行记录。")
-    row = RunRow.from_row(found)
+    row = run_row(conn, run_id)
     events = conn.execute(
         select(run_events).where(run_events.c.run_id == run_id).order_by(run_events.c.id)
     ).mappings()
@@ -132,13 +129,35 @@ def list_candidates(
     ]
 
 
-def show_candidate(conn: Connection, candidate_id: str) -> dict[str, Any]:
+def candidate_row(conn: Connection, candidate_id: str) -> CandidateRow:
+    """The candidate as ``conn`` sees it (a production read does not see an evaluation one)."""
     found = (
         conn.execute(select(candidates).where(candidates.c.id == candidate_id)).mappings().first()
     )
     if found is None:
         raise NotFound(f"候选 {candidate_id} 不存在。", hint="用 muse candidates 查看候选。")
-    r = CandidateRow.from_row(found)
+    return CandidateRow.from_row(found)
+
+
+def run_row(conn: Connection, run_id: str) -> RunRow:
+    """The run as ``conn`` sees it (a production read does not see an evaluation one)."""
+    found = conn.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
+    if found is None:
+        raise NotFound(f"运行 {run_id} 不存在。", hint="用 muse runs 查看运行记录。")
+    return RunRow.from_row(found)
+
+
+def candidate_of_version(conn: Connection, run_id: str, version: int) -> str | None:
+    """The id of version ``version`` of the run's candidate, if it was stored."""
+    return conn.execute(
+        select(candidates.c.id).where(
+            candidates.c.run_id == run_id, candidates.c.version == version
+        )
+    ).scalar()
+
+
+def show_candidate(conn: Connection, candidate_id: str) -> dict[str, Any]:
+    r = candidate_row(conn, candidate_id)
     return {
         "id": r.id,
         "runId": r.run_id,

@@ -68,7 +68,7 @@ def rebuild_work(
     ledger = setting_ledger(conn, work_id)
     return RebuildSummary(
         work_id=work_id,
-        title=work["title"],
+        title=work.title,
         chapters=index.chapters,
         index_version=index.index_version,
         index_chunks=index.chunks,

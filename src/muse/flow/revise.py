@@ -163,7 +163,7 @@ def _round_of(conn: Connection, snapshot_id: str | None) -> int:
     if snapshot_id is None:
         return 1
     row = snapshot_row(conn, snapshot_id)
-    payload = row["payload"] if row is not None else None
+    payload = row.payload if row is not None else None
     instruction = (payload or {}).get("authorInstruction") or {}
     return int(instruction.get("round") or 1)
 

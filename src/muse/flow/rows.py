@@ -3,30 +3,21 @@
 Flow reads these rows in many places (the decision path, the nodes of a run, the readers of the
 CLI and the workbench); a typed row names each column once, with its type, so a misspelt column
 is an attribute error the type checker sees instead of a ``KeyError`` at run time. Each is built
-from the SQLAlchemy row of ``select(<table>)`` (all columns) by :meth:`from_row`; the fields are
-the table's columns, in its order.
+from the SQLAlchemy row of ``select(<table>)`` (all columns) by :meth:`from_row`
+(``store/rows.py``); the fields are the table's columns, in its order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Self
+from typing import Any
 
-from sqlalchemy import RowMapping
-
-
-class _FromRow:
-    __slots__ = ()
-
-    @classmethod
-    def from_row(cls, row: RowMapping) -> Self:
-        """The typed row of a ``.mappings()`` result of ``select(<table>)``."""
-        return cls(**{f.name: row[f.name] for f in fields(cls)})  # type: ignore[arg-type]
+from muse.store.rows import FromRow
 
 
 @dataclass(frozen=True, slots=True)
-class RunRow(_FromRow):
+class RunRow(FromRow):
     id: str
     work_id: int
     target_chapter: int
@@ -50,7 +41,7 @@ class RunRow(_FromRow):
 
 
 @dataclass(frozen=True, slots=True)
-class CandidateRow(_FromRow):
+class CandidateRow(FromRow):
     id: str
     run_id: str
     work_id: int
@@ -70,7 +61,7 @@ class CandidateRow(_FromRow):
 
 
 @dataclass(frozen=True, slots=True)
-class DecisionRow(_FromRow):
+class DecisionRow(FromRow):
     id: str
     command_id: str
     candidate_id: str

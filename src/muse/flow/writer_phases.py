@@ -3,7 +3,7 @@
 Phase 1, **explore** (inside the ``retrieving`` node): the writer role, with only the read-only
 tools of its task package, says what it wants to read and why; the retrieval plan's reads are
 always part of that manifest (``flow.exploration``). Its tool reads are ledgered against the
-run. **Replay**: every read of the manifest is executed again by ``context.replaying``, through the
+run. **Replay**: every read of the manifest is executed again by ``context.explore.replaying``, through the
 as-of view and without a model; the replayed materials and the manifest are frozen into the
 WriterContext (its hash covers them). Phase 2, **generate** (``writing``): one call with no
 tools whose only input is the serialized WriterContext in the round's fixed order

@@ -49,7 +49,6 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection
 
-from muse.knowledge.cards import work_book
 from muse.knowledge.contracts import Card, StateAsOf, WorkStateAsOf
 from muse.knowledge.speed import (
     NEVER,
@@ -64,6 +63,7 @@ from muse.knowledge.speed import (
     many_objects,
     prepare,
     prepare_row,
+    work_book,
 )
 from muse.knowledge.trusted import trusted
 

@@ -24,15 +24,12 @@ from muse.knowledge.contracts import (
 )
 from muse.knowledge.source_refs import delete_refs, insert_ref_rows, ref_rows
 from muse.knowledge.speed import (
-    CachedBook,
     Row,
-    cached_book,
     card_of,
     keep_built,
     load_card_rows,
     many_objects,
-    read_book,
-    store_book,
+    work_book,
 )
 from muse.knowledge.tables import card_milestones, card_relations, cards
 from muse.store.cas import compare_and_set
@@ -196,9 +193,6 @@ def set_status(conn: Connection, card: Card, status: CardStatus) -> None:
 # --- reading -------------------------------------------------------------------------------
 
 
-CONFIRMED = frozenset({CardStatus.confirmed.value})
-
-
 def load_cards(
     conn: Connection,
     work_id: int,
@@ -231,30 +225,6 @@ def _cards_of(rows: tuple[Row, ...]) -> tuple[Card, ...]:
     with many_objects():
         keep_built()  # kept in the card cache with the rows
         return tuple(card_of(r) for r in rows)
-
-
-def work_book(conn: Connection, work_id: int, statuses: frozenset[str] = CONFIRMED) -> CachedBook:
-    """A work's cards of ``statuses`` as plain rows (speed/rows.py), with what was derived from
-    them: from the card cache, else the stored book of the current token (confirmed cards
-    only), else the card tables (and then stored for the next process)."""
-    where = [cards.c.work_id == work_id, cards.c.status.in_(sorted(statuses))]
-    stored = statuses == CONFIRMED
-
-    def load(token: str | None) -> tuple[tuple[Row, ...], bool]:
-        with many_objects():
-            if token is not None:  # a cache miss: the book will be kept
-                keep_built()
-            if stored and token is not None:
-                found = read_book(conn, work_id, token)
-                if found is not None:
-                    return found, False
-            return load_card_rows(conn, work_id, where), True
-
-    def store(token: str, rows: tuple[Row, ...]) -> None:
-        if stored:
-            store_book(conn, work_id, token, rows)
-
-    return cached_book(conn, work_id, statuses, load, store)
 
 
 def get_card(conn: Connection, card_id: str) -> Card:

@@ -96,7 +96,7 @@ def _step_doc(chapter: Any, step: Milestone | PlannedStep) -> dict[str, Any]:
 
 def export_cards_yaml(conn: Connection, work_id: int) -> str:
     """The work's confirmed cards as one YAML document that imports back to the same cards."""
-    title = get_work_row(conn, work_id)["title"]
+    title = get_work_row(conn, work_id).title
     doc = {"格式": FORMAT, "作品": title, "卡片": [card_doc(c) for c in load_cards(conn, work_id)]}
     text: str = yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=100)
     return text

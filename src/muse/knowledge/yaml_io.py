@@ -339,7 +339,7 @@ def _cards_node(conn: Connection, work_id: int, root: Node, problems: Problems) 
     if fmt is not None and fmt != FORMAT:
         problems.add(parts["format"].line, f"不认识的格式「{fmt}」，应为 {FORMAT}。")
     work = text_of(parts.get("work"), "作品", problems)
-    title = get_work_row(conn, work_id)["title"]
+    title = get_work_row(conn, work_id).title
     if work is not None and work != title:
         problems.add(parts["work"].line, f"文件写的是《{work}》，要导入的作品是《{title}》。")
     node = parts.get("cards")

@@ -116,5 +116,5 @@ def load_plan_view(conn: Connection, work_id: int) -> PlanView:
         confirmed=confirmed,
         fine_outlines=outlines,
         latest_chapter=latest_chapter_number(conn, work_id) or 0,
-        work_default_chars=get_work_row(conn, work_id)["default_chapter_chars"],
+        work_default_chars=get_work_row(conn, work_id).default_chapter_chars,
     )

@@ -77,7 +77,7 @@ def task_input(
         "stage": stage.number,
         "stageName": stage.name,
         "work": {
-            "title": get_work_row(view.conn, view.work_id)["title"],
+            "title": get_work_row(view.conn, view.work_id).title,
             "latestChapter": view.latest_chapter,
         },
         "variant": variant,

@@ -56,4 +56,4 @@ class WorkNav:
 
 def work_nav(conn: Connection, work_id: int) -> WorkNav:
     row = get_work_row(conn, work_id)  # raises NotFound
-    return WorkNav(row["id"], row["title"], latest_chapter_number(conn, work_id))
+    return WorkNav(row.id, row.title, latest_chapter_number(conn, work_id))

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from muse.works.export import FORMATS, export_book, export_epub
     from muse.works.history import chapter_history
     from muse.works.importer import ImportReport, analyse, import_book, source_version_of
+    from muse.works.rows import WorkRow
 
 __all__ = [
     "AuthorizationSnapshot",
@@ -72,6 +73,7 @@ __all__ = [
     "get_revision_text",
     "get_snapshot",
     "get_work_row",
+    "WorkRow",
     "import_book",
     "iter_chapter_texts",
     "chapter_lengths",
@@ -101,6 +103,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     ),
     "book_decoding": ("decode_book",),
     "canonical": ("add_chapter", "write_revision"),
+    "rows": ("WorkRow",),
     "catalog": (
         "chapter_revisions",
         "create_work",

@@ -8,7 +8,7 @@ the source changed underneath.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, RowMapping, select
+from sqlalchemy import Connection, select
 
 from muse.core.clock import iso, utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, NotFound
@@ -18,23 +18,25 @@ from muse.works.contracts import (
     STATUS_LABELS,
     AuthorizationSnapshot,
     Purpose,
+    SourceKind,
     SourceStatus,
 )
+from muse.works.rows import WorkRow
 from muse.works.tables import authorization_snapshots, works
 
 PURPOSE_LABELS = {"production": "正式创作", "evaluation": "离线评测"}
 
 
-def _check_allowed(row: RowMapping, purpose: Purpose) -> None:
-    if row["source_status"] != SourceStatus.active.value:
+def _check_allowed(row: WorkRow, purpose: Purpose) -> None:
+    if row.source_status != SourceStatus.active.value:
         raise AuthorizationError(
-            f"《{row['title']}》的来源状态是「{STATUS_LABELS[row['source_status']]}」，不能用于"
+            f"《{row.title}》的来源状态是「{STATUS_LABELS[row.source_status]}」，不能用于"
             f"{PURPOSE_LABELS[purpose.value]}。",
             hint="来源恢复为有效后再试：muse work status --status active。",
         )
-    if purpose.value not in row["allowed_purposes"]:
+    if purpose.value not in row.allowed_purposes:
         raise AuthorizationError(
-            f"《{row['title']}》的授权不包含「{PURPOSE_LABELS[purpose.value]}」用途。",
+            f"《{row.title}》的授权不包含「{PURPOSE_LABELS[purpose.value]}」用途。",
             hint="授权参考书默认只能用于离线评测。",
         )
 
@@ -49,9 +51,9 @@ def take_snapshot(conn: Connection, work_id: int, purpose: Purpose | str) -> Aut
         id=new_id("auth"),
         work_id=work_id,
         purpose=purpose,
-        source_kind=row["source_kind"],
-        source_status=row["source_status"],
-        source_version=row["source_version"],
+        source_kind=SourceKind(row.source_kind),
+        source_status=SourceStatus(row.source_status),
+        source_version=row.source_version,
         created_at=iso(now) or "",
     )
     conn.execute(
@@ -59,9 +61,9 @@ def take_snapshot(conn: Connection, work_id: int, purpose: Purpose | str) -> Aut
             id=snapshot.id,
             work_id=work_id,
             purpose=purpose.value,
-            source_kind=row["source_kind"],
-            source_status=row["source_status"],
-            source_version=row["source_version"],
+            source_kind=row.source_kind,
+            source_status=row.source_status,
+            source_version=row.source_version,
             created_at=now,
         )
     )
@@ -94,10 +96,10 @@ def revalidate(conn: Connection, snapshot_id: str) -> AuthorizationSnapshot:
     snapshot = get_snapshot(conn, snapshot_id)
     row = get_work_row(conn, snapshot.work_id)
     _check_allowed(row, snapshot.purpose)
-    if row["source_version"] != snapshot.source_version:
+    if row.source_version != snapshot.source_version:
         raise AuthorizationError(
-            f"《{row['title']}》的来源版本已变化（{snapshot.source_version} → "
-            f"{row['source_version']}），冻结时的授权失效。",
+            f"《{row.title}》的来源版本已变化（{snapshot.source_version} → "
+            f"{row.source_version}），冻结时的授权失效。",
             hint="重新运行以获取新的授权快照。",
         )
     return snapshot

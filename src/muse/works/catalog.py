@@ -15,7 +15,6 @@ from sqlalchemy import (
     Connection,
     CursorResult,
     Row,
-    RowMapping,
     Select,
     func,
     select,
@@ -32,6 +31,7 @@ from muse.works.contracts import (
     SourceStatus,
     WorkInfo,
 )
+from muse.works.rows import WorkRow
 from muse.works.tables import chapters, prose_blocks, volumes, works
 
 DEFAULT_PURPOSES = {
@@ -93,11 +93,11 @@ def find_imported_work(conn: Connection, title: str, source_version: str) -> int
     return None if found is None else int(found[0])
 
 
-def get_work_row(conn: Connection, work_id: int) -> RowMapping:
+def get_work_row(conn: Connection, work_id: int) -> WorkRow:
     row = conn.execute(select(works).where(works.c.id == work_id)).mappings().first()
     if row is None:
         raise NotFound(f"作品 {work_id} 不存在。", hint="用 muse works 查看已有作品。")
-    return row
+    return WorkRow.from_row(row)
 
 
 def work_info(conn: Connection, work_id: int) -> WorkInfo:
@@ -112,12 +112,12 @@ def work_info(conn: Connection, work_id: int) -> WorkInfo:
         .where(chapters.c.work_id == work_id)
     ).one()
     return WorkInfo(
-        id=row["id"],
-        title=row["title"],
-        source_kind=row["source_kind"],
-        allowed_purposes=tuple(row["allowed_purposes"]),
-        source_status=row["source_status"],
-        source_version=row["source_version"],
+        id=row.id,
+        title=row.title,
+        source_kind=SourceKind(row.source_kind),
+        allowed_purposes=tuple(Purpose(p) for p in row.allowed_purposes),
+        source_status=SourceStatus(row.source_status),
+        source_version=row.source_version,
         chapter_count=stats[0],
         han_count=int(stats[1]),
         latest_chapter=stats[2],
@@ -144,7 +144,7 @@ def resolve_work(conn: Connection, work: int | str | None) -> int:
             raise NotFound("还没有作品。", hint="用 muse import 导入一本书，或运行 make demo。")
         raise InvalidInput(f"有 {len(ids)} 部作品，请用 --work 指定作品 ID 或书名。")
     if isinstance(work, int) or str(work).isdigit():
-        return int(get_work_row(conn, int(work))["id"])
+        return get_work_row(conn, int(work)).id
     found = conn.execute(select(works.c.id).where(works.c.title == str(work))).scalars().all()
     if len(found) != 1:
         raise NotFound(

@@ -108,9 +108,9 @@ def export_book(conn: Connection, work_id: int, fmt: str = "txt") -> str:
     work = get_work_row(conn, work_id)
     items = book_chapters(conn, work_id)
     has_volumes = any(c.volume for c in items)
-    parts: list[str] = [f"# {work['title']}" if fmt == "md" else work["title"]]
-    if work["front_matter"]:
-        parts.append(work["front_matter"])
+    parts: list[str] = [f"# {work.title}" if fmt == "md" else work.title]
+    if work.front_matter:
+        parts.append(work.front_matter)
     current_volume = None
     for chapter in items:
         if chapter.volume and chapter.volume != current_volume:
@@ -130,13 +130,13 @@ def export_epub(conn: Connection, work_id: int, *, author: str | None = None) ->
     work = get_work_row(conn, work_id)
     items = book_chapters(conn, work_id)
     identity = hashlib.sha256(
-        "\n".join([work["title"], *(f"{c.number}:{c.heading}" for c in items)]).encode()
+        "\n".join([work.title, *(f"{c.number}:{c.heading}" for c in items)]).encode()
     ).hexdigest()[:24]
     return build_epub(
-        title=work["title"],
+        title=work.title,
         author=(author or "").strip() or UNKNOWN_AUTHOR,
         identifier=f"urn:muse:{identity}",
-        front_matter=work["front_matter"] or "",
+        front_matter=work.front_matter or "",
         chapters=items,
     )
 

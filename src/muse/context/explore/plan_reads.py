@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from muse.agents import TOOL_SPECS, load_roles
 from muse.context.as_of import AsOfView
 from muse.context.card_hits import wanted_entities
-from muse.context.exploration_contracts import (
+from muse.context.explore.contracts import (
     DroppedRead,
     ExplorationManifest,
     ExplorationRead,

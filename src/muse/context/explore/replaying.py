@@ -22,14 +22,14 @@ from sqlalchemy import Connection, Engine
 from muse.agents import TOOL_SPECS, AsOfViolation, ToolNotAllowed, ToolSet
 from muse.context.as_of import AsOfView
 from muse.context.card_hits import content_identity
-from muse.context.exploration_contracts import (
+from muse.context.explore.contracts import (
     ExplorationManifest,
     ExplorationRead,
     ReplayedRead,
     SourcePointer,
 )
+from muse.context.explore.tool_reader import AsOfToolReader
 from muse.context.tokens import estimate_tokens
-from muse.context.tool_reader import AsOfToolReader
 from muse.core.canonical import canonical_json, hash_value, sha256_hex
 from muse.core.errors import ContractViolation, InvalidInput
 

@@ -123,10 +123,3 @@ class ReplayedMaterial(Contract):
     tokens: int  # tokens this read added to the context
     evidence_ids: tuple[str, ...] = ()
     note: str = ""
-
-
-class AuthorInstruction(Contract):
-    """Item 7 of a round's input (spec 001 §2.3): the author's latest words, verbatim."""
-
-    round: int = Field(ge=1)
-    words: str | None  # None only in round 1 ("写第 N 章")

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 from muse.context.card_hits import content_identity, summarize
 from muse.context.contracts import FactEvidence, ManifestSource, OmittedSource, TokenBudget
-from muse.context.exploration_contracts import ReplayedMaterial, ReplayedRead
+from muse.context.explore.contracts import ReplayedMaterial, ReplayedRead
 from muse.context.reread import Excerpt
 from muse.context.sources import SourcePack, add_excerpt
 from muse.context.tokens import estimate_tokens
