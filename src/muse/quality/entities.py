@@ -357,7 +357,10 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
 
 def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
     """A surname, then a given name that is no reduplicated adjective (明 + 湛湛), no title or
-    form of address (司马 + 太尉, 刘 + 郎) and no count of people (朱 + 二人)."""
+    form of address (司马 + 太尉, 刘 + 郎), no count of people (朱 + 二人), no verb of the
+    dictionary (关 + 迎敌: 「赴关迎敌」) and does not open with an adverb, preposition or
+    conjunction (艾 + 亦大: 「艾亦大骂」, 诸葛 + 用谋: 「诸葛用谋」) — there the "surname" is a
+    person's short name or a place, and what follows is the sentence going on."""
     surname = surname_of(word)
     if surname is None or len(word) > 4:
         return False
@@ -366,7 +369,24 @@ def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
         return False
     if any(c in PARTICLES for c in given):  # 蒋奇 + 之
         return False
+    if len(given) == 2 and (_word_tag(jieba, given).startswith("v") or _opens_clause(jieba, given)):
+        return False
     return not (len(given) == 2 and given[0] == given[1] and jieba.has_word(given))
+
+
+CLAUSE_TAGS = ("d", "p", "c")  # adverb, preposition, conjunction: 亦、用、而 …
+
+
+def _word_tag(jieba: rjieba.Jieba, word: str) -> str:
+    """The dictionary's tag of ``word`` when it is one dictionary word, else ""."""
+    if not jieba.has_word(word):
+        return ""
+    tags = jieba.tag(word, hmm=False)
+    return tags[0][1] if len(tags) == 1 else ""
+
+
+def _opens_clause(jieba: rjieba.Jieba, given: str) -> bool:
+    return jieba.tag(given[0], hmm=False)[0][1].startswith(CLAUSE_TAGS)
 
 
 def _suffixed(previous: tuple[str, str, int] | None, word: str, pos: int) -> EntitySpan | None:
