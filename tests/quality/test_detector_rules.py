@@ -298,3 +298,23 @@ def test_event_status_thresholds(
 ) -> None:
     counts = {"content": content, "in_claim": in_claim, "absent": absent}
     assert _status(found, total, **counts) == status
+
+
+@pytest.mark.parametrize(
+    ("rule", "scene", "body", "status"),
+    [
+        ("a scene told in the chapter", "林远与苏晴在山门前分别", "林远与苏晴在山门前分别。", "verified"),
+        ("a scene with nothing of it in the chapter", "藏经阁里翻检古籍", "林远与苏晴同行。", "contradicted"),
+        ("a scene in other words: the detector judges", "林远向苏晴告别后独自下山", "林远朝苏晴拱了拱手，转身沿石阶而去。", "unverifiable"),
+    ],
+)  # fmt: skip
+def test_required_scenes(freeze, rule: str, scene: str, body: str, status: str) -> None:
+    frozen = freeze(hard={"required_scenes": [{"id": "S1", "text": scene}]})
+    output, findings = frozen.check(FILLER, body, claims={"H1": body})
+    _, known = check_lexicons(frozen.engine, frozen.context)
+    [check] = [c for c in event_checks(frozen.context, output, known) if c.kind == "required_scene"]
+    assert check.status == status
+    missing = [f for f in findings if f.kind == "required_scene_missing"]
+    assert [f.severity for f in missing] == (["high"] if status == "contradicted" else [])
+    marked = [m["constraintId"] for m in detector_marks([check])]
+    assert marked == (["S1"] if status == "unverifiable" else [])
