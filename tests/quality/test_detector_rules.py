@@ -318,3 +318,11 @@ def test_required_scenes(freeze, rule: str, scene: str, body: str, status: str) 
     assert [f.severity for f in missing] == (["high"] if status == "contradicted" else [])
     marked = [m["constraintId"] for m in detector_marks([check])]
     assert marked == (["S1"] if status == "unverifiable" else [])
+
+
+def test_a_block_for_an_absent_required_person_names_them(freeze) -> None:
+    frozen = freeze(hard={"hard_events": [{"id": "H1", "text": "林远在山门前拔剑斩断石碑"}]})
+    sentence = "有人在山门前拔剑斩断石碑。"
+    _, findings = frozen.check(FILLER, sentence, claims={"H1": sentence})
+    [block] = [f for f in findings if f.kind == "hard_event_unverified"]
+    assert "必须出场的「林远」在全章都没有出现" in block.message and block.quote == sentence

@@ -160,6 +160,9 @@ def event_findings(checks: Iterable[EventCheck], body: str) -> list[Finding]:
             line = body.count("\n", 0, c.start or 0) + 1
             quote = body[c.start : c.end] if c.start is not None else None
             message = f"硬事件 {c.constraint_id} 所声明的句子及其段落里看不到这件事（{c.note()}）。"
+            if c.absent:
+                who = "、".join(c.absent)
+                message = f"硬事件 {c.constraint_id} 中必须出场的「{who}」在全章都没有出现（{c.note()}）。"
             findings.append(
                 Finding("hard_event_unverified", "high", message, c.start, c.end, quote, line)
             )
