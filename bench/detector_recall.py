@@ -134,6 +134,7 @@ class Tally:
     misses: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     real: list[tuple[int, int, int, list[str]]] = field(default_factory=list)
     events: Counter = field(default_factory=Counter)  # hard events of real chapters, by status
+    unplanted: int = 0  # hard events with no key term of the book to change in place
 
     def count(
         self, cls: str, hit: bool, note: str, blocked: bool = False, marked: bool = False
@@ -350,6 +351,7 @@ class Probe:
         self.real(number, paragraphs, self.tally)
         if self.only_events:
             self.plant_event(number, paragraphs)
+            self.plant_in_place(number, paragraphs)
         else:
             self.plant(number, paragraphs, cast)
         written = paraphrased(self.book.title, number, quotes)
@@ -362,6 +364,7 @@ class Probe:
             main, self.tally = self.tally, self.para
             self.real(number, paragraphs, self.para)
             self.plant_event(number, paragraphs)
+            self.plant_in_place(number, paragraphs)
             self.tally = main
         return True
 
@@ -447,6 +450,7 @@ class Probe:
         if total > self.frozen.context.output_contract.acceptance_band[1]:  # else: in band by spec
             self.expect("length padded 3x", ("length_band",), padded, f"{number}")
         self.plant_event(number, paragraphs)
+        self.plant_in_place(number, paragraphs)
         for name, plant in META.items():
             self.expect("meta text", ("meta_text",), plant(paragraphs), f"{number} {name}")
         self.plant_repetition(number, paragraphs)
@@ -510,6 +514,45 @@ class Probe:
                 marked,
             )
 
+    def plant_in_place(self, number, paragraphs) -> None:
+        """The reviewer's removal: the event's key terms changed in place. Its key terms are the
+        words of the outline's event (as the outline states it, quoted or paraphrased) that are
+        the book's own and not common (:func:`book_terms`) and that the chapter uses; every
+        occurrence in the chapter (and in the claims) becomes a word of the same length and part
+        of speech from a distant chapter (not 某某). An event with no such term cannot be planted
+        so and is counted apart."""
+        outline = FineOutline.model_validate(self.frozen.context.fine_outline)
+        text = "\n".join(paragraphs)
+        for event in outline.hard_constraints.hard_events:
+            terms = [t for t in book_terms(self.book, number, event.text) if t in text]
+            if not terms:
+                self.tally.unplanted += 1
+                continue
+            swap: dict[str, str] = {}
+            for t in terms:
+                used = text + event.text + "".join(swap.values())
+                if r := replacement(self.book, number, t, used):
+                    swap[t] = r
+
+            def edit(s: str, swap=swap) -> str:
+                for t in sorted(swap, key=len, reverse=True):
+                    s = s.replace(t, swap[t])
+                return s
+
+            blocking, _ = self.check([edit(p) for p in paragraphs], edit=edit)
+            hit = any(b.startswith("hard_event_unverified:") for b in blocking)
+            checks = event_checks(self.frozen.context, self.output, self.lexicons[1])
+            marked = any(m["constraintId"] == event.id for m in detector_marks(checks))
+            why = next((c.note() for c in checks if c.constraint_id == event.id), "")
+            pairs = "、".join(f"{t}→{r}" for t, r in swap.items())
+            self.tally.count(
+                "hard event removed in place",
+                hit,
+                f"{number} {event.id}: {event.text} [{pairs}] [{why}]",
+                bool(blocking),
+                marked,
+            )
+
     def plant_repetition(self, number, paragraphs) -> None:
         loop = (paragraphs[:11] * 3) if len(paragraphs) >= 11 else paragraphs * 3
         self.expect("repeated paragraphs", ("repetition",), loop, f"{number}")
@@ -563,6 +606,43 @@ def event_terms(quote: str, book: Book) -> list[str]:
         if len(word) >= 2 and all(is_han(c) for c in word) and tag[0] in "nvas":
             found.append(word)
     return list(dict.fromkeys(found))
+
+
+def book_terms(book: Book, number: int, event: str) -> list[str]:
+    """The key terms of an outline's ``event`` as the probe sees them: its content words
+    (:func:`event_terms`, people apart: removing a person is its own class) that the book used
+    before chapter ``number`` in at most a fifth of those chapters (its own vocabulary, not a
+    common word), or that a card names."""
+    people = {t for p in book.persons for t in p.terms()}
+    before = [book.chapters[n] for n in sorted(book.chapters) if n < number]
+    terms = []
+    for word in event_terms(event, book):
+        if word in people or any(word in t or len(t) >= 2 and t in word for t in people):
+            continue
+        used = sum(word in c for c in before)
+        if 0 < used <= len(before) / 5:
+            terms.append(word)
+    return terms
+
+
+def replacement(book: Book, number: int, term: str, avoid: str) -> str | None:
+    """A word of ``term``'s length and part of speech from a distant chapter, that ``avoid`` (the
+    chapter and its outline) never uses: the term changed in place into a plausible other."""
+    tag = next((t for w, t in jieba().tag(term, hmm=False) if w == term), "n")
+    last = max(book.chapters)
+    for step in range(1, last):
+        text = book.chapters.get((number + last // 2 + step - 1) % last + 1, "")
+        for word, t in jieba().tag(text[:4000], hmm=False):
+            if (
+                len(word) == len(term)
+                and t == tag
+                and t not in PERSON_TAGS
+                and book.person_of(word) is None
+                and all(is_han(c) for c in word)
+                and word not in avoid
+            ):
+                return word
+    return None
 
 
 def other_deed(book: Book, number: int, quote: str) -> str | None:
@@ -637,14 +717,18 @@ def print_tally(tally: Tally) -> None:
     for cls in tally.variants:
         n, hit, any_ = tally.variants[cls], tally.hits[cls], tally.blocked[cls]
         marked = ""
-        if cls == "hard event removed":  # blocked + marked for the detector + passed silently
+        if cls.startswith(
+            "hard event removed"
+        ):  # blocked + marked for the detector + passed silently
             silent = n - hit - tally.marked[cls]
             marked = f"{100 * tally.marked[cls] / n:5.0f}%  {100 * silent / n:5.0f}%"
         print(
             f"  {cls:<34} {100 * hit / n:6.0f}%  {hit:>3}/{n:<4}  {100 * any_ / n:11.0f}%  {marked}"
         )
-        for note in tally.misses[cls][: 10 if cls == "hard event removed" else 3]:
+        for note in tally.misses[cls][: 10 if cls.startswith("hard event removed") else 3]:
             print(f"      missed: {note}")
+    if tally.unplanted:
+        print(f"  hard events with no key term of the book to change in place: {tally.unplanted}")
     events = ", ".join(f"{s} {n}" for s, n in sorted(tally.events.items()))
     print(f"  hard events of the untouched real chapters: {events}")
     blocked = sum(1 for _, b, _, _ in tally.real if b)

@@ -42,6 +42,7 @@ body by the same key terms; absent (none of them) is a finding.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -52,6 +53,11 @@ from muse.planning import FineOutline, OutlineItem
 from muse.quality.entities import EntityLexicon
 from muse.quality.findings import Finding
 
+RARE = 0.2  # a word in at most this share of the book's chapters so far is the book's own term
+RARE_MIN_CHAPTERS = 5  # fewer chapters so far: no word is known to be rare
+THING_TYPES = frozenset(
+    {"technique", "ability", "item", "artifact", "location", "region", "sect", "faction", "race"}
+)
 VERIFIED = 0.5  # share of the key terms near the claim that, with a content word in it, verifies
 REACH = 60  # code points of the paragraph either side of the claimed span that still count
 _CONTENT_TAGS = ("n", "v", "a", "s", "t", "i", "l")
@@ -105,6 +111,7 @@ class EventCheck:
     found: tuple[str, ...]  # in the claimed span or its paragraph
     in_claim: tuple[str, ...] = ()  # content words (no names) in the claimed span itself
     absent: tuple[str, ...] = ()  # names of the event that the whole candidate never uses
+    gone: tuple[str, ...] = ()  # distinctive book terms of the event the candidate never uses
     start: int | None = None
     end: int | None = None
 
@@ -114,6 +121,8 @@ class EventCheck:
             note += "；所声明的句子本身不含事件的内容词"
         if self.absent:
             note += f"；{'、'.join(self.absent)} 在全章中没有出现"
+        if self.gone:
+            note += f"；本书自己的词「{'、'.join(self.gone)}」在全章中没有出现"
         return note
 
     def to_dict(self) -> dict[str, object]:
@@ -124,6 +133,7 @@ class EventCheck:
             "terms": list(self.terms),
             "found": list(self.found),
             "inClaim": list(self.in_claim),
+            "gone": list(self.gone),
         }
 
 
@@ -145,9 +155,10 @@ def event_checks(
             if c.claim_id.split(":", 1)[1] == event.id
         ]
         if regions:  # an unclaimed event is hard_constraint_missing already
-            checks.append(_best(event, "hard_event", groups, body, regions, required))
+            checks.append(_best(event, "hard_event", groups, body, regions, required, known))
     for scene in outline.required_scenes:
-        checks.append(_best(scene, "required_scene", groups, body, [(0, len(body))], required))
+        whole = [(0, len(body))]
+        checks.append(_best(scene, "required_scene", groups, body, whole, required, known))
     return checks
 
 
@@ -160,6 +171,11 @@ def event_findings(checks: Iterable[EventCheck], body: str) -> list[Finding]:
             line = body.count("\n", 0, c.start or 0) + 1
             quote = body[c.start : c.end] if c.start is not None else None
             message = f"硬事件 {c.constraint_id} 所声明的句子及其段落里看不到这件事（{c.note()}）。"
+            if c.gone:
+                gone = "、".join(c.gone)
+                message = (
+                    f"硬事件 {c.constraint_id} 的关键词「{gone}」在全章都没有出现（{c.note()}）。"
+                )
             if c.absent:
                 who = "、".join(c.absent)
                 message = f"硬事件 {c.constraint_id} 中必须出场的「{who}」在全章都没有出现（{c.note()}）。"
@@ -188,16 +204,26 @@ def _best(
     body: str,
     claims: list[tuple[int, int]],
     required: frozenset[str] = frozenset(),
+    known: EntityLexicon | None = None,
 ) -> EventCheck:
     """The best-supported of the claimed spans ``claims`` (each with its paragraph); ``required``:
-    the names of the outline's required entities."""
+    the names of the outline's required entities; ``known``: the book so far (what is rare)."""
     terms = _key_terms(item.text, groups)
     words = [(label, names) for label, names, is_name in terms if not is_name]
     absent = tuple(
         label
         for label, names, is_name in terms
-        if is_name and names & required and not any(n in body for n in names)
+        if is_name
+        and (names & required or _thing(names, known))
+        and not any(n in body for n in names)
     )
+    missing = [
+        label
+        for label, names in words
+        if not any(n in body for n in names) and distinctive(label, known)
+    ]
+    people = [n for _, names, is_name in terms if is_name for n in names]
+    gone = tuple(m for m in missing if _changed_in_place(item.text, m, body, missing, people))
     best: EventCheck | None = None
     for claim_start, claim_end in claims:
         start, end = _paragraph(body, claim_start, claim_end)
@@ -209,7 +235,8 @@ def _best(
             len(terms),
             content=len(words),
             in_claim=len(in_claim),
-            absent=len(absent),
+            absent=len(absent) + len(gone),
+            missing=len(missing),
         )
         check = EventCheck(
             item.id,
@@ -219,6 +246,7 @@ def _best(
             found,
             in_claim,
             absent,
+            gone,
             start,
             end,
         )
@@ -226,6 +254,87 @@ def _best(
             best = check
     assert best is not None
     return best
+
+
+def distinctive(word: str, known: EntityLexicon | None) -> bool:
+    """Whether the content word ``word`` of an outline is the book's own term, so that a chapter
+    that never uses it does not tell the event: a word the book has used before in at most
+    ``RARE`` of its chapters (and it has ≥ ``RARE_MIN_CHAPTERS`` of them). An author's own word
+    (modern Chinese, not the book's) and a common word of the book are never distinctive: their
+    absence says nothing. (The names of the book's things, cards, are :func:`_thing`.)"""
+    if known is None:
+        return False
+    chapters = len(known.chapter_ends)
+    if chapters < RARE_MIN_CHAPTERS:
+        return False
+    most = int(RARE * chapters)
+    return 0 < known.chapters_using(word, most) <= most
+
+
+CONTEXT = 3  # characters of the outline either side of a term that must frame its stand-in
+
+
+def _changed_in_place(
+    event: str,
+    term: str,
+    body: str,
+    missing: Iterable[str] = (),
+    names: Iterable[str] = (),
+) -> bool:
+    """Whether the body holds the outline's words around ``term`` with something else of its
+    length in its place: the prose tells the event's own sentence, the term changed. ``missing``:
+    the event's other terms the body lacks (changed as well: any text of their length);
+    ``names``: the people's names of the event (they frame nothing: a name stands beside many
+    words). The frame needs a character of the outline on each side of the term (three on one
+    side at the edge of the event) and three Han characters that are no name. An outline in an
+    author's own words shares no such frame with the prose, so a word of it the chapter does not
+    use is no sign (measured on the paraphrased outlines: 回到, 商量, 告诉 … for the book's 回,
+    商议, 说与)."""
+    others = sorted((m for m in missing if m != term), key=len, reverse=True)
+    people = sorted((n for n in names if n), key=len, reverse=True)
+    at = event.find(term)
+    while at >= 0:
+        start, end = max(0, at - CONTEXT), min(len(event), at + len(term) + CONTEXT)
+        left, left_n, left_han = _frame(event[start:at], others, people)
+        right, right_n, right_han = _frame(event[at + len(term) : end], others, people)
+        if (
+            left_han + right_han >= 3
+            and (left_n or start == 0 and right_han >= 3)
+            and (right_n or end == len(event) and left_han >= 3)
+            and re.search(left + f"[^\\n{re.escape(term[0])}]{{{len(term)}}}" + right, body)
+        ):
+            return True
+        at = event.find(term, at + 1)
+    return False
+
+
+def _frame(text: str, others: list[str], names: list[str]) -> tuple[str, int, int]:
+    """``text`` as a pattern, the ``others`` in it as any text of their length; how many of its
+    characters stay literal, and how many of those are Han and of no name in ``names``."""
+    pattern, literal, han, i = "", 0, 0, 0
+    while i < len(text):
+        other = next((o for o in others if text.startswith(o, i)), None)
+        name = next((n for n in names if text.startswith(n, i)), None)
+        if other:
+            pattern += f"[^\\n]{{{len(other)}}}"
+            i += len(other)
+        elif name:
+            pattern += re.escape(name)
+            literal += len(name)
+            i += len(name)
+        else:
+            pattern += re.escape(text[i])
+            literal += 1
+            han += is_han(text[i])
+            i += 1
+    return pattern, literal, han
+
+
+def _thing(names: frozenset[str], known: EntityLexicon | None) -> bool:
+    """Whether ``names`` are a card's that is a thing of the book (an item, a place, a technique
+    …), not a person: a thing has no name an author would make up on the page."""
+    cards = (known.terms.get(n) for n in names) if known else ()
+    return any(c is not None and c.card_type in THING_TYPES for c in cards)
 
 
 def _rank(check: EventCheck) -> tuple[int, int, int]:
@@ -240,10 +349,13 @@ def _status(
     content: int = 0,
     in_claim: int = 0,
     absent: int = 0,
+    missing: int = 0,
 ) -> str:
     """``found`` of ``total`` key terms near the claim; ``content`` of the terms are content
     words (not names), ``in_claim`` of them in the claimed span itself; ``absent`` of the names
-    are nowhere in the candidate.
+    are nowhere in the candidate (with the book's distinctive terms the candidate changed in
+    place); ``missing``: distinctive terms of the book the candidate never uses (an event
+    without them is not verified).
 
     Contradicted only when certain: nothing of the event near the claim, or a person it names
     absent from the whole chapter. Verified when at least half of the terms are near the claim
@@ -253,7 +365,7 @@ def _status(
         return "unverifiable"
     if found == 0 or absent:
         return "contradicted"
-    if found >= VERIFIED * total and (content == 0 or in_claim > 0):
+    if found >= VERIFIED * total and (content == 0 or in_claim > 0) and not missing:
         return "verified"
     return "unverifiable"
 
