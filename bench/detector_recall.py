@@ -25,6 +25,12 @@ For each book, in a fresh SQLite database:
 
 ``--events`` runs only the untouched chapters and the removed hard events (a quick loop).
 
+A hard event is also removed the way the issue's reviewer plants it, "key terms changed in
+place" (``plant_in_place``): the outline event's key terms of the book (its content words, people
+apart, that the book used before the chapter in at most a fifth of those chapters, and that the
+chapter uses) are replaced everywhere in the chapter and its claims by a word of the same length
+and tag from a distant chapter. An event with no such term is counted apart ("no key term").
+
 A removed hard event is the event no longer happening: its sentence is rewritten into another
 deed of the same person (a real sentence of a distant chapter that names them and shares none of
 the event's content words), and the claim follows the rewritten sentence. "marked" is the share
