@@ -201,8 +201,13 @@ def test_what_is_distinctive(engine, freeze) -> None:
         # a neighbouring term changed too is any text of its length in the frame
         ("却好借宿，我们去来", "借宿", "却好安歇，我们去来", True),
         ("一路借宿", "借宿", "一路安歇", False),  # too short a frame
+        # the frame reaches past a name to three Han characters of the outline
+        ("却说玄德见孙夫人房中，两边枪刀", "房中", "却说玄德见孙夫人山上，两边枪刀森列", True),
+        # at the edge of the event, three on the one side
+        ("对阵圆处，张辽出马", "对阵", "书院圆处，张辽出马", True),
+        ("对阵圆处", "对阵", "书院圆处", False),
     ],
 )
 def test_changed_in_place(event: str, term: str, body: str, changed: bool) -> None:
-    names = ["秦宓", "玉华王", "行者"]
+    names = ["秦宓", "玉华王", "行者", "玄德", "孙夫人", "张辽"]
     assert _changed_in_place(event, term, body, (), names) is changed

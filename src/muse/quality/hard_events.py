@@ -282,7 +282,8 @@ def distinctive(word: str, known: EntityLexicon | None) -> bool:
     return 0 < known.chapters_using(word, most) <= most
 
 
-CONTEXT = 3  # characters of the outline either side of a term that must frame its stand-in
+CONTEXT = 3  # Han characters of the outline (no name) either side of a term that frame it
+REACH_FRAME = 8  # at most this many characters of the outline either side
 
 
 def _changed_in_place(
@@ -296,48 +297,64 @@ def _changed_in_place(
     length in its place: the prose tells the event's own sentence, the term changed. ``missing``:
     the event's other terms the body lacks (changed as well: any text of their length);
     ``names``: the people's names of the event (they frame nothing: a name stands beside many
-    words). The frame needs a character of the outline on each side of the term (three on one
-    side at the edge of the event) and three Han characters that are no name. An outline in an
+    words). Each side of the frame reaches out to ``CONTEXT`` Han characters that are no name
+    (at most ``REACH_FRAME`` characters); it needs a character on each side (``CONTEXT`` on one
+    side at the edge of the event) and ``CONTEXT`` Han characters in all. An outline in an
     author's own words shares no such frame with the prose, so a word of it the chapter does not
     use is no sign (measured on the paraphrased outlines: 回到, 商量, 告诉 … for the book's 回,
     商议, 说与)."""
-    others = sorted((m for m in missing if m != term), key=len, reverse=True)
-    people = sorted((n for n in names if n), key=len, reverse=True)
+    marks = _marks(event, [m for m in missing if m != term], list(names))
     at = event.find(term)
     while at >= 0:
-        start, end = max(0, at - CONTEXT), min(len(event), at + len(term) + CONTEXT)
-        left, left_n, left_han = _frame(event[start:at], others, people)
-        right, right_n, right_han = _frame(event[at + len(term) : end], others, people)
+        end = at + len(term)
+        left = _side(event, marks, range(at - 1, max(-1, at - 1 - REACH_FRAME), -1))
+        right = _side(event, marks, range(end, min(len(event), end + REACH_FRAME)))
+        (lp, ln, lh), (rp, rn, rh) = left, right
         if (
-            left_han + right_han >= 3
-            and (left_n or start == 0 and right_han >= 3)
-            and (right_n or end == len(event) and left_han >= 3)
-            and re.search(left + f"[^\\n{re.escape(term[0])}]{{{len(term)}}}" + right, body)
+            lh + rh >= CONTEXT
+            and (ln or rh >= CONTEXT)
+            and (rn or lh >= CONTEXT)
+            and re.search(lp + f"[^\\n{re.escape(term[0])}]{{{len(term)}}}" + rp, body)
         ):
             return True
         at = event.find(term, at + 1)
     return False
 
 
-def _frame(text: str, others: list[str], names: list[str]) -> tuple[str, int, int]:
-    """``text`` as a pattern, the ``others`` in it as any text of their length; how many of its
-    characters stay literal, and how many of those are Han and of no name in ``names``."""
-    pattern, literal, han, i = "", 0, 0, 0
-    while i < len(text):
-        other = next((o for o in others if text.startswith(o, i)), None)
-        name = next((n for n in names if text.startswith(n, i)), None)
-        if other:
-            pattern += f"[^\\n]{{{len(other)}}}"
-            i += len(other)
-        elif name:
-            pattern += re.escape(name)
-            literal += len(name)
-            i += len(name)
-        else:
-            pattern += re.escape(text[i])
-            literal += 1
-            han += is_han(text[i])
-            i += 1
+def _marks(event: str, others: list[str], names: list[str]) -> list[str]:
+    """Per character of ``event``: "m" inside another changed term, "n" inside a name, else ""."""
+    marks = [""] * len(event)
+    for mark, words in (("n", names), ("m", others)):
+        for word in words:
+            at = event.find(word) if word else -1
+            while at >= 0:
+                marks[at : at + len(word)] = [mark] * len(word)
+                at = event.find(word, at + 1)
+    return marks
+
+
+def _side(event: str, marks: list[str], positions: range) -> tuple[str, int, int]:
+    """The frame on one side of a term, over ``positions`` outward: (pattern, literal characters,
+    Han characters of no name). A changed term is any text of its length; it stops at
+    ``CONTEXT`` Han characters."""
+    taken: list[int] = []
+    han = 0
+    for i in positions:
+        if han >= CONTEXT:
+            break
+        taken.append(i)
+        han += marks[i] == "" and is_han(event[i])
+    pattern, literal, run = "", 0, 0
+    for i in sorted(taken):
+        if marks[i] == "m":
+            run += 1
+            continue
+        if run:
+            pattern, run = pattern + f"[^\\n]{{{run}}}", 0
+        pattern += re.escape(event[i])
+        literal += 1
+    if run:
+        pattern += f"[^\\n]{{{run}}}"
     return pattern, literal, han
 
 
