@@ -36,8 +36,9 @@ deed of the same person (a real sentence of a distant chapter that names them an
 the event's content words), and the claim follows the rewritten sentence. "marked" is the share
 the gate left to the semantic detector explicitly (``detector_marks``); the rest of the misses
 passed silently. The gate blocks a hard event only where it is certain (nothing of the event
-near the claim, a required person it names absent from the chapter); with the outline's words
-it can verify, never contradict, so a removed event is mostly "marked".
+near the claim, a required person it names absent from the chapter, a distinctive book term
+changed in place under the outline's own frame); a sentence swapped for another is mostly
+"marked".
 
 It prints the blocking recall per planted class (a variant counts when a blocking finding of the
 expected kind is raised; "any blocking" counts any blocking finding), the advisory recall of
