@@ -61,6 +61,13 @@ def test_writer_generate_states_the_hard_rules():
         assert phrase in text
 
 
+def test_detector_check_asks_to_judge_each_event_the_gate_could_not_decide():
+    output_model = ROLE_OUTPUTS[("detector", "check")]
+    prompt = render_prompt(load_roles(), "detector", "check", TASK_INPUT, output_model, [])
+    rules = prompt.messages[1]["content"].split("## 判定规则", 1)[1]
+    assert "`mechanicalUndecided`" in rules and "逐条" in rules and "blocking" in rules
+
+
 def test_writer_generate_adapts_to_another_output_contract():
     from pydantic import BaseModel, ConfigDict
 

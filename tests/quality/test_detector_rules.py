@@ -208,19 +208,31 @@ EVENT_CASES = (
         "verified",
     ),
     EventCase(
-        "a rewritten sentence no longer says it",
+        "nothing of the event near the claim blocks",
         "林远与苏晴在山门前分别",
         "两个樵夫在溪边煮茶，说些闲话。",
+        "contradicted",
+    ),
+    EventCase(
+        "a required person the event names, absent from the whole chapter, blocks",
+        "林远在山门前拔剑斩断石碑",
+        "有人在山门前拔剑斩断石碑。",
         "contradicted",
     ),
     EventCase(
         "too few key terms: left to the detector", "告别", "两个樵夫在溪边煮茶。", "unverifiable"
     ),
     EventCase(
-        "the people kept under an alias, the deed gone",
+        "the people kept under an alias, the deed's words gone: left to the detector",
         "林远与苏晴在山门前交手",
         "远哥与苏晴坐在溪边煮茶。",
-        "contradicted",
+        "unverifiable",
+    ),
+    EventCase(
+        "an outline in the author's own words is never blocked for its words",
+        "林远向苏晴告别后独自下山",
+        "林远朝苏晴拱了拱手，转身沿石阶而去。",
+        "unverifiable",
     ),
     EventCase(
         "the event's words only beside the claimed sentence: left to the detector",
@@ -236,17 +248,10 @@ EVENT_CASES = (
         "unverifiable",
     ),
     EventCase(
-        "the event's many words only beside the claimed sentence",
-        "林远在山门前拔剑斩断石碑",
-        "林远在山门前拔剑斩断石碑。两人坐下来煮茶。",
-        "contradicted",
-        claim="两人坐下来煮茶。",
-    ),
-    EventCase(
-        "the person kept, everything that happens gone",
+        "the person kept, everything that happens gone: left to the detector",
         "林远在山门前拔剑斩断石碑",
         "远哥坐在溪边煮茶。",
-        "contradicted",
+        "unverifiable",
     ),
 )
 
@@ -269,27 +274,55 @@ def test_hard_events(freeze, case: EventCase) -> None:
 
 
 @pytest.mark.parametrize(
-    # key terms near the claim; content words (not names) among them, near the claim, and in
-    # the claimed span itself
-    ("found", "total", "content", "found_content", "in_claim", "status"),
+    # key terms near the claim; content words (not names) among them and in the claimed span
+    # itself; required names of the event absent from the whole candidate
+    ("found", "total", "content", "in_claim", "absent", "status"),
     [
         (0, 1, 0, 0, 0, "unverifiable"),
         (0, 2, 0, 0, 0, "contradicted"),
         (1, 2, 0, 0, 0, "verified"),
-        (1, 4, 0, 0, 0, "contradicted"),
+        (1, 4, 0, 0, 0, "unverifiable"),
         (2, 5, 0, 0, 0, "unverifiable"),
         (3, 5, 0, 0, 0, "verified"),
-        (2, 4, 2, 1, 0, "unverifiable"),
-        (2, 4, 2, 1, 1, "verified"),
-        (2, 4, 2, 0, 0, "contradicted"),
-        (1, 2, 1, 0, 0, "unverifiable"),
-        (1, 3, 2, 0, 0, "contradicted"),
-        (4, 6, 5, 3, 0, "contradicted"),
-        (4, 6, 5, 3, 1, "verified"),
+        (2, 4, 2, 0, 0, "unverifiable"),
+        (2, 4, 2, 1, 0, "verified"),
+        (1, 3, 2, 0, 0, "unverifiable"),
+        (4, 6, 5, 0, 0, "unverifiable"),
+        (4, 6, 5, 1, 0, "verified"),
+        (4, 6, 5, 1, 1, "contradicted"),
+        (0, 1, 1, 0, 1, "contradicted"),
     ],
 )
 def test_event_status_thresholds(
-    found: int, total: int, content: int, found_content: int, in_claim: int, status: str
+    found: int, total: int, content: int, in_claim: int, absent: int, status: str
 ) -> None:
-    counts = {"content": content, "found_content": found_content, "in_claim": in_claim}
+    counts = {"content": content, "in_claim": in_claim, "absent": absent}
     assert _status(found, total, **counts) == status
+
+
+@pytest.mark.parametrize(
+    ("rule", "scene", "body", "status"),
+    [
+        ("a scene told in the chapter", "林远与苏晴在山门前分别", "林远与苏晴在山门前分别。", "verified"),
+        ("a scene with nothing of it in the chapter", "藏经阁里翻检古籍", "林远与苏晴同行。", "contradicted"),
+        ("a scene in other words: the detector judges", "林远向苏晴告别后独自下山", "林远朝苏晴拱了拱手，转身沿石阶而去。", "unverifiable"),
+    ],
+)  # fmt: skip
+def test_required_scenes(freeze, rule: str, scene: str, body: str, status: str) -> None:
+    frozen = freeze(hard={"required_scenes": [{"id": "S1", "text": scene}]})
+    output, findings = frozen.check(FILLER, body, claims={"H1": body})
+    _, known = check_lexicons(frozen.engine, frozen.context)
+    [check] = [c for c in event_checks(frozen.context, output, known) if c.kind == "required_scene"]
+    assert check.status == status
+    missing = [f for f in findings if f.kind == "required_scene_missing"]
+    assert [f.severity for f in missing] == (["high"] if status == "contradicted" else [])
+    marked = [m["constraintId"] for m in detector_marks([check])]
+    assert marked == (["S1"] if status == "unverifiable" else [])
+
+
+def test_a_block_for_an_absent_required_person_names_them(freeze) -> None:
+    frozen = freeze(hard={"hard_events": [{"id": "H1", "text": "林远在山门前拔剑斩断石碑"}]})
+    sentence = "有人在山门前拔剑斩断石碑。"
+    _, findings = frozen.check(FILLER, sentence, claims={"H1": sentence})
+    [block] = [f for f in findings if f.kind == "hard_event_unverified"]
+    assert "必须出场的「林远」在全章都没有出现" in block.message and block.quote == sentence

@@ -37,6 +37,12 @@ CASES = (
     Case("林一凡推门而入。", ("林一凡",), "a numeral inside a given name is still a name"),
     Case("贾范谏曰：“不可。”", (), "a name with a speech verb glued on is no name of its own"),
     Case("蒋奇之兵到了。", (), "a name with a particle glued on is no name of its own"),
+    # issue 18, the advice on real chapters of 三国演义 (chapters 5, 55, 119)
+    Case("遂拨精兵五千，星夜赴关迎敌。", (), "a surname-like character and a dictionary verb"),
+    Case("更兼诸葛用谋，必非善意。", (), "a compound surname and a clause (用 …)"),
+    Case("会视之，艾亦大骂。", (), "a short name and the sentence going on (亦 …)"),
+    Case("在下秦无衣，见过诸位。", ("秦无衣",), "a given name opening with a verb stays a name"),
+    Case("林远舟推门而入。", ("林远舟",), "a given name opening with an adjective stays a name"),
 )
 
 

@@ -110,6 +110,20 @@ def test_a_title_in_book_quotes_is_an_entity(named, lexicons):  # noqa: F811
     assert "焚诀" not in of_kind(findings, "unknown_entity")
 
 
+@pytest.mark.parametrize(
+    ("body", "reported"),
+    [
+        ("古者《春秋》之义，不可不察。古者《春秋》之义。", set()),  # a dictionary word in 《》
+        ("上卷名《天遁》，中卷名《地遁》。", {"天遁", "地遁"}),  # coined titles are reported
+        ("徐、丁二将慌忙下马。徐、丁二将领命。", set()),  # two generals, not one 丁二
+        ("沈青禾推门而入。沈青禾坐下。", {"沈青禾"}),
+    ],
+)
+def test_unknown_entity_noise_filters(named, lexicons, body, reported):  # noqa: F811
+    _, findings = _check(named, lexicons, body)
+    assert set(of_kind(findings, "unknown_entity")) == reported
+
+
 def test_the_sample_passage_finds_what_the_docstring_says(named, lexicons):  # noqa: F811
     # entities.py states its precision on this passage: keep the statement true
     paragraphs = SAMPLE.read_text(encoding="utf-8").strip().split("\n")

@@ -57,7 +57,7 @@ from muse.quality import (
     LeakLexicon,
     SemanticReport,
     Verdict,
-    book_text_as_of,
+    book_chapters_as_of,
     detector_failed,
     entity_lexicon_from,
     gap_verdict,
@@ -83,10 +83,11 @@ def check_lexicons(
     not see later names); ``leak_terms`` is a replay harness's lexicon."""
     with reading(engine) as conn:
         appearances = term_appearances(conn, context.work_id)
-        book_text, book_end = book_text_as_of(conn, context.work_id, context.as_of)
+        book_text, ends = book_chapters_as_of(conn, context.work_id, context.as_of)
+    end = ends[-1] if ends else 0
     return (
         leak_lexicon_from(appearances, context.work_id, context.as_of, leak_terms),
-        entity_lexicon_from(appearances, context.work_id, context.as_of, book_text, book_end),
+        entity_lexicon_from(appearances, context.work_id, context.as_of, book_text, end, ends),
     )
 
 

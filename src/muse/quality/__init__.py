@@ -11,7 +11,12 @@ if TYPE_CHECKING:
     from muse.quality.ai_flavor import ai_flavor_summary
     from muse.quality.anti_forgery import verify_binding
     from muse.quality.contracts import DetectorIssue, DetectorReport
-    from muse.quality.entities import EntityLexicon, book_text_as_of, entity_lexicon_from
+    from muse.quality.entities import (
+        EntityLexicon,
+        book_chapters_as_of,
+        book_text_as_of,
+        entity_lexicon_from,
+    )
     from muse.quality.findings import Finding
     from muse.quality.hard_events import detector_marks, event_checks
     from muse.quality.leak import LeakLexicon, leak_lexicon_from
@@ -45,6 +50,7 @@ __all__ = [
     "SemanticReport",
     "Verdict",
     "ai_flavor_summary",
+    "book_chapters_as_of",
     "book_text_as_of",
     "check",
     "detector_failed",
@@ -65,7 +71,12 @@ _FACE: dict[str, tuple[str, ...]] = {
     "ai_flavor": ("ai_flavor_summary",),
     "anti_forgery": ("verify_binding",),
     "contracts": ("DetectorIssue", "DetectorReport"),
-    "entities": ("EntityLexicon", "book_text_as_of", "entity_lexicon_from"),
+    "entities": (
+        "EntityLexicon",
+        "book_chapters_as_of",
+        "book_text_as_of",
+        "entity_lexicon_from",
+    ),
     "findings": ("Finding",),
     "hard_events": ("detector_marks", "event_checks"),
     "leak": ("LeakLexicon", "leak_lexicon_from"),

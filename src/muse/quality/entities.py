@@ -159,17 +159,35 @@ class EntityLexicon:
     terms: Mapping[str, KnownEntity]
     book_text: str = ""
     book_end: int | None = None  # the book so far is ``book_text[:book_end]`` (None: all of it)
+    chapter_ends: tuple[int, ...] = ()  # where each chapter so far ends in ``book_text``
 
     def in_book(self, term: str) -> bool:
         """Whether the canonical text up to the freeze point holds ``term`` anywhere."""
         end = len(self.book_text) if self.book_end is None else self.book_end
         return self.book_text.find(term, 0, end) >= 0
 
+    def chapters_using(self, term: str, stop: int) -> int:
+        """How many chapters so far hold ``term`` (counting stops past ``stop``); 0 without
+        ``chapter_ends``."""
+        if not self.chapter_ends or not term:
+            return 0
+        end, count, at = self.chapter_ends[-1], 0, 0
+        while count <= stop:
+            at = self.book_text.find(term, at, end)
+            if at < 0:
+                break
+            chapter = bisect_right(self.chapter_ends, at)
+            count += 1
+            at = self.chapter_ends[chapter]  # the next chapter on
+        return count
+
 
 def build_entity_lexicon(conn: Connection, work_id: int, as_of: int) -> EntityLexicon:
     """The known-entity lexicon of ``work_id`` at ``as_of``."""
-    text, end = book_text_as_of(conn, work_id, as_of)
-    return entity_lexicon_from(term_appearances(conn, work_id), work_id, as_of, text, end)
+    text, ends = book_chapters_as_of(conn, work_id, as_of)
+    return entity_lexicon_from(
+        term_appearances(conn, work_id), work_id, as_of, text, ends[-1] if ends else 0, ends
+    )
 
 
 @dataclass(frozen=True)
@@ -196,6 +214,18 @@ def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, in
     appended, a changed earlier chapter rebuilds it. A hash names its text, so a kept book is
     never stale, whatever database the same work id comes from.
     """
+    text, ends = book_chapters_as_of(conn, work_id, as_of)
+    return text, ends[-1] if ends else 0
+
+
+def book_chapters_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, tuple[int, ...]]:
+    """:func:`book_text_as_of` with where each chapter up to ``as_of`` ends in the text."""
+    book = _book(conn, work_id)
+    at = bisect_right([n for n, _ in book.chapters], as_of)
+    return book.text, book.ends[:at]
+
+
+def _book(conn: Connection, work_id: int) -> _Book:
     chapters = tuple((c.number, c.content_sha256) for c in list_chapters(conn, work_id))
     with _books_lock:
         book = _BOOKS.get(work_id)
@@ -208,8 +238,7 @@ def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, in
             _BOOKS.move_to_end(work_id)
             while len(_BOOKS) > _BOOKS_LIMIT:
                 _BOOKS.popitem(last=False)
-    at = bisect_right([n for n, _ in book.chapters], as_of)
-    return book.text, book.ends[at - 1] if at else 0
+    return book
 
 
 def _extended(
@@ -231,6 +260,7 @@ def entity_lexicon_from(
     as_of: int,
     book_text: str = "",
     book_end: int | None = None,
+    chapter_ends: tuple[int, ...] = (),
 ) -> EntityLexicon:
     terms = {
         term: KnownEntity(term, a.card_id, a.card_name, a.card_type)
@@ -238,7 +268,12 @@ def entity_lexicon_from(
         if a.first_chapter is not None and a.first_chapter <= as_of
     }
     return EntityLexicon(
-        work_id=work_id, as_of=as_of, terms=terms, book_text=book_text, book_end=book_end
+        work_id=work_id,
+        as_of=as_of,
+        terms=terms,
+        book_text=book_text,
+        book_end=book_end,
+        chapter_ends=chapter_ends,
     )
 
 
@@ -357,7 +392,10 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
 
 def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
     """A surname, then a given name that is no reduplicated adjective (明 + 湛湛), no title or
-    form of address (司马 + 太尉, 刘 + 郎) and no count of people (朱 + 二人)."""
+    form of address (司马 + 太尉, 刘 + 郎), no count of people (朱 + 二人), no verb of the
+    dictionary (关 + 迎敌: 「赴关迎敌」) and does not open with an adverb, preposition or
+    conjunction (艾 + 亦大: 「艾亦大骂」, 诸葛 + 用谋: 「诸葛用谋」) — there the "surname" is a
+    person's short name or a place, and what follows is the sentence going on."""
     surname = surname_of(word)
     if surname is None or len(word) > 4:
         return False
@@ -366,7 +404,24 @@ def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
         return False
     if any(c in PARTICLES for c in given):  # 蒋奇 + 之
         return False
+    if len(given) == 2 and (_word_tag(jieba, given).startswith("v") or _opens_clause(jieba, given)):
+        return False
     return not (len(given) == 2 and given[0] == given[1] and jieba.has_word(given))
+
+
+CLAUSE_TAGS = ("d", "p", "c")  # adverb, preposition, conjunction: 亦、用、而 …
+
+
+def _word_tag(jieba: rjieba.Jieba, word: str) -> str:
+    """The dictionary's tag of ``word`` when it is one dictionary word, else ""."""
+    if not jieba.has_word(word):
+        return ""
+    tags = jieba.tag(word, hmm=False)
+    return tags[0][1] if len(tags) == 1 else ""
+
+
+def _opens_clause(jieba: rjieba.Jieba, given: str) -> bool:
+    return jieba.tag(given[0], hmm=False)[0][1].startswith(CLAUSE_TAGS)
 
 
 def _suffixed(previous: tuple[str, str, int] | None, word: str, pos: int) -> EntitySpan | None:

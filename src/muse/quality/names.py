@@ -33,10 +33,11 @@ from dataclasses import dataclass
 
 from muse.context import WriterContext, WriterOutput
 from muse.core.canonical import hash_value
+from muse.core.segmentation import shared_jieba
 from muse.core.text import normalize_text
 from muse.knowledge import TermMatcher
 from muse.planning import FineOutline
-from muse.quality.entities import EntityLexicon, tagged_entities
+from muse.quality.entities import NUMERALS, EntityLexicon, tagged_entities
 from muse.quality.findings import Finding
 from muse.quality.leak import LeakLexicon
 from muse.quality.surnames import COMPOUND, surname_of
@@ -54,6 +55,7 @@ _ACTION_CUE = re.compile(
     r"抬头|低头|起身|站起|转身|推门|走进|走到|走上|走过|拱手|抱拳|拔剑|挥手|伸手|开口|"
     r"[道曰说问答笑叹喝骂])"
 )
+COUNTED = frozenset("将人位名员骑")  # what follows a number of people: 二将、三人
 # categories by priority: a later one wins when a string is in several sets
 KNOWN, TAGGED, DECLARED, LEAK, CONTEXT = "known", "tagged", "declared", "leak", "context"
 DEBUT = "debut"  # a name of a person the outline introduces in this chapter
@@ -319,8 +321,8 @@ def _unknown(
         inside = any(
             a < end and start < b for a, b in covered + [(s.start, s.end) for s in located]
         )
-        if not inside and unseen(title):
-            located.append(_Span(title, start, end, "title"))
+        if not inside and unseen(title) and not shared_jieba().has_word(title):
+            located.append(_Span(title, start, end, "title"))  # 《春秋》: a word, no coinage
     located = [s for s in located if _worth_reporting(body, s)]
     located.sort(key=lambda s: s.start)
     return [_unknown_finding(body, s, n, lexicon) for s, n in _first_of_each(located)]
@@ -332,9 +334,12 @@ def _worth_reporting(body: str, span: _Span) -> bool:
     has a surname and a one- or two-character given name and speaks or acts right after it
     (林远舟推门而入, 韩烈冷笑道). A word the tagger found once, with no such sign, is the
     tagger's noise far more often than a name on real prose (bench/detector_recall.py)."""
+    surname = surname_of(span.term)
+    given = span.term[len(surname) :] if surname else ""
+    if given and all(c in NUMERALS for c in given) and body[span.end : span.end + 1] in COUNTED:
+        return False  # 「徐、丁二将」: two generals, 徐 and 丁, not one 丁二
     if span.category == "title" or body.count(span.term) >= 2:
         return True
-    surname = surname_of(span.term)
     if surname in COMPOUND:
         return True
     shaped = surname is not None and 2 <= len(span.term) <= len(surname) + 2
