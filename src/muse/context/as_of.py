@@ -51,18 +51,15 @@ class AsOfView:
         return list(iter_chapter_texts(self.conn, self.work_id, numbers=numbers))
 
     def recent_valid_lengths(self, before: int) -> list[tuple[int, int]]:
-        """(number, Han count) of the latest non-empty chapters before the target, enough of
-        them for the length rule (spec 000 §8.1) to pick its 20 valid ones: every chapter of at
-        least 500 Han, and the shorter ones among the latest 40, since in a book of short
-        chapters a chapter of fewer than 500 Han can count (``valid_minimum``)."""
-        upto = min(before - 1, self.as_of)
-        recent = recent_chapter_lengths(
-            self.conn, self.work_id, upto=upto, min_han=1, limit=2 * SAMPLE_SIZE
+        """(number, Han count) of the latest chapters that can count for the length rule
+        (spec 000 §8.1: canonical, ≥ 500 Han, before the target), at most the 20 it samples."""
+        return recent_chapter_lengths(
+            self.conn,
+            self.work_id,
+            upto=min(before - 1, self.as_of),
+            min_han=MIN_VALID_HAN,
+            limit=SAMPLE_SIZE,
         )
-        long = recent_chapter_lengths(
-            self.conn, self.work_id, upto=upto, min_han=MIN_VALID_HAN, limit=SAMPLE_SIZE
-        )
-        return sorted(dict(recent + long).items(), reverse=True)
 
     @cached_property
     def _confirmed_cards(self) -> list[Card]:

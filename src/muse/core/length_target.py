@@ -6,7 +6,6 @@ The whole of spec 000 §8.1, as one pure function, :func:`compute_length_target`
    callers pass the counts in :class:`ChapterLength`.
 2. A valid chapter is canonical, has at least 500 Han characters, is not empty, and its number is
    below the target chapter. Nothing from the target chapter or later is ever read (replay rule).
-   (For a book of short chapters the 500 is relative: see below.)
 3. An explicit ``targetChars`` from the fine outline is used as given, clamped to 2000–10000.
 4. Otherwise the base is the median Han count of the latest min(20, n) valid chapters by number
    (even count: mean of the middle two, decimal ROUND_HALF_UP); with fewer than 3 valid chapters
@@ -14,7 +13,7 @@ The whole of spec 000 §8.1, as one pure function, :func:`compute_length_target`
 5. density = hardEventCount + 0.5 × foreshadowingActionCount + 0.5 × requiredSceneCount.
 6. factor = clamp(0.85 + 0.05 × (density − 3), 0.85, 1.15).
 7. target = round_to_100(base × factor), clamped to 2000–10000; range endpoints are rounded the
-   same way. (A target from the book's own median has a lower floor: see below.)
+   same way.
 
 Decisions where the spec leaves room (the lead's brief asked for them to be written down):
 
@@ -27,18 +26,6 @@ Decisions where the spec leaves room (the lead's brief asked for them to be writ
   章时使用作品初始化默认值"; rule 7 then multiplies ``medianChars`` by the factor. So the default
   takes the median's place and goes through factor, round_to_100 and the clamp; ``median_chars``
   records the default that stood in for the median.
-* The book's own length (length-v2). A book whose chapters are short (a web novel of 500–1,500
-  Han a chapter) has a median under 2000, and rule 7's floor made its target 2000: every real
-  chapter of it was then below the acceptance band and blocked (issue 18, the modern sample of
-  about 500 Han a chapter). When the target comes from the median of at least 3 valid chapters,
-  the book has shown its length, so the floor is rule 2's smallest valid chapter (500) instead
-  of 2000, for the target and the generation band alike; the 10000 ceiling stays. An explicit
-  targetChars (rule 3) and the work default keep the 2000–10000 clamp.
-  Rule 2's 500 is there to leave out stubs (a notice, a half-written chapter), and in such a
-  book it left out half of the real chapters (the sample's run 447–531 Han): a chapter counts
-  when it holds at least 500 Han or at least half of the median of the book's non-empty
-  canonical chapters before the target, whichever is less. A book of 3,000-Han chapters keeps
-  the 500; a 100-Han notice among 500-Han chapters is still no chapter.
 * Bands. Rule 7 "范围端点同样半入取整" speaks of a range whose endpoints are rounded like the
   target, and spec 001 describes two nested bands: the band the writer is asked for (its example
   4000–7000) and the wider band the mechanical gate enforces (rejects below 3001 or above 10000).
@@ -64,12 +51,11 @@ from typing import Any
 
 from muse.core.rounding import median_half_up, round_to_100
 
-POLICY_VERSION = "length-v2"  # v2: a median target follows the book below 2000
+POLICY_VERSION = "length-v1"
 
 LENGTH_MIN = 2000  # rules 3 and 7: every target and band endpoint clamp
 LENGTH_MAX = 10000
 MIN_VALID_HAN = 500  # rule 2
-OWN_LENGTH_MIN = MIN_VALID_HAN  # the floor of a target from the book's own median (length-v2)
 SAMPLE_SIZE = 20  # rule 4: the latest min(20, n) valid chapters
 MIN_SAMPLE = 3  # rule 4: fewer valid chapters → the work default
 
@@ -110,13 +96,12 @@ class ChapterLength:
         _require_int("number", self.number)
         _require_int("han_count", self.han_count, minimum=0)
 
-    def is_valid_before(self, target_chapter: int, minimum: int = MIN_VALID_HAN) -> bool:
-        """Rule 2: canonical, at least ``minimum`` (500) Han characters, not empty, before the
-        target."""
+    def is_valid_before(self, target_chapter: int) -> bool:
+        """Rule 2: canonical, at least 500 Han characters, not empty, before the target."""
         return (
             self.canonical
             and not self.empty
-            and self.han_count >= minimum
+            and self.han_count >= MIN_VALID_HAN
             and self.number < target_chapter
         )
 
@@ -180,9 +165,8 @@ class LengthTarget:
     def __post_init__(self) -> None:
         if self.source not in (SOURCE_EXPLICIT, SOURCE_MEDIAN, SOURCE_WORK_DEFAULT):
             raise ValueError(f"unknown length target source: {self.source!r}")
-        floor = OWN_LENGTH_MIN if self.source == SOURCE_MEDIAN else LENGTH_MIN
-        if not floor <= self.target <= LENGTH_MAX:
-            raise ValueError(f"target {self.target} outside {floor}–{LENGTH_MAX}")
+        if not LENGTH_MIN <= self.target <= LENGTH_MAX:
+            raise ValueError(f"target {self.target} outside {LENGTH_MIN}–{LENGTH_MAX}")
         if not self.generation_band.admits(self.target):
             raise ValueError(f"generation band {self.generation_band} misses target {self.target}")
         if not self.acceptance_band.contains(self.generation_band):
@@ -211,8 +195,8 @@ def _plain(number: Decimal) -> str:
     return format(number.normalize(), "f")
 
 
-def _clamp_length(value: int, floor: int = LENGTH_MIN) -> int:
-    return max(floor, min(LENGTH_MAX, value))
+def _clamp_length(value: int) -> int:
+    return max(LENGTH_MIN, min(LENGTH_MAX, value))
 
 
 def density_factor(density: Decimal) -> Decimal:
@@ -221,36 +205,21 @@ def density_factor(density: Decimal) -> Decimal:
     return max(FACTOR_MIN, min(FACTOR_MAX, factor))
 
 
-def length_bands(target: int, floor: int = LENGTH_MIN) -> tuple[Band, Band]:
-    """The generation band and the acceptance band around ``target`` (see module docstring);
-    ``floor``: the lowest endpoint of the generation band (2000, or 500 for a target from the
-    book's own median)."""
+def length_bands(target: int) -> tuple[Band, Band]:
+    """The generation band and the acceptance band around ``target`` (see module docstring)."""
     generation = Band(
-        _clamp_length(round_to_100(GENERATION_LOW_RATIO * target), floor),
-        _clamp_length(round_to_100(GENERATION_HIGH_RATIO * target), floor),
+        _clamp_length(round_to_100(GENERATION_LOW_RATIO * target)),
+        _clamp_length(round_to_100(GENERATION_HIGH_RATIO * target)),
     )
     acceptance = Band(round_to_100(ACCEPTANCE_FLOOR_RATIO * generation.low), ACCEPTANCE_CEILING)
     return generation, acceptance
-
-
-def valid_minimum(chapters: Iterable[ChapterLength], target_chapter: int) -> int:
-    """Rule 2's Han minimum for this book: 500, or half the median of its non-empty canonical
-    chapters before the target when that is less (a book of short chapters, length-v2)."""
-    counts = [
-        c.han_count for c in chapters if c.is_valid_before(target_chapter, 1) and c.han_count > 0
-    ]
-    if not counts:
-        return MIN_VALID_HAN
-    return max(1, min(MIN_VALID_HAN, median_half_up(counts) // 2))
 
 
 def latest_valid_chapters(
     chapters: Iterable[ChapterLength], target_chapter: int
 ) -> list[ChapterLength]:
     """Rules 2 and 4: the valid chapters, latest first, at most 20 of them."""
-    chapters = list(chapters)
-    minimum = valid_minimum(chapters, target_chapter)
-    valid = [c for c in chapters if c.is_valid_before(target_chapter, minimum)]
+    valid = [c for c in chapters if c.is_valid_before(target_chapter)]
     numbers = [c.number for c in valid]
     if len(set(numbers)) != len(numbers):
         repeated = sorted({n for n in numbers if numbers.count(n) > 1})
@@ -279,12 +248,12 @@ def compute_length_target(
         )
     sample = latest_valid_chapters(chapters, target_chapter)
     numbers: tuple[int, ...] = ()
-    source, base, floor = SOURCE_WORK_DEFAULT, work_default, LENGTH_MIN
+    source, base = SOURCE_WORK_DEFAULT, work_default
     if len(sample) >= MIN_SAMPLE:
-        source, floor = SOURCE_MEDIAN, OWN_LENGTH_MIN
+        source = SOURCE_MEDIAN
         base = median_half_up([c.han_count for c in sample])
         numbers = tuple(sorted(c.number for c in sample))
-    target = _clamp_length(round_to_100(base * factor), floor)
+    target = _clamp_length(round_to_100(base * factor))
     return _length_target(target, source, base, numbers, density_value, factor)
 
 
@@ -296,9 +265,7 @@ def _length_target(
     density: Decimal,
     factor: Decimal,
 ) -> LengthTarget:
-    generation, acceptance = length_bands(
-        target, OWN_LENGTH_MIN if source == SOURCE_MEDIAN else LENGTH_MIN
-    )
+    generation, acceptance = length_bands(target)
     return LengthTarget(
         target=target,
         source=source,
