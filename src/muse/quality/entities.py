@@ -51,11 +51,11 @@ from sqlalchemy import Connection
 
 from muse.core.errors import InvalidInput
 from muse.core.segmentation import shared_jieba
-from muse.core.text import is_han
+from muse.core.text import all_han
 from muse.knowledge import TermAppearance, card_type, term_appearances
 from muse.quality.leak import dating_owners
 from muse.quality.surnames import COMPOUND, surname_of
-from muse.works import iter_chapter_texts, list_chapters
+from muse.works import chapter_hashes, chapter_texts_after
 
 if TYPE_CHECKING:
     import rjieba
@@ -196,7 +196,7 @@ def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, in
     appended, a changed earlier chapter rebuilds it. A hash names its text, so a kept book is
     never stale, whatever database the same work id comes from.
     """
-    chapters = tuple((c.number, c.content_sha256) for c in list_chapters(conn, work_id))
+    chapters = tuple(chapter_hashes(conn, work_id))
     with _books_lock:
         book = _BOOKS.get(work_id)
     if book is None or book.chapters != chapters[: len(book.chapters)]:
@@ -215,8 +215,9 @@ def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, in
 def _extended(
     conn: Connection, work_id: int, book: _Book, chapters: tuple[tuple[int, str], ...]
 ) -> _Book:
-    new = [n for n, _ in chapters[len(book.chapters) :]]
-    texts = [c.text for c in iter_chapter_texts(conn, work_id, numbers=new)]
+    # The kept chapters are a prefix in number order: the new ones are those numbered above it.
+    after = book.chapters[-1][0] if book.chapters else 0
+    texts = [text for _, text in chapter_texts_after(conn, work_id, after)]
     parts, ends, end = [book.text], list(book.ends), len(book.text)
     for text in texts:
         parts.append(text + "\n")
@@ -379,4 +380,4 @@ def _suffixed(previous: tuple[str, str, int] | None, word: str, pos: int) -> Ent
 
 
 def _all_han(word: str) -> bool:
-    return all(is_han(c) for c in word)
+    return all_han(word)

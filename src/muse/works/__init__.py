@@ -17,8 +17,10 @@ if TYPE_CHECKING:
     from muse.works.book_decoding import decode_book
     from muse.works.canonical import add_chapter, write_revision
     from muse.works.catalog import (
+        chapter_hashes,
         chapter_lengths,
         chapter_revisions,
+        chapter_texts_after,
         create_work,
         current_revision,
         find_imported_work,
@@ -60,8 +62,10 @@ __all__ = [
     "SourceKind",
     "add_chapter",
     "analyse",
+    "chapter_hashes",
     "chapter_history",
     "chapter_revisions",
+    "chapter_texts_after",
     "create_work",
     "current_revision",
     "decode_book",
@@ -102,7 +106,9 @@ _FACE: dict[str, tuple[str, ...]] = {
     "book_decoding": ("decode_book",),
     "canonical": ("add_chapter", "write_revision"),
     "catalog": (
+        "chapter_hashes",
         "chapter_revisions",
+        "chapter_texts_after",
         "create_work",
         "current_revision",
         "find_imported_work",
