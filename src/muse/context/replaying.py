@@ -7,7 +7,7 @@ an ``AsOfView`` at the manifest's freeze point, in the manifest's order, and bec
 same canonical state gives byte-identical results (``replay_bytes``) in any process.
 
 With an ``engine`` the replay writes each read to the tool-read ledger (``call_id`` NULL: a read
-no model asked for), as ``agents.tools`` documents. Run it on a read connection
+no model asked for), as ``agents.tools`` documents, all in one transaction at its end. Run it on a read connection
 (``store.engine.reading``) before the freeze's write transaction: on SQLite the ledger writes
 need the write lock.
 """
@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from sqlalchemy import Connection, Engine
 
-from muse.agents import TOOL_SPECS, AsOfViolation, ToolNotAllowed, ToolSet
+from muse.agents import TOOL_SPECS, AsOfViolation, LedgerBatch, ToolNotAllowed, ToolSet
 from muse.context.as_of import AsOfView
 from muse.context.card_hits import content_identity
 from muse.context.exploration_contracts import (
@@ -54,7 +54,12 @@ def replay(
         )
     reader = AsOfToolReader(view, manifest.target_chapter)
     tools = ToolSet(reader)
-    return [_replay_one(tools, reader, read, engine, run_id) for read in manifest.reads]
+    batch = LedgerBatch(engine) if engine is not None else None
+    try:
+        return [_replay_one(tools, reader, read, batch, run_id) for read in manifest.reads]
+    finally:
+        if batch is not None:  # one transaction for the replay's ledger rows, even on failure
+            batch.flush()
 
 
 def replay_bytes(reads: list[ReplayedRead]) -> bytes:
@@ -66,7 +71,7 @@ def _replay_one(
     tools: ToolSet,
     reader: AsOfToolReader,
     read: ExplorationRead,
-    engine: Engine | None,
+    batch: LedgerBatch | None,
     run_id: str | None,
 ) -> ReplayedRead:
     base: dict[str, Any] = {
@@ -77,8 +82,10 @@ def _replay_one(
         "why": read.why,
     }
     try:
-        if engine is not None:
-            content = tools.call(read.tool, read.args, engine=engine, run_id=run_id)
+        if batch is not None:
+            content = tools.call(
+                read.tool, read.args, engine=batch.engine, run_id=run_id, batch=batch
+            )
         else:
             spec = TOOL_SPECS[read.tool]
             content = spec.run(reader, spec.arguments.model_validate(read.args))
