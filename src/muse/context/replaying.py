@@ -32,6 +32,7 @@ from muse.context.tokens import estimate_tokens
 from muse.context.tool_reader import AsOfToolReader
 from muse.core.canonical import canonical_json, hash_value, sha256_hex
 from muse.core.errors import ContractViolation, InvalidInput
+from muse.planning import FineOutline
 
 
 def replay(
@@ -40,8 +41,12 @@ def replay(
     *,
     engine: Engine | None = None,
     run_id: str | None = None,
+    confirmed_outline: FineOutline | None = None,
 ) -> list[ReplayedRead]:
-    """Execute every read of ``manifest`` again through the as-of view, without a model."""
+    """Execute every read of ``manifest`` again through the as-of view, without a model.
+
+    ``confirmed_outline``: the run's confirmed outline of the target chapter, already loaded
+    (``get_outline`` answers with it; see :class:`AsOfToolReader`)."""
     view = (
         source
         if isinstance(source, AsOfView)
@@ -52,7 +57,7 @@ def replay(
             f"回放视图（作品 {view.work_id}，冻结点第 {view.as_of} 章）与探索清单"
             f"（作品 {manifest.work_id}，冻结点第 {manifest.as_of} 章）不一致。"
         )
-    reader = AsOfToolReader(view, manifest.target_chapter)
+    reader = AsOfToolReader(view, manifest.target_chapter, confirmed_outline)
     tools = ToolSet(reader)
     batch = LedgerBatch(engine) if engine is not None else None
     try:
