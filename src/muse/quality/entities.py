@@ -191,18 +191,22 @@ def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, in
     """The book's own vocabulary so far: ``(text, end)``, the canonical chapters joined, of which
     ``text[:end]`` are those up to ``as_of``.
 
-    The joined text is built once per work and process, and kept while the chapters' content
-    hashes stay the same (one light query per call, no text read); chapters accepted since are
-    appended, a changed earlier chapter rebuilds it. A hash names its text, so a kept book is
-    never stale, whatever database the same work id comes from.
+    The joined text is built once per work and process (one query for the hashes and texts),
+    and kept while the chapters' content hashes stay the same (one light query per later call,
+    no text read); chapters accepted since are appended, a changed earlier chapter rebuilds it.
+    A hash names its text, so a kept book is never stale, whatever database the same work id
+    comes from.
     """
-    chapters = tuple(chapter_hashes(conn, work_id))
     with _books_lock:
-        book = _BOOKS.get(work_id)
-    if book is None or book.chapters != chapters[: len(book.chapters)]:
-        book = _Book((), "", ())
-    if book.chapters != chapters:
-        book = _extended(conn, work_id, book, chapters)
+        kept = _BOOKS.get(work_id)
+    if kept is None:  # the work's first check in this process: one query reads hashes and texts
+        book = _extended(conn, work_id, _EMPTY_BOOK)
+    else:
+        chapters = tuple(chapter_hashes(conn, work_id))
+        book = kept if kept.chapters == chapters[: len(kept.chapters)] else _EMPTY_BOOK
+        if book.chapters != chapters:
+            book = _extended(conn, work_id, book)
+    if book is not kept:
         with _books_lock:
             _BOOKS[work_id] = book
             _BOOKS.move_to_end(work_id)
@@ -212,18 +216,23 @@ def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, in
     return book.text, book.ends[at - 1] if at else 0
 
 
-def _extended(
-    conn: Connection, work_id: int, book: _Book, chapters: tuple[tuple[int, str], ...]
-) -> _Book:
-    # The kept chapters are a prefix in number order: the new ones are those numbered above it.
+_EMPTY_BOOK = _Book((), "", ())
+
+
+def _extended(conn: Connection, work_id: int, book: _Book) -> _Book:
+    """``book`` with the chapters numbered above its last one appended, each followed by a
+    newline (with their hashes: the same query reads both)."""
     after = book.chapters[-1][0] if book.chapters else 0
-    texts = [text for _, text in chapter_texts_after(conn, work_id, after)]
-    parts, ends, end = [book.text], list(book.ends), len(book.text)
+    rows = chapter_texts_after(conn, work_id, after)
+    if not rows:
+        return book
+    texts = [text for *_, text in rows]
+    ends, end = list(book.ends), len(book.text)
     for text in texts:
-        parts.append(text + "\n")
         end += len(text) + 1
         ends.append(end)
-    return _Book(chapters, "".join(parts), tuple(ends))
+    joined = "".join((book.text, "\n".join(texts), "\n"))
+    return _Book(book.chapters + tuple((n, sha) for n, sha, _ in rows), joined, tuple(ends))
 
 
 def entity_lexicon_from(

@@ -330,16 +330,18 @@ def chapter_hashes(conn: Connection, work_id: int) -> list[tuple[int, str]]:
     return [(number, sha) for number, sha in conn.execute(query)]
 
 
-def chapter_texts_after(conn: Connection, work_id: int, after: int = 0) -> list[tuple[int, str]]:
-    """(number, canonical text) of the chapters numbered above ``after``, in number order:
-    :func:`iter_chapter_texts` without the row models."""
+def chapter_texts_after(
+    conn: Connection, work_id: int, after: int = 0
+) -> list[tuple[int, str, str]]:
+    """(number, content hash, canonical text) of the chapters numbered above ``after``, in
+    number order: :func:`iter_chapter_texts` without the row models."""
     query = (
-        select(chapters.c.number, prose_blocks.c.text)
+        select(chapters.c.number, prose_blocks.c.content_sha256, prose_blocks.c.text)
         .select_from(chapters.join(prose_blocks, _current_block()))
         .where(chapters.c.work_id == work_id, chapters.c.number > after)
         .order_by(chapters.c.number)
     )
-    return [(number, text) for number, text in conn.execute(query)]
+    return [(number, sha, text) for number, sha, text in conn.execute(query)]
 
 
 def current_revision(conn: Connection, work_id: int, number: int) -> int | None:
