@@ -110,7 +110,7 @@ def test_compare_and_set_refuses_an_update_that_changes_no_row(engine):
 )
 def test_the_fine_outline_ratio_bounds_sit_exactly_at_3_and_5_percent(size, kinds):
     outline = FineOutline.model_validate(fine(1, size=size))  # target 3000 characters
-    view = SimpleNamespace(chapter_lengths=[], work_default_chars=3000)
+    view = SimpleNamespace(lengths_before=lambda chapter: [], work_default_chars=3000)
     assert [f.code for f in outline_size(view, outline, None)] == kinds
 
 

@@ -79,7 +79,7 @@ def hard_kinds(view: PlanView, o: FineOutline, _s: Section | None) -> Iterator[F
 def outline_size(view: PlanView, o: FineOutline, _s: Section | None) -> Iterator[Finding]:
     target = chapter_target(
         o,
-        [(n, h) for n, h in view.chapter_lengths if n < o.target_chapter],
+        view.lengths_before(o.target_chapter),
         view.work_default_chars,
     )
     size = han_of(o)

@@ -18,12 +18,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from sqlalchemy import Connection
 
+from muse.core.length_target import MIN_VALID_HAN, SAMPLE_SIZE
 from muse.planning.contracts import FineOutline
 from muse.planning.sections import Section, list_sections, planning_started
 from muse.planning.setting_link import SettingState, setting_state
 from muse.planning.stage_contracts import Assembly, SettingSignoff, WorkFoundation, WorkOutline
 from muse.planning.stages import STAGES
-from muse.works import chapter_lengths, get_work_row
+from muse.works import chapter_lengths, get_work_row, recent_chapter_lengths
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -41,8 +42,23 @@ class PlanView:
     planning: bool
     confirmed: dict[int, Confirmed]  # stages 0–3
     fine_outlines: dict[int, Confirmed] = field(default_factory=dict)
-    chapter_lengths: list[tuple[int, int]] = field(default_factory=list)
     work_default_chars: int = 3000
+
+    @cached_property
+    def chapter_lengths(self) -> list[tuple[int, int]]:
+        """(number, Han count) of every chapter in number order, read when first asked for."""
+        return chapter_lengths(self.conn, self.work_id)
+
+    def lengths_before(self, chapter: int) -> list[tuple[int, int]]:
+        """(number, Han count) of chapters before ``chapter`` enough for the length rule: the
+        latest ``SAMPLE_SIZE`` with ``MIN_VALID_HAN`` Han characters or more, the only ones it
+        samples (all chapters before it when the whole list was read anyway). A fine outline's
+        gate then reads 20 rows, not a 2,000-chapter book's every row."""
+        if "chapter_lengths" in self.__dict__:
+            return [(n, h) for n, h in self.chapter_lengths if n < chapter]
+        return recent_chapter_lengths(
+            self.conn, self.work_id, upto=chapter - 1, min_han=MIN_VALID_HAN, limit=SAMPLE_SIZE
+        )
 
     @property
     def mode(self) -> str:
@@ -110,6 +126,5 @@ def load_plan_view(conn: Connection, work_id: int) -> PlanView:
         planning=planning_started(conn, work_id),
         confirmed=confirmed,
         fine_outlines=outlines,
-        chapter_lengths=chapter_lengths(conn, work_id),
         work_default_chars=get_work_row(conn, work_id)["default_chapter_chars"],
     )
