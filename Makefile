@@ -10,8 +10,11 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
+# compileall: the environment sets PYTHONDONTWRITEBYTECODE=1, so without it every process
+# recompiles the editable install's modules. Safe: Python ignores a .pyc whose source changed.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/python -m compileall -q src
 	touch $(STAMP)
 
 install: $(STAMP)

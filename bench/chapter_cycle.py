@@ -4,12 +4,16 @@
 
 Prints each node's wall time, the model-call latency inside it (from the receipts), and the time
 spent outside model calls, and the CPU time of the write in this process. Target: under 150 ms
-outside model calls in all (issue 12; was 300 ms). The whole ``muse write`` process (start-up
+outside model calls in all (issue 12; was 300 ms). Wall times lie on a loaded machine, so the
+verdict is on CPU: the write's process CPU minus the CPU the offline provider spent in its
+calls (measured on the calls' own threads). Like ``muse write`` (``cli.main.main``), the write
+runs with what was built before it frozen out of full garbage collections (``gc.freeze``). The whole ``muse write`` process (start-up
 included) is measured by running it: under 1 s CPU with the offline provider.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
 import subprocess
@@ -26,6 +30,7 @@ from synthetic_book import synthetic_web_novel  # noqa: E402
 
 from context import outline  # noqa: E402  (the same fine outline as bench/context.py)
 from muse import offline  # noqa: E402
+from muse.agents.providers.offline import OfflineProvider  # noqa: E402
 from muse.agents.tables import model_calls  # noqa: E402
 from muse.context.search import index as search_index  # noqa: E402
 from muse.flow.production import write_chapter  # noqa: E402
@@ -39,8 +44,23 @@ TARGET_MS = 150
 WHOLE_TARGET_S = 1.0
 
 
+_model_cpu: list[float] = []  # CPU seconds of each offline call, on the thread that ran it
+
+
+def _timed_complete(complete):  # type: ignore[no-untyped-def]
+    def timed(self, request):  # type: ignore[no-untyped-def]
+        started = time.thread_time()
+        try:
+            return complete(self, request)
+        finally:
+            _model_cpu.append(time.thread_time() - started)
+
+    return timed
+
+
 def main() -> None:
     offline.install()  # a composition root: the offline provider's generators
+    OfflineProvider.complete = _timed_complete(OfflineProvider.complete)  # type: ignore[method-assign]
     url = f"sqlite:///{tempfile.mkdtemp()}/cycle.db"
     engine = make_engine(url)
     upgrade(engine)
@@ -49,6 +69,8 @@ def main() -> None:
     with engine.begin() as conn:
         search_index.rebuild_index(conn, work_id)
         confirm_section(conn, save_fine_outline(conn, work_id, outline(2001)))
+    gc.collect()
+    gc.freeze()  # as cli.main.main does once the command is loaded
     finished: list = []  # the run's nodes as a live display sees them (not the 'running' ticks)
     started = time.perf_counter()
     cpu_started = time.process_time()
@@ -86,10 +108,16 @@ def main() -> None:
     for c in calls:
         print(f"  model call {c.role}/{c.task:<10} {c.latency_ms or 0:>6} ms")
     outside = total_ms - model_ms
-    verdict = "ok" if outside < TARGET_MS else "SLOW"
+    model_cpu_ms = sum(_model_cpu) * 1000
+    outside_cpu = cpu_ms - model_cpu_ms
+    verdict = "ok" if outside_cpu < TARGET_MS else "SLOW"
     print(
-        f"total {total_ms:.0f} ms, model calls {model_ms} ms, outside model calls {outside:.0f} ms "
-        f"({verdict}, target < {TARGET_MS} ms); CPU of the write in this process {cpu_ms:.0f} ms"
+        f"wall: total {total_ms:.0f} ms, model calls {model_ms} ms, outside model calls "
+        f"{outside:.0f} ms"
+    )
+    print(
+        f"CPU: the write {cpu_ms:.0f} ms, in model calls {model_cpu_ms:.0f} ms, outside model "
+        f"calls {outside_cpu:.0f} ms ({verdict}, target < {TARGET_MS} ms)"
     )
     whole_process(url)
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 
 from muse.agents.ledger import tool_read_log
 from muse.context.as_of import AsOfView
@@ -78,12 +79,34 @@ def test_each_material_carries_its_read_content_and_verifiable_pointers(engine, 
 
 def test_replay_with_an_engine_writes_the_ledger_without_a_call_id(engine, marked_book):
     manifest = explored(engine, marked_book, 9)
+    future = ExplorationRead(
+        read_id="x99", origin="explore", tool="read_chapter", args={"number": 9}, why="偷看"
+    )
+    manifest = manifest.model_copy(update={"reads": (*manifest.reads, future)})
     before = len(tool_read_log(engine, "run_replay"))
-    with reading(engine) as conn:
-        reads = replay(conn, manifest, engine=engine, run_id="run_replay")
+    begun: list[object] = []
+
+    def on_begin(conn: object) -> None:
+        begun.append(conn)
+
+    event.listen(engine, "begin", on_begin)
+    try:
+        with reading(engine) as conn:
+            reads = replay(conn, manifest, engine=engine, run_id="run_replay")
+    finally:
+        event.remove(engine, "begin", on_begin)
     log = tool_read_log(engine, "run_replay")[before:]
     assert [(r.tool, r.arguments) for r in log] == [(r.tool, r.args) for r in reads]
     assert all(r.call_id is None for r in log)
+    # The rows a read-by-read ledger writes: its status, and the result's hash when it is ok.
+    assert [r.status for r in log] == [
+        {"ok": "ok", "empty": "ok", "refused": "refused"}[r.status] for r in reads
+    ]
+    assert [r.result_sha256 for r in log] == [
+        r.content_sha256 if r.status in ("ok", "empty") else None for r in reads
+    ]
+    assert log[-1].status == "refused" and log[-1].error
+    assert len(begun) == 2  # the read connection and one ledger transaction for all the reads
 
 
 def test_a_forged_future_read_is_refused_at_replay_and_a_foreign_view_is_an_error(

@@ -9,6 +9,7 @@ from muse.context.as_of import AsOfView
 from muse.context.explore.tool_reader import AsOfToolReader
 from muse.context.search import index as search_index
 from muse.knowledge.card_import import import_cards_yaml
+from muse.planning import load_confirmed
 from muse.store.engine import reading
 from tests.support.marked_book import marker
 
@@ -36,3 +37,17 @@ def test_tools_read_only_up_to_the_freeze_and_log_each_read(engine, marked_book)
         assert outline["target_chapter"] == 5
     reads = dependency_list(engine, "run_tools")
     assert len(reads) >= 4
+
+
+def test_an_outline_the_run_already_loaded_answers_get_outline_with_the_same_content(
+    engine, marked_book
+):
+    with reading(engine) as conn:
+        _, confirmed = load_confirmed(conn, marked_book, 5)
+        view = AsOfView(conn, marked_book, 4)
+        loaded = AsOfToolReader(view, target_chapter=5).get_outline()
+        given = AsOfToolReader(view, target_chapter=5, confirmed_outline=confirmed)
+        assert given.get_outline() == loaded and loaded is not None
+        # An outline of another chapter is not this target's: the reader loads its own.
+        other = AsOfToolReader(view, target_chapter=4, confirmed_outline=confirmed)
+        assert other.get_outline() == AsOfToolReader(view, target_chapter=4).get_outline()

@@ -239,3 +239,14 @@ def test_canonical_json_is_exactly_rfc8785(value) -> None:
 @given(st.floats(min_value=-1e17, max_value=1e17) | st.floats(min_value=-1e-3, max_value=1e-3))
 def test_floats_near_the_shortcut_bounds_serialise_as_rfc8785(number: float) -> None:
     assert canonical_json({"x": [number]}) == rfc8785.dumps({"x": [number]})
+
+
+@settings(max_examples=500)
+@given(
+    st.integers(min_value=-(2**53) - 4, max_value=2**53 + 4).map(float)
+    | st.integers(min_value=-(10**6), max_value=10**6).map(float)
+)
+def test_integral_floats_take_the_shortcut_and_serialise_as_rfc8785(number: float) -> None:
+    """An integral float (a context's average: 1.0) is written as JCS writes it, ``1``."""
+    value = {"n": number, "nested": [number, {"m": number}], "s": "汉"}
+    assert canonical_json(value) == rfc8785.dumps(value)

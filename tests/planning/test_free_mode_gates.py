@@ -77,3 +77,36 @@ def test_generation_refuses_a_broken_payload_with_a_chinese_message(engine, free
     _confirmed_then_changed(engine, free_work, hard_constraints={"hard_events": "不是列表"})
     with engine.connect() as conn, pytest.raises(InvalidInput):
         load_confirmed(conn, free_work, 1)
+
+
+def test_the_outline_size_gate_reads_the_same_target_from_the_latest_chapters_only(engine):
+    """The gate samples the latest 20 chapters of at least 500 Han characters before the
+    target; reading only those gives the target the whole list gives, on books of short, empty
+    and long chapters (and the size finding it decides)."""
+    import random
+
+    from muse.planning.contracts import FineOutline
+    from muse.planning.plan_view import load_plan_view
+    from muse.planning.text_measures import chapter_target
+    from muse.works.canonical import add_chapter
+
+    rng = random.Random(12)
+    for book in range(6):
+        with engine.begin() as conn:
+            work = create_work(conn, f"长短之书{book}")
+            chapters = rng.randint(0, 45)
+            for n in range(1, chapters + 1):
+                han = rng.choice([0, 1, 120, 499, 500, 501, 900, 2400, 3100, 5200])
+                add_chapter(conn, work, n, f"第{n}章", "字" * han + "。")
+        for target in {1, 2, chapters // 2 + 1, chapters, chapters + 1}:
+            outline = FineOutline.model_validate(fine(max(target, 1)))
+            with engine.connect() as conn:
+                whole = load_plan_view(conn, work)
+                everything = [
+                    (n, h) for n, h in whole.chapter_lengths if n < outline.target_chapter
+                ]
+                lazy = load_plan_view(conn, work)
+                assert chapter_target(
+                    outline, lazy.lengths_before(outline.target_chapter), 3000
+                ) == chapter_target(outline, everything, 3000)
+                assert "chapter_lengths" not in lazy.__dict__  # the gate did not read them all

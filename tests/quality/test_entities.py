@@ -90,6 +90,47 @@ def test_the_book_so_far_is_joined_once_and_follows_the_canon(engine) -> None:
         assert "进城" not in _BOOKS[work].text
 
 
+def test_the_joined_book_is_the_chapters_each_followed_by_a_newline_on_real_prose(
+    engine,
+) -> None:
+    """Cold (one query for hashes and texts), extended and rebuilt, the book and its ends are
+    exactly the chapters in number order, each followed by a newline; in_book on it answers as
+    a search of the chapters up to the freeze point does."""
+    from muse.quality.entities import _BOOKS, EntityLexicon, book_text_as_of
+    from muse.works.canonical import add_chapter, write_revision
+    from muse.works.catalog import create_work
+
+    fixtures = Path(__file__).parents[1] / "fixtures"
+    prose = (fixtures / "books" / "xiyouji_head.txt").read_text(encoding="utf-8")
+    lines = [line for line in prose.splitlines() if line.strip()]
+    texts = ["\n".join(lines[i : i + 12]) for i in range(0, len(lines), 12)][:12]
+
+    def expected(as_of: int, chapters: list[str]) -> str:
+        return "".join(t + "\n" for t in chapters[:as_of])
+
+    with engine.begin() as conn:
+        work = create_work(conn, "西游之书")
+        for n, text in enumerate(texts[:-1], 1):
+            add_chapter(conn, work, n, f"第{n}章", text)
+        _BOOKS.pop(work, None)
+        for as_of in range(len(texts)):
+            text, end = book_text_as_of(conn, work, as_of)
+            assert text[:end] == expected(as_of, texts[:-1])
+        assert text == expected(len(texts) - 1, texts)
+        add_chapter(conn, work, len(texts), "末章", texts[-1])
+        text, end = book_text_as_of(conn, work, len(texts))
+        assert text == text[:end] == expected(len(texts), texts)
+        texts[3] = texts[3].replace("猴", "猿")
+        write_revision(conn, work, 4, texts[3], expected_revision=1, origin="edit")
+        words = sorted({line[i : i + 2] for line in lines for i in range(0, len(line) - 1, 7)})
+        for as_of in (0, 3, 4, 9, len(texts)):
+            text, end = book_text_as_of(conn, work, as_of)
+            assert text[:end] == expected(as_of, texts)
+            lexicon = EntityLexicon(work, as_of, {}, book_text=text, book_end=end)
+            for word in [*words, "猴王", "猿王", "不在书里"]:
+                assert lexicon.in_book(word) is any(word in t for t in texts[:as_of])
+
+
 @pytest.mark.parametrize(
     ("term", "end", "known"),
     [("林远", None, True), ("林远", 2, True), ("苏晴", 2, False), ("远苏", 3, False)],

@@ -232,3 +232,23 @@ def test_evaluation_runs_live_in_their_own_zone_and_their_candidates_offer_no_ac
     page = client.get(f"/candidates/{cand_id}").text
     assert "评测/诊断候选，永不可采纳" in page
     assert 'id="accept-button"' not in page and 'id="edit-link"' not in page
+
+
+def test_the_cached_input_share_is_shown_per_run_and_per_chapter(client, engine, written):
+    """The receipts' tokens_cached, summed per run (runs list, run page) and per chapter."""
+    html = client.get(f"/works/{written.work_id}/runs").text
+    assert "输入缓存命中" in html and "按章的输入缓存命中" not in html  # offline: none reported
+    with engine.begin() as conn:
+        conn.execute(
+            model_calls.update()
+            .where(model_calls.c.run_id == written.run_id)
+            .values(tokens_in=1000, tokens_cached=600)
+        )
+        calls = conn.execute(
+            select(model_calls.c.id).where(model_calls.c.run_id == written.run_id)
+        ).all()
+    share = f"60%（{600 * len(calls)}/{1000 * len(calls)}）"
+    html = client.get(f"/works/{written.work_id}/runs").text
+    assert share in html
+    assert f"按章的输入缓存命中（提供方报告的缓存 tokens / 输入 tokens）：第 5 章 {share}" in html
+    assert f"输入缓存命中：{share}" in client.get(f"/runs/{written.run_id}").text

@@ -35,3 +35,23 @@ def test_serve_is_a_registered_command():
 
     result = CliRunner().invoke(app, ["serve", "--help"])
     assert result.exit_code == 0 and "--token" in result.output
+
+
+def test_serve_freezes_what_the_web_stack_built_before_it_serves(monkeypatch, db_url):
+    import gc
+
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from muse.cli.main import app
+
+    frozen: list[int] = []
+    monkeypatch.setenv("MUSE_DATABASE_URL", db_url)
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: frozen.append(gc.get_freeze_count()))
+    gc.unfreeze()
+    try:
+        result = CliRunner().invoke(app, ["serve"])
+    finally:
+        gc.unfreeze()
+    assert result.exit_code == 0, result.output
+    assert frozen and frozen[0] > 0

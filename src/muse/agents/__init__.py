@@ -48,7 +48,7 @@ if TYPE_CHECKING:
         InvalidOutput,
         ToolNotAllowed,
     )
-    from muse.agents.ledger import ToolRead, dependency_list, tool_reads_of_run
+    from muse.agents.ledger import LedgerBatch, ToolRead, dependency_list, tool_reads_of_run
     from muse.agents.model_choice import (
         SOURCE_LABELS,
         ModelChoice,
@@ -93,6 +93,7 @@ __all__ = [
     "ForbiddenInput",
     "HEAVY_COLUMNS",
     "InvalidOutput",
+    "LedgerBatch",
     "ModelChoice",
     "ProviderStatus",
     "RetryPolicy",
@@ -163,7 +164,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "InvalidOutput",
         "ToolNotAllowed",
     ),
-    "ledger": ("ToolRead", "dependency_list", "tool_reads_of_run"),
+    "ledger": ("LedgerBatch", "ToolRead", "dependency_list", "tool_reads_of_run"),
     "model_choice": (
         "ModelChoice",
         "SOURCE_LABELS",

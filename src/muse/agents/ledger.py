@@ -1,7 +1,8 @@
 """The tool-read ledger: every read-only tool read, and the run's dependency list (spec 003).
 
 Each read is written in its own transaction at the moment it happens, so the ledger is complete
-even when the model call that asked for it fails later. A read stores the hash of the canonical
+even when the model call that asked for it fails later (a replay, which no model call waits
+on, writes its reads together: :class:`LedgerBatch`). A read stores the hash of the canonical
 JSON of its result, not the result: the result is reproducible from the frozen as-of view, and
 the prompt that carried it is stored with the call's receipt.
 """
@@ -46,21 +47,60 @@ def record_tool_read(
     error: str | None = None,
 ) -> str | None:
     """Write one ledger row; returns the result hash (``None`` unless ``status`` is ok)."""
-    digest = hash_value(result) if status == "ok" else None
+    row = _row(run_id, call_id, tool, arguments, status, result, error)
     with engine.begin() as conn:
-        conn.execute(
-            insert(tool_reads).values(
-                run_id=run_id,
-                call_id=call_id,
-                tool=tool,
-                arguments=arguments,
-                status=status,
-                result_sha256=digest,
-                error=error,
-                created_at=utc_now(),
-            )
-        )
-    return digest
+        conn.execute(insert(tool_reads).values(**row))
+    return row["result_sha256"]  # type: ignore[no-any-return]
+
+
+def _row(
+    run_id: str | None,
+    call_id: str | None,
+    tool: str,
+    arguments: dict[str, Any],
+    status: ReadStatus,
+    result: Any,
+    error: str | None,
+) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "call_id": call_id,
+        "tool": tool,
+        "arguments": arguments,
+        "status": status,
+        "result_sha256": hash_value(result) if status == "ok" else None,
+        "error": error,
+        "created_at": utc_now(),
+    }
+
+
+class LedgerBatch:
+    """Ledger rows kept as they happen and written together in one transaction by
+    :meth:`flush`: for reads no model call waits on (a replay), which would otherwise pay one
+    transaction each. The rows are the same, in the same order, each with its own time."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.rows: list[dict[str, Any]] = []
+
+    def add(
+        self,
+        *,
+        run_id: str | None,
+        call_id: str | None,
+        tool: str,
+        arguments: dict[str, Any],
+        status: ReadStatus,
+        result: Any = None,
+        error: str | None = None,
+    ) -> None:
+        self.rows.append(_row(run_id, call_id, tool, arguments, status, result, error))
+
+    def flush(self) -> None:
+        if self.rows:
+            with self.engine.begin() as conn:
+                conn.execute(insert(tool_reads), self.rows)
+            self.rows = []
 
 
 def _reads(engine: Engine, *conditions: Any) -> list[ToolRead]:

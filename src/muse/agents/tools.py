@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 
 from muse.agents.asof_reader import AsOfReader
 from muse.agents.errors import AsOfViolation, ToolNotAllowed
-from muse.agents.ledger import ReadStatus, record_tool_read
+from muse.agents.ledger import LedgerBatch, ReadStatus, record_tool_read
 from muse.agents.schemas import json_schema
 from muse.core.contract import UnaliasedContract
 from muse.core.errors import InvalidInput
@@ -129,11 +129,24 @@ class ToolSet:
         run_id: str | None = None,
         call_id: str | None = None,
         whitelist: Iterable[str] | None = None,
+        batch: LedgerBatch | None = None,
     ) -> Any:
-        """Run one read and write its ledger row; a refusal or bad arguments raise after logging."""
+        """Run one read and write its ledger row (into ``batch`` when given: the caller flushes
+        it); a refusal or bad arguments raise after logging."""
         permitted = self.offered(TOOL_SPECS if whitelist is None else whitelist)
 
         def log(status: ReadStatus, *, result: Any = None, error: str | None = None) -> None:
+            if batch is not None:
+                batch.add(
+                    run_id=run_id,
+                    call_id=call_id,
+                    tool=name[:32],
+                    arguments=arguments,
+                    status=status,
+                    result=result,
+                    error=error,
+                )
+                return
             record_tool_read(
                 engine,
                 run_id=run_id,

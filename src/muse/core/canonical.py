@@ -58,7 +58,10 @@ def canonical_json(value: Any) -> bytes:
     through ``rfc8785``. A property test compares the two.
     """
     normalized = normalize_value(value)
-    if _plain(normalized):
+    plain = _plain(normalized)
+    if plain is _INTEGRAL:
+        normalized, plain = _integral_floats_as_ints(normalized), True
+    if plain:
         try:
             text = json.dumps(normalized, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
             return text.encode("utf-8")
@@ -68,10 +71,14 @@ def canonical_json(value: Any) -> bytes:
 
 
 _SAFE_INT = 2**53 - 1  # RFC 8785 / I-JSON: integers beyond this are refused by rfc8785
+_INTEGRAL = "integral"  # _plain's answer for a value that is plain once integral floats are ints
 
 
-def _plain(value: Any) -> bool:
-    """True when ``value`` holds only what the ``json`` shortcut writes exactly as JCS does."""
+def _plain(value: Any) -> bool | str:
+    """True when ``value`` holds only what the ``json`` shortcut writes exactly as JCS does;
+    :data:`_INTEGRAL` when it also holds integral floats of at most 2**53 - 1 in magnitude (JCS
+    writes ``1.0`` as ``1``, as ``json`` writes the int ``1``; a context's averages are such)."""
+    integral = False
     stack = [value]
     while stack:
         item = stack.pop()
@@ -88,6 +95,9 @@ def _plain(value: Any) -> bool:
             # (ECMAScript writes integral values without ".0", Python with it).
             if 1e-4 <= abs(item) < 1e16 and not item.is_integer():
                 continue
+            if item.is_integer() and abs(item) <= _SAFE_INT:
+                integral = True
+                continue
             return False
         if kind is dict:
             if not all(k.isascii() or max(k) <= "\uffff" for k in item):
@@ -97,7 +107,19 @@ def _plain(value: Any) -> bool:
             stack.extend(item)
         else:
             return False
-    return True
+    return _INTEGRAL if integral else True
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    """``value`` (a plain one) with every integral float turned into the int it equals."""
+    kind = type(value)
+    if kind is float and value.is_integer():
+        return int(value)
+    if kind is dict:
+        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
+    if kind is list:
+        return [_integral_floats_as_ints(v) for v in value]
+    return value
 
 
 def sha256_hex(data: bytes | str) -> str:

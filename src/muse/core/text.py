@@ -43,3 +43,8 @@ def count_han(text: str) -> int:
 
 def is_han(char: str) -> bool:
     return bool(_HAN.fullmatch(char))
+
+
+def all_han(text: str) -> bool:
+    """``all(is_han(c) for c in text)`` in one match (True for the empty string, like ``all``)."""
+    return not text or _HAN_RUNS.fullmatch(text) is not None

@@ -73,7 +73,10 @@ def explore_and_replay(
         timeout_s=run.deadline_left(),
     )
     with reading(run.engine) as conn:
-        replayed = replay(conn, manifest, engine=run.engine, run_id=run.run_id)
+        # ``outline`` is the run's, loaded and gated by ``load_confirmed`` when it began.
+        replayed = replay(
+            conn, manifest, engine=run.engine, run_id=run.run_id, confirmed_outline=outline
+        )
     return Exploration(manifest, replayed)
 
 

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel
 
-from muse.core.length_target import ChapterLength, Density, compute_length_target
+from muse.core.length_target import SAMPLE_SIZE, ChapterLength, Density, compute_length_target
 from muse.core.text import count_han, normalize_text
 from muse.planning.contracts import FineOutline
 
@@ -59,11 +59,27 @@ def chapter_target(
         foreshadowing_action_count=len(hc.foreshadowing),
         required_scene_count=len(hc.required_scenes),
     )
-    lengths = [ChapterLength(number=n, han_count=h, empty=h == 0) for n, h in chapter_lengths]
     return compute_length_target(
-        lengths,
+        _sampled_lengths(chapter_lengths, outline.target_chapter),
         outline.target_chapter,
         work_default=work_default,
         density=density,
         explicit_target_chars=outline.target_chars,
     ).target
+
+
+def _sampled_lengths(chapter_lengths: list[tuple[int, int]], target: int) -> list[ChapterLength]:
+    """The chapters the rule can sample: its latest ``SAMPLE_SIZE`` valid ones before ``target``
+    (``core.length_target.latest_valid_chapters`` keeps no other), as ``ChapterLength`` rows.
+    Building a row for each of a 2,000-chapter book's chapters was most of a plan check. Repeated
+    numbers (never from the database) get every row, so the rule refuses them as before."""
+    if len({n for n, _ in chapter_lengths}) != len(chapter_lengths):
+        return [ChapterLength(number=n, han_count=h, empty=h == 0) for n, h in chapter_lengths]
+    picked: list[ChapterLength] = []
+    for n, h in sorted(chapter_lengths, reverse=True):
+        row = ChapterLength(number=n, han_count=h, empty=h == 0)
+        if row.is_valid_before(target):
+            picked.append(row)
+            if len(picked) == SAMPLE_SIZE:
+                break
+    return picked

@@ -51,11 +51,11 @@ from sqlalchemy import Connection
 
 from muse.core.errors import InvalidInput
 from muse.core.segmentation import shared_jieba
-from muse.core.text import is_han
+from muse.core.text import all_han
 from muse.knowledge import TermAppearance, card_type, term_appearances
 from muse.quality.leak import dating_owners
 from muse.quality.surnames import COMPOUND, surname_of
-from muse.works import iter_chapter_texts, list_chapters
+from muse.works import chapter_hashes, chapter_texts_after
 
 if TYPE_CHECKING:
     import rjieba
@@ -209,10 +209,11 @@ def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, in
     """The book's own vocabulary so far: ``(text, end)``, the canonical chapters joined, of which
     ``text[:end]`` are those up to ``as_of``.
 
-    The joined text is built once per work and process, and kept while the chapters' content
-    hashes stay the same (one light query per call, no text read); chapters accepted since are
-    appended, a changed earlier chapter rebuilds it. A hash names its text, so a kept book is
-    never stale, whatever database the same work id comes from.
+    The joined text is built once per work and process (one query for the hashes and texts),
+    and kept while the chapters' content hashes stay the same (one light query per later call,
+    no text read); chapters accepted since are appended, a changed earlier chapter rebuilds it.
+    A hash names its text, so a kept book is never stale, whatever database the same work id
+    comes from.
     """
     text, ends = book_chapters_as_of(conn, work_id, as_of)
     return text, ends[-1] if ends else 0
@@ -226,13 +227,16 @@ def book_chapters_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str
 
 
 def _book(conn: Connection, work_id: int) -> _Book:
-    chapters = tuple((c.number, c.content_sha256) for c in list_chapters(conn, work_id))
     with _books_lock:
-        book = _BOOKS.get(work_id)
-    if book is None or book.chapters != chapters[: len(book.chapters)]:
-        book = _Book((), "", ())
-    if book.chapters != chapters:
-        book = _extended(conn, work_id, book, chapters)
+        kept = _BOOKS.get(work_id)
+    if kept is None:  # the work's first check in this process: one query reads hashes and texts
+        book = _extended(conn, work_id, _EMPTY_BOOK)
+    else:
+        chapters = tuple(chapter_hashes(conn, work_id))
+        book = kept if kept.chapters == chapters[: len(kept.chapters)] else _EMPTY_BOOK
+        if book.chapters != chapters:
+            book = _extended(conn, work_id, book)
+    if book is not kept:
         with _books_lock:
             _BOOKS[work_id] = book
             _BOOKS.move_to_end(work_id)
@@ -241,17 +245,23 @@ def _book(conn: Connection, work_id: int) -> _Book:
     return book
 
 
-def _extended(
-    conn: Connection, work_id: int, book: _Book, chapters: tuple[tuple[int, str], ...]
-) -> _Book:
-    new = [n for n, _ in chapters[len(book.chapters) :]]
-    texts = [c.text for c in iter_chapter_texts(conn, work_id, numbers=new)]
-    parts, ends, end = [book.text], list(book.ends), len(book.text)
+_EMPTY_BOOK = _Book((), "", ())
+
+
+def _extended(conn: Connection, work_id: int, book: _Book) -> _Book:
+    """``book`` with the chapters numbered above its last one appended, each followed by a
+    newline (with their hashes: the same query reads both)."""
+    after = book.chapters[-1][0] if book.chapters else 0
+    rows = chapter_texts_after(conn, work_id, after)
+    if not rows:
+        return book
+    texts = [text for *_, text in rows]
+    ends, end = list(book.ends), len(book.text)
     for text in texts:
-        parts.append(text + "\n")
         end += len(text) + 1
         ends.append(end)
-    return _Book(chapters, "".join(parts), tuple(ends))
+    joined = "".join((book.text, "\n".join(texts), "\n"))
+    return _Book(book.chapters + tuple((n, sha) for n, sha, _ in rows), joined, tuple(ends))
 
 
 def entity_lexicon_from(
@@ -434,4 +444,4 @@ def _suffixed(previous: tuple[str, str, int] | None, word: str, pos: int) -> Ent
 
 
 def _all_han(word: str) -> bool:
-    return all(is_han(c) for c in word)
+    return all_han(word)

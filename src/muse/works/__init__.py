@@ -17,8 +17,10 @@ if TYPE_CHECKING:
     from muse.works.book_decoding import decode_book
     from muse.works.canonical import add_chapter, write_revision
     from muse.works.catalog import (
+        chapter_hashes,
         chapter_lengths,
         chapter_revisions,
+        chapter_texts_after,
         create_work,
         current_revision,
         find_imported_work,
@@ -61,8 +63,10 @@ __all__ = [
     "SourceKind",
     "add_chapter",
     "analyse",
+    "chapter_hashes",
     "chapter_history",
     "chapter_revisions",
+    "chapter_texts_after",
     "create_work",
     "current_revision",
     "decode_book",
@@ -105,7 +109,9 @@ _FACE: dict[str, tuple[str, ...]] = {
     "canonical": ("add_chapter", "write_revision"),
     "rows": ("WorkRow",),
     "catalog": (
+        "chapter_hashes",
         "chapter_revisions",
+        "chapter_texts_after",
         "create_work",
         "current_revision",
         "find_imported_work",

@@ -324,6 +324,32 @@ def chapter_lengths(conn: Connection, work_id: int) -> list[tuple[int, int]]:
     return [(number, han) for number, han in conn.execute(query)]
 
 
+def chapter_hashes(conn: Connection, work_id: int) -> list[tuple[int, str]]:
+    """(number, content hash) of every chapter's canonical revision in number order: what
+    :func:`list_chapters` gives, without the row models (a check reads them on every write)."""
+    query = (
+        select(chapters.c.number, prose_blocks.c.content_sha256)
+        .select_from(chapters.join(prose_blocks, _current_block()))
+        .where(chapters.c.work_id == work_id)
+        .order_by(chapters.c.number)
+    )
+    return [(number, sha) for number, sha in conn.execute(query)]
+
+
+def chapter_texts_after(
+    conn: Connection, work_id: int, after: int = 0
+) -> list[tuple[int, str, str]]:
+    """(number, content hash, canonical text) of the chapters numbered above ``after``, in
+    number order: :func:`iter_chapter_texts` without the row models."""
+    query = (
+        select(chapters.c.number, prose_blocks.c.content_sha256, prose_blocks.c.text)
+        .select_from(chapters.join(prose_blocks, _current_block()))
+        .where(chapters.c.work_id == work_id, chapters.c.number > after)
+        .order_by(chapters.c.number)
+    )
+    return [(number, sha, text) for number, sha, text in conn.execute(query)]
+
+
 def current_revision(conn: Connection, work_id: int, number: int) -> int | None:
     """The chapter's canonical revision, None if the chapter does not exist."""
     revision: int | None = conn.execute(

@@ -7,7 +7,7 @@ an ``AsOfView`` at the manifest's freeze point, in the manifest's order, and bec
 same canonical state gives byte-identical results (``replay_bytes``) in any process.
 
 With an ``engine`` the replay writes each read to the tool-read ledger (``call_id`` NULL: a read
-no model asked for), as ``agents.tools`` documents. Run it on a read connection
+no model asked for), as ``agents.tools`` documents, all in one transaction at its end. Run it on a read connection
 (``store.engine.reading``) before the freeze's write transaction: on SQLite the ledger writes
 need the write lock.
 """
@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from sqlalchemy import Connection, Engine
 
-from muse.agents import TOOL_SPECS, AsOfViolation, ToolNotAllowed, ToolSet
+from muse.agents import TOOL_SPECS, AsOfViolation, LedgerBatch, ToolNotAllowed, ToolSet
 from muse.context.as_of import AsOfView
 from muse.context.card_hits import content_identity
 from muse.context.explore.contracts import (
@@ -32,6 +32,7 @@ from muse.context.explore.tool_reader import AsOfToolReader
 from muse.context.tokens import estimate_tokens
 from muse.core.canonical import canonical_json, hash_value, sha256_hex
 from muse.core.errors import ContractViolation, InvalidInput
+from muse.planning import FineOutline
 
 
 def replay(
@@ -40,8 +41,12 @@ def replay(
     *,
     engine: Engine | None = None,
     run_id: str | None = None,
+    confirmed_outline: FineOutline | None = None,
 ) -> list[ReplayedRead]:
-    """Execute every read of ``manifest`` again through the as-of view, without a model."""
+    """Execute every read of ``manifest`` again through the as-of view, without a model.
+
+    ``confirmed_outline``: the run's confirmed outline of the target chapter, already loaded
+    (``get_outline`` answers with it; see :class:`AsOfToolReader`)."""
     view = (
         source
         if isinstance(source, AsOfView)
@@ -52,9 +57,14 @@ def replay(
             f"回放视图（作品 {view.work_id}，冻结点第 {view.as_of} 章）与探索清单"
             f"（作品 {manifest.work_id}，冻结点第 {manifest.as_of} 章）不一致。"
         )
-    reader = AsOfToolReader(view, manifest.target_chapter)
+    reader = AsOfToolReader(view, manifest.target_chapter, confirmed_outline)
     tools = ToolSet(reader)
-    return [_replay_one(tools, reader, read, engine, run_id) for read in manifest.reads]
+    batch = LedgerBatch(engine) if engine is not None else None
+    try:
+        return [_replay_one(tools, reader, read, batch, run_id) for read in manifest.reads]
+    finally:
+        if batch is not None:  # one transaction for the replay's ledger rows, even on failure
+            batch.flush()
 
 
 def replay_bytes(reads: list[ReplayedRead]) -> bytes:
@@ -66,7 +76,7 @@ def _replay_one(
     tools: ToolSet,
     reader: AsOfToolReader,
     read: ExplorationRead,
-    engine: Engine | None,
+    batch: LedgerBatch | None,
     run_id: str | None,
 ) -> ReplayedRead:
     base: dict[str, Any] = {
@@ -77,8 +87,10 @@ def _replay_one(
         "why": read.why,
     }
     try:
-        if engine is not None:
-            content = tools.call(read.tool, read.args, engine=engine, run_id=run_id)
+        if batch is not None:
+            content = tools.call(
+                read.tool, read.args, engine=batch.engine, run_id=run_id, batch=batch
+            )
         else:
             spec = TOOL_SPECS[read.tool]
             content = spec.run(reader, spec.arguments.model_validate(read.args))

@@ -13,7 +13,7 @@ from muse.agents import AsOfViolation
 from muse.context.as_of import AsOfView
 from muse.context.card_hits import find_state
 from muse.core.errors import ContractViolation, InvalidInput, NotFound
-from muse.planning import load_confirmed
+from muse.planning import FineOutline, load_confirmed
 
 MAX_SEARCH_LIMIT = 50
 
@@ -21,10 +21,19 @@ MAX_SEARCH_LIMIT = 50
 class AsOfToolReader:
     """Implements ``muse.agents.asof_reader.AsOfReader`` over an :class:`AsOfView`."""
 
-    def __init__(self, view: AsOfView, target_chapter: int | None = None) -> None:
+    def __init__(
+        self,
+        view: AsOfView,
+        target_chapter: int | None = None,
+        confirmed_outline: FineOutline | None = None,
+    ) -> None:
+        """``confirmed_outline``: the target chapter's outline as the caller's run already
+        loaded it with ``load_confirmed`` (its gates passed); ``get_outline`` then answers with
+        it instead of loading and gating the whole plan again."""
         self.view = view
         self.as_of = view.as_of
         self.target_chapter = target_chapter
+        self.confirmed_outline = confirmed_outline
 
     def read_chapter(self, number: int) -> dict[str, Any] | None:
         try:
@@ -64,6 +73,9 @@ class AsOfToolReader:
     def get_outline(self) -> dict[str, Any] | None:
         if self.target_chapter is None:
             return None
+        known = self.confirmed_outline
+        if known is not None and known.target_chapter == self.target_chapter:
+            return known.model_dump(mode="json")
         try:
             _, outline = load_confirmed(self.view.conn, self.view.work_id, self.target_chapter)
         except NotFound:

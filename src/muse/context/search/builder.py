@@ -309,7 +309,7 @@ def _indexed_revisions(conn: Connection, work_id: int) -> dict[int, int]:
             search_index_chapters.c.work_id == work_id
         )
     )
-    return {r.chapter: r.revision for r in rows}
+    return {chapter: revision for chapter, revision in rows}
 
 
 def chunk_total(conn: Connection, work_id: int, *, max_chapter: int) -> int:
@@ -352,14 +352,18 @@ def refresh_index(conn: Connection, work_id: int) -> str:
     A changed dictionary means a full rebuild; otherwise only stale chapters are re-indexed and
     chapters the work no longer has are dropped. Run it before freezing a retrieval plan.
     """
-    status = index_status(conn, work_id)
-    if status.built_version != status.current_version:
+    current = index_version(conn, work_id)
+    if built_version(conn, work_id) != current:
         return rebuild_index(conn, work_id).index_version
-    for number in status.stale:
+    canonical = chapter_revisions(conn, work_id)
+    indexed = _indexed_revisions(conn, work_id)
+    if canonical == indexed:  # the usual case (a write refreshes twice): nothing to do
+        return current
+    for number in sorted(n for n, rev in canonical.items() if indexed.get(n) != rev):
         index_chapter(conn, work_id, number)
-    for number in status.orphaned:
+    for number in sorted(set(indexed) - set(canonical)):
         remove_chapter(conn, work_id, number)
-    return status.current_version
+    return current
 
 
 def enqueue_refresh(conn: Connection, work_id: int) -> str:

@@ -8,7 +8,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from muse.agents import HEAVY_COLUMNS, receipt_of, receipt_summaries, tool_reads_of_run
 from muse.core.errors import NotFound
-from muse.flow import list_runs, orphaned_runs, show_run_detail, zone
+from muse.flow import chapter_token_caches, list_runs, orphaned_runs, show_run_detail, zone
 from muse.web.deps import read, work_nav, zoned_for
 from muse.web.render import page
 from muse.works import get_snapshot
@@ -25,7 +25,9 @@ def run_list(request: Request, work_id: int) -> Response:
         rows += [
             r for r in list_runs(zone(conn), work_id, limit=500) if r["runType"] != "production"
         ]
-    return page(request, "runs.html", title="运行记录", work=info, runs=rows)
+    production = [r for r in rows if r["runType"] == "production"]
+    caches = {c: v for c, v in chapter_token_caches(production).items() if v["share"] is not None}
+    return page(request, "runs.html", title="运行记录", work=info, runs=rows, chapter_caches=caches)
 
 
 @router.get("/runs/{run_id}", response_class=HTMLResponse)
