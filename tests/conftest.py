@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -191,6 +192,18 @@ def engine(db_url: str) -> Iterator[Engine]:
     eng = make_engine(db_url)
     yield eng
     eng.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _short_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call without its own retry policy keeps the number and order of its retries, but waits
+    10–50 ms between them instead of 1, 2, 4 s: a test waits for the stub, not for a clock (a
+    stub judge answering 500 cost seven seconds per call). The backoff law itself is tested in
+    ``tests/agents/test_structured.py``; tests that pass a policy keep theirs."""
+    from muse.agents import RetryPolicy
+
+    short = partial(RetryPolicy, base_delay_s=0.01, max_delay_s=0.05)
+    monkeypatch.setattr("muse.agents.dispatching.RetryPolicy", short)
 
 
 @pytest.fixture
