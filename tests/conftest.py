@@ -8,13 +8,13 @@ migrations, not from ``create_all``, without paying for them again:
 * SQLite copies the migrated template file.
 * PostgreSQL migrates one schema per test process (replayed from ``pg_dump`` of a schema
   migrated once) and lends it to each test in turn: after the test the tables holding rows are
-  truncated and the sequences restarted, a fraction of the half second a new schema costs. A test that
-  changed the schema itself (a downgrade, a comment) is caught by a catalog fingerprint and the
-  schema is replaced by a new one (``tests/support/pg_schema.py``). A role that is not a
-  superuser cannot empty the append-only tables, so each test then gets a schema of its own,
-  created from the dump (without ``pg_dump``, migrated). (Cloning a template *database* per test
-  was tried: ``DROP DATABASE`` forces a checkpoint, which costs more than the migration on a busy
-  server.)
+  truncated and the sequences restarted, a fraction of the half second a new schema costs. A
+  test that changed the schema itself (a downgrade, a comment) is caught by a catalog
+  fingerprint and the schema is replaced by a new one (``tests/support/pg_schema.py``). A role
+  that is not a superuser cannot switch the triggers off, so each test then gets a schema of
+  its own, created from the dump (without ``pg_dump``, migrated). (Cloning a template
+  *database* per test was tried: ``DROP DATABASE`` forces a checkpoint, which costs more than the
+  migration on a busy server.)
 """
 
 from __future__ import annotations
