@@ -7,14 +7,14 @@ migrations, not from ``create_all``, without paying for them again:
 
 * SQLite copies the migrated template file.
 * PostgreSQL migrates one schema per test process (replayed from ``pg_dump`` of a schema
-  migrated once) and lends it to each test in turn: after the test the tables holding rows are
-  truncated and the sequences restarted, a fraction of the half second a new schema costs. A
-  test that changed the schema itself (a downgrade, a comment) is caught by a catalog
-  fingerprint and the schema is replaced by a new one (``tests/support/pg_schema.py``). A role
-  that is not a superuser cannot switch the triggers off, so each test then gets a schema of
-  its own, created from the dump (without ``pg_dump``, migrated). (Cloning a template
-  *database* per test was tried: ``DROP DATABASE`` forces a checkpoint, which costs more than the
-  migration on a busy server.)
+  migrated once) and lends it to each test in turn: after the test the rows are deleted and the
+  sequences restarted, a few milliseconds against half a second for a new schema. A test of
+  physical storage (marked ``fresh_schema``) gets a schema of its own. A test that changed the
+  schema itself (a downgrade, a comment) is caught by a catalog fingerprint and the schema is
+  replaced by a new one (``tests/support/pg_schema.py``). A role that is not a superuser cannot
+  switch the triggers off, so each test then gets a schema of its own, created from the dump
+  (without ``pg_dump``, migrated). (Cloning a template *database* per test was tried: ``DROP
+  DATABASE`` forces a checkpoint, which costs more than the migration on a busy server.)
 """
 
 from __future__ import annotations
@@ -57,6 +57,10 @@ offline.install()
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: a test about SQLite itself")
+    config.addinivalue_line(
+        "markers",
+        "fresh_schema: a PostgreSQL test of physical storage: a new schema, not the emptied one",
+    )
     if BACKEND == "postgresql" and not os.environ.get("MUSE_TEST_DATABASE_URL"):
         raise pytest.UsageError("MUSE_TEST_BACKEND=postgresql needs MUSE_TEST_DATABASE_URL")
 
@@ -171,7 +175,7 @@ def db_url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
         yield f"sqlite:///{path}"
         return
     worker: WorkerSchema | None = request.getfixturevalue("_pg_worker_schema")
-    if worker is not None:
+    if worker is not None and request.node.get_closest_marker("fresh_schema") is None:
         try:
             yield worker.url
         finally:

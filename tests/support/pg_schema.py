@@ -2,22 +2,23 @@
 
 Creating a schema per test (replaying the migrated DDL, then ``DROP SCHEMA … CASCADE``) costs
 about half a second on a busy server, most of the PostgreSQL run. Emptying one schema costs a
-fraction of that: the tables that hold rows are truncated (with ``CASCADE``, which takes the
-tables referring to them along; ``alembic_version`` is kept), triggers off
-(``session_replication_role = replica``), and every sequence goes back to its start — the state
-the migrations left. ``TRUNCATE`` and not ``DELETE``: a truncated table gets new, empty files,
-so a test sees the storage of a fresh table (a test measures the heap's size; rows come back in
-insertion order), where deleted rows leave their pages behind.
+few milliseconds: the rows of every table that holds any are deleted (``alembic_version`` is
+kept) with triggers and foreign keys off (``session_replication_role = replica``, so the
+append-only triggers do not refuse it), and every sequence goes back to its start — the state
+the migrations left. Deleted rows leave their pages behind until a vacuum, which only a test of
+physical storage can see: such a test is marked ``fresh_schema`` and gets a new schema of its
+own (``TRUNCATE … CASCADE`` of the filled tables instead was tried: it gives fresh files but
+costs nearly what a new schema does).
 
 A test may change the schema itself (a downgrade, a table of its own, an edited comment). Every
-such change writes a new version of a catalog row, with a new ``xmin``; using sequences writes
-none. The fingerprint below hashes the (oid, xmin) of every catalog row
-the migrations made — relations, columns, defaults, constraints, indexes, triggers, functions,
-types, sequences, comments — plus the ``alembic_version`` rows, and is compared after every
-test (a few milliseconds, where comparing the definitions' text took ten times as long). The
-relations themselves are compared by their attributes, since ``TRUNCATE`` rewrites their rows.
-When it differs, the schema is dropped and a new one is created from the template, so the next test
-starts from the migrations again. A spurious difference only costs a new schema.
+such change writes a new version of a catalog row, with a new ``xmin``; deleting rows and using
+sequences write none. The fingerprint below hashes the (oid, xmin) of every catalog row the
+migrations made — columns, defaults, constraints, indexes, triggers, functions, types,
+sequences, comments — the relations by their attributes (a ``TRUNCATE`` in a test rewrites
+their rows), and the ``alembic_version`` rows; it is compared after every test (a few
+milliseconds, where comparing the definitions' text took ten times as long). When it differs,
+the schema is dropped and a new one is created from the template, so the next test starts from
+the migrations again. A spurious difference only costs a new schema.
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ class WorkerSchema:
                     cur.execute(self._filled)
                     filled = [row[0] for row in cur.fetchall()]
                     if filled:
-                        cur.execute(f"TRUNCATE {', '.join(filled)} CASCADE")
+                        cur.execute("".join(f"DELETE FROM {t};" for t in filled))
                     if self._restart:
                         cur.execute(self._restart)
                 raw.commit()
