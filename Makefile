@@ -23,8 +23,10 @@ demo: $(STAMP)
 	$(BIN)/python -m muse.demo
 
 # pytest-xdist workers for `make test` (`make test XDIST=` runs in one process). Each worker
-# migrates its own template once; every test gets a copy of it (tests/conftest.py).
-XDIST ?= -n 2
+# migrates its own template once; every test gets a copy of it (tests/conftest.py). Work
+# stealing: a worker that runs out takes tests queued on the other, so the slow evaluation and
+# browser files at the end of the run are not left on one worker.
+XDIST ?= -n 2 --dist worksteal
 
 # The whole suite on SQLite, then again on PostgreSQL when MUSE_TEST_DATABASE_URL is set.
 # The suite includes the layer check (tests/test_layers.py), so CI enforces it.

@@ -6,12 +6,15 @@ xdist worker) into a template and give every test a copy of it, so each test sta
 migrations, not from ``create_all``, without paying for them again:
 
 * SQLite copies the migrated template file.
-* PostgreSQL gives every test its own schema (dropped afterwards), created from ``pg_dump`` of a
-  schema migrated once: the dump holds everything the migrations made — tables, sequences at
-  their start, trigger functions and triggers, comments, the ``alembic_version`` row — and the
-  template's unique random name is replaced by the test's. Without ``pg_dump`` every test
-  migrates its schema. (Cloning a template *database* per test was tried: ``DROP DATABASE``
-  forces a checkpoint, which costs more than the migration on a busy server.)
+* PostgreSQL migrates one schema per test process (replayed from ``pg_dump`` of a schema
+  migrated once) and lends it to each test in turn: after the test the rows are deleted and the
+  sequences restarted, a few milliseconds against half a second for a new schema. A test of
+  physical storage (marked ``fresh_schema``) gets a schema of its own. A test that changed the
+  schema itself (a downgrade, a comment) is caught by a catalog fingerprint and the schema is
+  replaced by a new one (``tests/support/pg_schema.py``). A role that is not a superuser cannot
+  switch the triggers off, so each test then gets a schema of its own, created from the dump
+  (without ``pg_dump``, migrated). (Cloning a template *database* per test was tried: ``DROP
+  DATABASE`` forces a checkpoint, which costs more than the migration on a busy server.)
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import shutil
 import subprocess
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -34,6 +38,7 @@ from muse import offline
 from muse.store.engine import make_engine, normalize_url
 from muse.store.migrate import upgrade
 from tests.support.fakes import Scripts
+from tests.support.pg_schema import WorkerSchema, can_empty
 from tests.support.stub_server import STUB_SECRET, StubServer, configure_stub, isolate_config
 
 BACKEND = os.environ.get("MUSE_TEST_BACKEND", "sqlite")
@@ -52,6 +57,10 @@ offline.install()
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: a test about SQLite itself")
+    config.addinivalue_line(
+        "markers",
+        "fresh_schema: a PostgreSQL test of physical storage: a new schema, not the emptied one",
+    )
     if BACKEND == "postgresql" and not os.environ.get("MUSE_TEST_DATABASE_URL"):
         raise pytest.UsageError("MUSE_TEST_BACKEND=postgresql needs MUSE_TEST_DATABASE_URL")
 
@@ -138,6 +147,24 @@ def _create_schema(admin: Engine, schema: str, template: tuple[str, str] | None)
         raw.close()
 
 
+@pytest.fixture(scope="session")
+def _pg_worker_schema(
+    _pg_admin: Engine, _pg_template_sql: tuple[str, str] | None
+) -> Iterator[WorkerSchema | None]:
+    """This process's migrated schema, emptied after every test (``tests/support/pg_schema.py``),
+    or None when the role may not empty it (every test then gets a schema of its own)."""
+    if not can_empty(_pg_admin):
+        yield None
+        return
+    worker = WorkerSchema(
+        _pg_admin,
+        lambda name: _create_schema(_pg_admin, name, _pg_template_sql),
+        _pg_url_with_schema,
+    )
+    yield worker
+    worker.close()
+
+
 @pytest.fixture
 def db_url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
     """URL of a fresh migrated database; usable from subprocesses too."""
@@ -146,6 +173,13 @@ def db_url(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
         path = tmp_path / "muse.db"
         shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
+        return
+    worker: WorkerSchema | None = request.getfixturevalue("_pg_worker_schema")
+    if worker is not None and request.node.get_closest_marker("fresh_schema") is None:
+        try:
+            yield worker.url
+        finally:
+            worker.reset()
         return
     admin: Engine = request.getfixturevalue("_pg_admin")
     schema = f"t_{uuid.uuid4().hex[:16]}"
@@ -162,6 +196,18 @@ def engine(db_url: str) -> Iterator[Engine]:
     eng = make_engine(db_url)
     yield eng
     eng.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _short_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call without its own retry policy keeps the number and order of its retries, but waits
+    10–50 ms between them instead of 1, 2, 4 s: a test waits for the stub, not for a clock (a
+    stub judge answering 500 cost seven seconds per call). The backoff law itself is tested in
+    ``tests/agents/test_structured.py``; tests that pass a policy keep theirs."""
+    from muse.agents import RetryPolicy
+
+    short = partial(RetryPolicy, base_delay_s=0.01, max_delay_s=0.05)
+    monkeypatch.setattr("muse.agents.dispatching.RetryPolicy", short)
 
 
 @pytest.fixture

@@ -223,6 +223,7 @@ def test_postgresql_counts_and_ranks_through_the_gin_index(engine):
         assert conn.execute(text("SHOW enable_seqscan")).scalar_one() == "on"
 
 
+@pytest.mark.fresh_schema  # measures the heap: no pages left by earlier tests' rows
 def test_postgresql_keeps_wide_chunk_values_out_of_the_heap(engine):
     """Migration 0016: heap rows hold no text, tokens or vector, so a search that visits the
     rows of most chunks reads few pages (the default layout kept ~1-2 kB of each row inline)."""

@@ -17,6 +17,7 @@ from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.web import WebSecurity, create_app
 from muse.works.importer import import_book
 from tests.support.fakes import Scripts
+from tests.support.prepared import Prepared
 from tests.web.helpers import FACT_SENTENCE, FLAGGED_SENTENCE, demo_file
 
 
@@ -34,8 +35,17 @@ def flagged_writer(scripted: Scripts) -> None:
     scripted("writer", "generate").edit(flag)
 
 
+@pytest.fixture(scope="session")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Prepared:
+    return Prepared(tmp_path_factory.mktemp("prepared"))
+
+
 @pytest.fixture
-def work_id(engine) -> int:
+def work_id(engine, prepared) -> int:
+    return prepared.get("demo-work", engine, lambda: _demo_work(engine))
+
+
+def _demo_work(engine) -> int:
     report = import_book(
         engine, demo_file("xiyouji_1-4.txt"), title="西游记（前四回）", source_kind="public_domain"
     )
@@ -63,7 +73,11 @@ class Written:
 
 
 @pytest.fixture
-def written(engine, work_id, flagged_writer) -> Written:
+def written(engine, work_id, flagged_writer, prepared) -> Written:
+    return prepared.get("demo-written", engine, lambda: _write_five(engine, work_id))
+
+
+def _write_five(engine, work_id: int) -> Written:
     summary = write_chapter(engine, work_id, 5, provider="offline", model="offline-1")
     assert summary.state == "shadow_ready", summary.reason
     assert summary.candidate_id is not None
