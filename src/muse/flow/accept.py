@@ -37,7 +37,7 @@ from muse.quality import verify_binding
 from muse.store.jobs import enqueue
 from muse.works import add_chapter, chapter_revisions, get_work_row, revalidate, write_revision
 
-NEXT_STEP = "请重新运行 muse write {chapter} 生成新的候选。"
+NEXT_STEP = "请重新写第 {chapter} 章，生成新的候选（命令行 muse write {chapter}，或工作台作品页的「开始写」）。"
 
 # Where a crash test may kill the accept commit, in the order the commit reaches them; the last
 # one is after the transaction committed (everything must then be there).
