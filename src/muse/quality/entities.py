@@ -326,15 +326,16 @@ def _recurring_names(
     pos = offset
     for (word, _), (nxt, _) in zip(tokens, tokens[1:], strict=False):
         joined = word + nxt
+        # pure tests, cheapest first: the count in the (short) text rules out most pairs
         if (
             2 <= len(joined) <= 3
             and len(nxt) <= 2
+            and text.count(joined) >= 2
             and _all_han(joined)
             and _person_like(jieba, joined)
             and nxt[-1] not in AFTER_NAME
             and not any(c in PARTICLES for c in joined)
             and not jieba.has_word(joined)
-            and text.count(joined) >= 2
         ):
             yield EntitySpan(joined, pos, pos + len(joined), "recurring")
         pos += len(word)
