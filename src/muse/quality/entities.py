@@ -272,13 +272,17 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
     pos = offset
     tokens = list(_joined_surnames(jieba.tag(text, hmm=True)))
     for word, tag in tokens:
-        span = _entity(jieba, word, tag, pos)
-        merged = _suffixed(previous, word, pos)
+        # the first tests of _suffixed and _entity, inline: most tokens fail them
+        merged = (
+            _suffixed(previous, word, pos)
+            if len(word) == 1 and word in PLACE_ORG_SUFFIXES
+            else None
+        )
         if merged is not None:
             if spans and spans[-1].start == merged.start:
                 spans.pop()
             spans.append(merged)
-        elif span is not None:
+        elif tag in PROPER_TAGS and (span := _entity(jieba, word, tag, pos)) is not None:
             spans.append(span)
         previous = (word, tag, pos)
         pos += len(word)
