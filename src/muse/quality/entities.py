@@ -307,13 +307,17 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
     pos = offset
     tokens = list(_joined_surnames(jieba.tag(text, hmm=True)))
     for word, tag in tokens:
-        span = _entity(jieba, word, tag, pos)
-        merged = _suffixed(previous, word, pos)
+        # the first tests of _suffixed and _entity, inline: most tokens fail them
+        merged = (
+            _suffixed(previous, word, pos)
+            if len(word) == 1 and word in PLACE_ORG_SUFFIXES
+            else None
+        )
         if merged is not None:
             if spans and spans[-1].start == merged.start:
                 spans.pop()
             spans.append(merged)
-        elif span is not None:
+        elif tag in PROPER_TAGS and (span := _entity(jieba, word, tag, pos)) is not None:
             spans.append(span)
         previous = (word, tag, pos)
         pos += len(word)
@@ -361,15 +365,16 @@ def _recurring_names(
     pos = offset
     for (word, _), (nxt, _) in zip(tokens, tokens[1:], strict=False):
         joined = word + nxt
+        # pure tests, cheapest first: the count in the (short) text rules out most pairs
         if (
             2 <= len(joined) <= 3
             and len(nxt) <= 2
+            and text.count(joined) >= 2
             and _all_han(joined)
             and _person_like(jieba, joined)
             and nxt[-1] not in AFTER_NAME
             and not any(c in PARTICLES for c in joined)
             and not jieba.has_word(joined)
-            and text.count(joined) >= 2
         ):
             yield EntitySpan(joined, pos, pos + len(joined), "recurring")
         pos += len(word)

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Row,
     Select,
     func,
+    literal_column,
     select,
     tuple_,
 )
@@ -158,6 +159,17 @@ def resolve_work(conn: Connection, work: int | str | None) -> int:
 def _current_block() -> ColumnElement[bool]:
     return (prose_blocks.c.chapter_id == chapters.c.id) & (
         prose_blocks.c.revision == chapters.c.current_revision
+    )
+
+
+def _current_block_counts() -> ColumnElement[bool]:
+    """:func:`_current_block` for a query that reads only ``han_count`` / ``content_sha256`` of
+    the block: the same rows, answered from the covering index (migration 0026). ``revision + 0``
+    keeps SQLite from the unique (chapter_id, revision) index, whose one-row lookup it prefers
+    and which sends it to the table row, through the text's overflow pages, for the two columns
+    after the text (2,000 chapters: ~5 ms → ~1 ms)."""
+    return (prose_blocks.c.chapter_id == chapters.c.id) & (
+        prose_blocks.c.revision + literal_column("0") == chapters.c.current_revision
     )
 
 
@@ -317,7 +329,7 @@ def chapter_lengths(conn: Connection, work_id: int) -> list[tuple[int, int]]:
     without the titles, volumes, hashes and row models the plan view never reads."""
     query = (
         select(chapters.c.number, prose_blocks.c.han_count)
-        .select_from(chapters.join(prose_blocks, _current_block()))
+        .select_from(chapters.join(prose_blocks, _current_block_counts()))
         .where(chapters.c.work_id == work_id)
         .order_by(chapters.c.number)
     )
@@ -329,7 +341,7 @@ def chapter_hashes(conn: Connection, work_id: int) -> list[tuple[int, str]]:
     :func:`list_chapters` gives, without the row models (a check reads them on every write)."""
     query = (
         select(chapters.c.number, prose_blocks.c.content_sha256)
-        .select_from(chapters.join(prose_blocks, _current_block()))
+        .select_from(chapters.join(prose_blocks, _current_block_counts()))
         .where(chapters.c.work_id == work_id)
         .order_by(chapters.c.number)
     )
@@ -373,7 +385,7 @@ def recent_chapter_lengths(
     the whole book."""
     query = (
         select(chapters.c.number, prose_blocks.c.han_count)
-        .select_from(chapters.join(prose_blocks, _current_block()))
+        .select_from(chapters.join(prose_blocks, _current_block_counts()))
         .where(
             chapters.c.work_id == work_id,
             chapters.c.number <= upto,

@@ -9,6 +9,7 @@ from sqlalchemy import (
     CheckConstraint,
     Column,
     ForeignKey,
+    Index,
     Integer,
     String,
     Table,
@@ -154,4 +155,13 @@ prose_blocks = Table(
     ),
     Column("created_at", UtcDateTime, nullable=False),
     UniqueConstraint("chapter_id", "revision"),
+)
+# Covers the every-chapter reads of (number, han_count) and (number, content_sha256): they never
+# walk a chapter's text to reach the two columns after it (migration 0026).
+Index(
+    "ix_prose_blocks_chapter_revision_counts",
+    prose_blocks.c.chapter_id,
+    prose_blocks.c.revision,
+    prose_blocks.c.han_count,
+    prose_blocks.c.content_sha256,
 )
