@@ -25,8 +25,21 @@ def test_a_reused_pid_is_not_the_owner():
 def test_another_boot_is_dead_and_what_cannot_be_known_is_unknown():
     me = process_owner()
     boot, namespace = me.split("|")[1].split("/", 1)
-    assert owner_alive(_with(me, 1, f"another-boot/{namespace}")) is False  # rebooted since
+    if me.split("|")[0].partition("#")[2]:  # a machine id names this installation
+        assert owner_alive(_with(me, 1, f"another-boot/{namespace}")) is False  # rebooted since
     assert owner_alive(_with(me, 1, f"{boot}/pid:[1]")) is None  # another container
     assert owner_alive(_with(me, 0, "another-host")) is None
     for unknown in (None, "", "garbage", "a|b|c"):
         assert owner_alive(unknown) is None
+
+
+def test_a_machine_of_the_same_name_is_not_a_reboot_of_this_one():
+    me = process_owner()
+    name, _, machine = me.split("|")[0].partition("#")
+    boot, namespace = me.split("|")[1].split("/", 1)
+    rebooted = _with(me, 1, f"another-boot/{namespace}")
+    assert owner_alive(_with(rebooted, 0, f"{name}#another-machine")) is None
+    if machine:  # this installation has a machine id: a reboot of it is known
+        assert owner_alive(rebooted) is False
+    else:  # no machine id: a changed boot could be another machine of this name
+        assert owner_alive(rebooted) is None

@@ -4,6 +4,8 @@ A run records the process that last moved it (``runs.owner``). When that process
 restart, a killed ``muse write``), the run stays in its working node; its owner tells a sweep and
 the workbench that nobody will ever finish it. The identity is ``host|boot|pid|start``:
 
+* ``host``: the host name and the machine id (``/etc/machine-id``), so two machines of one name
+  are two hosts;
 * ``boot``: the kernel's boot id (``/proc/sys/kernel/random/boot_id``), so a reboot — where every
   process died and pids are handed out again — is seen, with the pid namespace
   (``/proc/self/ns/pid``), so two containers of one kernel never read each other's pids;
@@ -46,8 +48,23 @@ def _start_ticks(pid: int) -> str | None:
     return fields[19] if len(fields) > 19 else None
 
 
+def _machine_id() -> str:
+    """This installation's id (systemd's /etc/machine-id, or D-Bus's), "" when there is none."""
+    for path in (Path("/etc/machine-id"), Path("/var/lib/dbus/machine-id")):
+        try:
+            found = path.read_text().strip()
+        except OSError:
+            continue
+        if found:
+            return found[:32]
+    return ""
+
+
 def _host() -> str:
-    return socket.gethostname()[:100]  # the identity fits runs.owner (200)
+    """``hostname#machine-id``: two machines that share a host name (and a PostgreSQL database)
+    are still two hosts, so a run of the other machine is never taken for one of a rebooted
+    this one. The identity fits runs.owner (200)."""
+    return f"{socket.gethostname()[:80]}#{_machine_id()}"
 
 
 @cache
@@ -73,7 +90,9 @@ def owner_alive(owner: str | None) -> bool | None:
     if not boot or not here or not start or not pid.isdigit():
         return None
     if boot.split("/")[0] != here.split("/")[0]:
-        return False  # the machine rebooted since: every process of that boot is gone
+        # the machine rebooted since, and every process of that boot is gone: known only when the
+        # host part names this installation (a machine id), not merely a shared host name
+        return False if parts[0].partition("#")[2] else None
     if boot != here:
         return None  # another pid namespace (container) of this kernel: its pids are not ours
     ticks = _start_ticks(int(pid))
