@@ -247,3 +247,25 @@ def test_the_production_oracle_guard_leaves_ordinary_plan_keys_alone():
     guards = load_roles().role("planner").forbiddenInput
     plan = {"work_core": {"truth": "…", "theme": "…"}, "expected_length": 3000, "answer": "…"}
     assert forbidden_input_findings(plan, guards) == []
+
+
+def test_the_kept_key_verdicts_equal_the_rules_applied_afresh():
+    """``_key_hits`` is kept per (key, guards): the findings, their order and a second call
+    over the same keys are what the rules give when applied to each key afresh."""
+    from muse.agents import guards as guard_module
+
+    roles = load_roles()
+    keys = ["arm", "runId", "candidateSha256", "filePath", "oracle_text", "text", "标准答案"]
+    task_input = {
+        "scenes": [{k: f"值{i}" for k in keys} for i in range(3)],
+        "meta": {"sessionId": "s", "source": "/home/author/book.txt", "rubric": {"arm": "A"}},
+    }
+    for role in ("writer", "planner", "extractor", "semantic_detector", "judge"):
+        guards = tuple(roles.role(role).forbiddenInput)
+        for key in (*keys, "sessionId", "source", "rubric", "meta", "scenes"):
+            fresh = guard_module._key_hits.__wrapped__(key, guards)
+            assert guard_module._key_hits(key, guards) == fresh
+            assert guard_module._key_hits(key, guards) == fresh  # the kept answer
+        first = forbidden_input_findings(task_input, guards)
+        first.append("caller's own list")  # a caller changing its findings changes nothing kept
+        assert forbidden_input_findings(task_input, guards) == first[:-1]

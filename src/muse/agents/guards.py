@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from muse.agents.errors import ForbiddenInput
@@ -137,14 +138,18 @@ def _normalised(key: str) -> str:
     return re.sub(r"[\s_\-.]", "", key.lower())
 
 
-def _key_hits(key: str, guards: Iterable[str]) -> list[str]:
+@lru_cache(maxsize=8192)
+def _key_hits(key: str, guards: tuple[str, ...]) -> tuple[str, ...]:
+    """The labels of the rules in ``guards`` that ``key`` breaks. A pure function of the key
+    and the guards, kept per pair: a chapter's inputs repeat the same few hundred keys over a
+    thousand times (every scene, card and hit carries the same field names)."""
     words, norm = _words(key), _normalised(key)
     hits = []
     for guard in guards:
         rule = _RULES[guard]
         if words & rule.words or norm in rule.exact or any(f in norm for f in rule.fragments):
             hits.append(rule.label)
-    return hits
+    return tuple(hits)
 
 
 def _walk(value: Any, path: str) -> Iterator[tuple[str, str | None, Any]]:
@@ -166,7 +171,7 @@ def forbidden_input_findings(task_input: dict[str, Any], guards: Iterable[str]) 
     guards = tuple(guards)
     findings: list[str] = []
     for path, key, value in _walk(task_input, ""):
-        labels = _key_hits(key, guards) if key is not None else []
+        labels = list(_key_hits(key, guards)) if key is not None else []
         if "raw_path" in guards and isinstance(value, str) and _PATH_VALUE.match(value):
             labels.append(_RULES["raw_path"].label)
         findings.extend(f"{path}（{label}）" for label in dict.fromkeys(labels))
