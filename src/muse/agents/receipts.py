@@ -99,15 +99,18 @@ class CallTrace:
 def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
     """``value`` with every secret replaced, recursively, and NUL characters made storable
     (PostgreSQL text and JSONB refuse U+0000; hashes are computed before this)."""
-    secrets = tuple(s for s in secrets if s)
+    return _scrubbed(value, tuple(s for s in secrets if s))  # the empty ones dropped once
+
+
+def _scrubbed(value: Any, secrets: tuple[str, ...]) -> Any:
     if isinstance(value, str):
         for secret in secrets:
             value = value.replace(secret, REDACTED)
         return value.replace("\x00", "\ufffd")
     if isinstance(value, dict):
-        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
+        return {_scrubbed(k, secrets): _scrubbed(v, secrets) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [scrub(v, secrets) for v in value]
+        return [_scrubbed(v, secrets) for v in value]
     return value
 
 
