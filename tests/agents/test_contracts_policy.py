@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from muse.agents.contracts import ROLES_FILE, load_roles
 from muse.agents.errors import ForbiddenInput, ModelMismatch, ModelNotAllowed
@@ -247,3 +249,83 @@ def test_the_production_oracle_guard_leaves_ordinary_plan_keys_alone():
     guards = load_roles().role("planner").forbiddenInput
     plan = {"work_core": {"truth": "…", "theme": "…"}, "expected_length": 3000, "answer": "…"}
     assert forbidden_input_findings(plan, guards) == []
+
+
+def test_the_kept_key_verdicts_equal_the_rules_applied_afresh():
+    """``_key_hits`` is kept per (key, guards): the findings, their order and a second call
+    over the same keys are what the rules give when applied to each key afresh."""
+    from muse.agents import guards as guard_module
+
+    roles = load_roles()
+    keys = ["arm", "runId", "candidateSha256", "filePath", "oracle_text", "text", "标准答案"]
+    task_input = {
+        "scenes": [{k: f"值{i}" for k in keys} for i in range(3)],
+        "meta": {"sessionId": "s", "source": "/home/author/book.txt", "rubric": {"arm": "A"}},
+    }
+    for role in ("writer", "planner", "extractor", "semantic_detector", "judge"):
+        guards = tuple(roles.role(role).forbiddenInput)
+        for key in (*keys, "sessionId", "source", "rubric", "meta", "scenes"):
+            fresh = guard_module._key_hits.__wrapped__(key, guards)
+            assert guard_module._key_hits(key, guards) == fresh
+            assert guard_module._key_hits(key, guards) == fresh  # the kept answer
+        first = forbidden_input_findings(task_input, guards)
+        first.append("caller's own list")  # a caller changing its findings changes nothing kept
+        assert forbidden_input_findings(task_input, guards) == first[:-1]
+
+
+def _walked_findings(task_input, guards):
+    """The walk ``forbidden_input_findings`` replaced: every node's path, key and value."""
+    from muse.agents import guards as guard_module
+
+    def walk(value, path):
+        if isinstance(value, dict):
+            for key, child in value.items():
+                child_path = f"{path}.{key}" if path else str(key)
+                yield child_path, str(key), child
+                yield from walk(child, child_path)
+        elif isinstance(value, list):
+            for index, child in enumerate(value):
+                child_path = f"{path}[{index}]"
+                yield child_path, None, child
+                yield from walk(child, child_path)
+
+    guards = tuple(guards)
+    findings = []
+    for path, key, value in walk(task_input, ""):
+        labels = list(guard_module._key_hits.__wrapped__(key, guards)) if key is not None else []
+        if (
+            "raw_path" in guards
+            and isinstance(value, str)
+            and guard_module._PATH_VALUE.match(value)
+        ):
+            labels.append(guard_module._RULES["raw_path"].label)
+        findings.extend(f"{path}（{label}）" for label in dict.fromkeys(labels))
+    return findings
+
+
+_GUARD_KEYS = st.sampled_from(
+    ["arm", "runId", "sha256", "filePath", "oracle", "text", "source", "标准答案", "rubric", 3]
+)
+_GUARD_LEAVES = st.one_of(
+    st.sampled_from(["/home/a/b.txt", "C:\\x", "file://x", "./x", "正文", "arm", ""]),
+    st.integers(),
+    st.none(),
+)
+_GUARD_INPUT = st.recursive(
+    _GUARD_LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.tuples(inner),
+        st.dictionaries(_GUARD_KEYS, inner, max_size=4),
+    ),
+    max_leaves=14,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(task_input=st.dictionaries(_GUARD_KEYS, _GUARD_INPUT, max_size=4))
+def test_the_findings_are_the_walks_in_the_same_order(task_input):
+    roles = load_roles()
+    for role in ("writer", "semantic_detector", "judge"):
+        guards = roles.role(role).forbiddenInput
+        assert forbidden_input_findings(task_input, guards) == _walked_findings(task_input, guards)

@@ -24,6 +24,7 @@ without a receipt.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -90,7 +91,7 @@ def dispatch(
     ``retry`` tunes backoff and bounds; ``config`` and ``http_client`` override the author's
     configuration file and the SDK's HTTP client (tests, embedding).
     """
-    _require_json(task_input)
+    canonical = _require_json(task_input)
     trace = CallTrace(
         run_id=run_id,
         role=role,
@@ -98,6 +99,7 @@ def dispatch(
         provider=provider or "",
         model_requested=model or "",
         task_input=task_input,
+        input_sha256=hashlib.sha256(canonical).hexdigest(),  # = hash_value(task_input)
     )
     choice = choice_for_receipt(trace.provider, trace.model_requested)
     if choice is not None:  # where the model came from: the command line or the work's choice
@@ -165,11 +167,12 @@ def stored_reply(
     return DispatchResult(output, row.id, row.model_returned or "", "")
 
 
-def _require_json(task_input: Any) -> None:
+def _require_json(task_input: Any) -> bytes:
+    """``task_input``'s canonical JSON (its receipt hash is of these bytes), or InvalidInput."""
     if not isinstance(task_input, dict):
         raise InvalidInput("task_input 必须是 JSON 对象（dict）。")
     try:
-        canonical_json(task_input)
+        return canonical_json(task_input)
     except Exception as err:  # noqa: BLE001 - rfc8785 raises several types
         raise InvalidInput(f"task_input 不是可以存储的 JSON：{err}") from err
 

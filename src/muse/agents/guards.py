@@ -12,8 +12,9 @@ leak into a blind judge is invisible and expensive.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from muse.agents.errors import ForbiddenInput
@@ -137,40 +138,58 @@ def _normalised(key: str) -> str:
     return re.sub(r"[\s_\-.]", "", key.lower())
 
 
-def _key_hits(key: str, guards: Iterable[str]) -> list[str]:
+@lru_cache(maxsize=8192)
+def _key_hits(key: str, guards: tuple[str, ...]) -> tuple[str, ...]:
+    """The labels of the rules in ``guards`` that ``key`` breaks. A pure function of the key
+    and the guards, kept per pair: a chapter's inputs repeat the same few hundred keys over a
+    thousand times (every scene, card and hit carries the same field names)."""
     words, norm = _words(key), _normalised(key)
     hits = []
     for guard in guards:
         rule = _RULES[guard]
         if words & rule.words or norm in rule.exact or any(f in norm for f in rule.fragments):
             hits.append(rule.label)
-    return hits
-
-
-def _walk(value: Any, path: str) -> Iterator[tuple[str, str | None, Any]]:
-    """Yield (json path, key or None, value) for every node below ``value``."""
-    if isinstance(value, dict):
-        for key, child in value.items():
-            child_path = f"{path}.{key}" if path else str(key)
-            yield child_path, str(key), child
-            yield from _walk(child, child_path)
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            child_path = f"{path}[{index}]"
-            yield child_path, None, child
-            yield from _walk(child, child_path)
+    return tuple(hits)
 
 
 def forbidden_input_findings(task_input: dict[str, Any], guards: Iterable[str]) -> list[str]:
-    """Human-readable findings (``path（label）``) for every forbidden key or path value."""
-    guards = tuple(guards)
+    """Human-readable findings (``path（label）``) for every forbidden key or path value, in the
+    order of a pre-order walk of ``task_input`` (each node's key first, then its value)."""
     findings: list[str] = []
-    for path, key, value in _walk(task_input, ""):
-        labels = _key_hits(key, guards) if key is not None else []
-        if "raw_path" in guards and isinstance(value, str) and _PATH_VALUE.match(value):
-            labels.append(_RULES["raw_path"].label)
-        findings.extend(f"{path}（{label}）" for label in dict.fromkeys(labels))
+    _visit(task_input, "", tuple(guards), findings)
     return findings
+
+
+def _visit(value: Any, path: str, guards: tuple[str, ...], findings: list[str]) -> None:
+    """The findings below ``value`` (at json path ``path``). A node's path is written only
+    when the node has a finding or children: most nodes are clean leaves."""
+    raw_paths = "raw_path" in guards
+    if isinstance(value, dict):
+        for key, child in value.items():
+            labels = _key_hits(str(key), guards)
+            raw = raw_paths and isinstance(child, str) and _PATH_VALUE.match(child) is not None
+            nested = isinstance(child, dict | list)
+            if labels or raw or nested:
+                child_path = f"{path}.{key}" if path else str(key)
+                if labels or raw:
+                    _add(findings, child_path, labels, raw)
+                if nested:
+                    _visit(child, child_path, guards, findings)
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            raw = raw_paths and isinstance(child, str) and _PATH_VALUE.match(child) is not None
+            nested = isinstance(child, dict | list)
+            if raw or nested:
+                child_path = f"{path}[{index}]"
+                if raw:
+                    _add(findings, child_path, (), raw)
+                if nested:
+                    _visit(child, child_path, guards, findings)
+
+
+def _add(findings: list[str], path: str, labels: tuple[str, ...], raw: bool) -> None:
+    every = [*labels, _RULES["raw_path"].label] if raw else list(labels)
+    findings.extend(f"{path}（{label}）" for label in dict.fromkeys(every))
 
 
 def check_input(role: str, task_input: dict[str, Any], guards: Iterable[str]) -> None:

@@ -41,6 +41,7 @@ class CallTrace:
     provider: str
     model_requested: str
     task_input: dict[str, Any]
+    input_sha256: str | None = None  # of task_input's canonical JSON, when dispatch has it
     id: str = field(default_factory=lambda: new_id("call"))
     started_at: datetime = field(default_factory=utc_now)
     started: float = field(default_factory=time.monotonic)
@@ -98,15 +99,18 @@ class CallTrace:
 def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
     """``value`` with every secret replaced, recursively, and NUL characters made storable
     (PostgreSQL text and JSONB refuse U+0000; hashes are computed before this)."""
-    secrets = tuple(s for s in secrets if s)
+    return _scrubbed(value, tuple(s for s in secrets if s))  # the empty ones dropped once
+
+
+def _scrubbed(value: Any, secrets: tuple[str, ...]) -> Any:
     if isinstance(value, str):
         for secret in secrets:
             value = value.replace(secret, REDACTED)
         return value.replace("\x00", "\ufffd")
     if isinstance(value, dict):
-        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
+        return {_scrubbed(k, secrets): _scrubbed(v, secrets) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [scrub(v, secrets) for v in value]
+        return [_scrubbed(v, secrets) for v in value]
     return value
 
 
@@ -138,7 +142,8 @@ def write_receipt(engine: Engine, trace: CallTrace, *, status: str, error: str |
         "latency_ms": round((time.monotonic() - trace.started) * 1000),
         "cost_estimate": cost,
         "cost_currency": currency,
-        "input_sha256": hash_value(trace.task_input),  # checked storable by dispatch
+        # checked storable by dispatch, which hashed the same canonical bytes already
+        "input_sha256": trace.input_sha256 or hash_value(trace.task_input),
         "messages_sha256": trace.messages_sha256,
         "output_sha256": _hash_or_none(trace.output) if trace.output is not None else None,
         "prompt_templates": trace.prompt_templates,

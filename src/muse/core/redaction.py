@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from functools import lru_cache
 from typing import Any
 
 REDACTED = "[已隐去]"
@@ -90,8 +91,34 @@ def storable(value: Any) -> Any:
 
 
 def json_dumps_storable(value: Any) -> str:
-    """The engines' JSON serializer: storable strings, then ``json.dumps``."""
+    """The engines' JSON serializer: storable strings, then ``json.dumps``.
+
+    ``json.dumps`` (ASCII output) escapes character by character, so a string holds NUL, a
+    surrogate or a secret form that JSON writes as itself exactly when the dumped text shows
+    ``\\u0000``, ``\\ud8``-``\\udf`` or that form. When it shows none of them (every string already
+    storable, the common case) the dumped text is the answer: the same text, without walking
+    the value first. Anything else, or a secret form that JSON would escape, takes the walk.
+    """
+    text = json.dumps(value)
+    forms = _forms
+    if (
+        "\\u0000" not in text
+        and not _ESCAPED_SURROGATE.search(text)
+        and all(_plain_form(form) for form in forms)
+        and not any(form in text for form in forms)
+    ):
+        return text
     return json.dumps(storable(value))
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\ud[89a-f]")
+
+
+@lru_cache(maxsize=256)
+def _plain_form(form: str) -> bool:
+    """Whether ``json.dumps`` writes the secret form unchanged (printable ASCII, no quote or
+    backslash): then the form is in a string exactly when it is in the dumped text."""
+    return json.dumps(form)[1:-1] == form
 
 
 class RedactingStream:

@@ -20,6 +20,7 @@ draft it has: the writer is never asked again for the same query.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from muse.context import (
@@ -52,8 +53,14 @@ class Exploration:
             "plannedReads": planned,
             "exploredReads": len(self.manifest.reads) - planned,
             "dropped": len(self.manifest.dropped),
-            "replaySha256": sha256_hex(replay_bytes(self.replayed)),
+            "replaySha256": self.replay_sha256,
         }
+
+    @cached_property
+    def replay_sha256(self) -> str:
+        """The replay's hash, computed once: the node event and the run's context detail both
+        carry it (``replayed`` is not changed after the replay)."""
+        return sha256_hex(replay_bytes(self.replayed))
 
 
 def explore_and_replay(

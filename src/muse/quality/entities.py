@@ -260,7 +260,9 @@ def _extended(conn: Connection, work_id: int, book: _Book) -> _Book:
     for text in texts:
         end += len(text) + 1
         ends.append(end)
-    joined = "".join((book.text, "\n".join(texts), "\n"))
+    # one copy of the new text, not two (a 5 M-character book is 10 MB): "t1\nt2\n…tn\n"
+    added = "\n".join([*texts, ""])
+    joined = book.text + added if book.text else added
     return _Book(book.chapters + tuple((n, sha) for n, sha, _ in rows), joined, tuple(ends))
 
 
