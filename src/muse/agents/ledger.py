@@ -35,24 +35,6 @@ class ToolRead:
     created_at: datetime
 
 
-def record_tool_read(
-    engine: Engine,
-    *,
-    run_id: str | None,
-    call_id: str | None,
-    tool: str,
-    arguments: dict[str, Any],
-    status: ReadStatus,
-    result: Any = None,
-    error: str | None = None,
-) -> str | None:
-    """Write one ledger row; returns the result hash (``None`` unless ``status`` is ok)."""
-    row = _row(run_id, call_id, tool, arguments, status, result, error)
-    with engine.begin() as conn:
-        conn.execute(insert(tool_reads).values(**row))
-    return row["result_sha256"]  # type: ignore[no-any-return]
-
-
 def _row(
     run_id: str | None,
     call_id: str | None,

@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 
 from muse.agents.asof_reader import AsOfReader
 from muse.agents.errors import AsOfViolation, ToolNotAllowed
-from muse.agents.ledger import LedgerBatch, ReadStatus, record_tool_read
+from muse.agents.ledger import LedgerBatch, ReadStatus
 from muse.agents.schemas import json_schema
 from muse.core.contract import UnaliasedContract
 from muse.core.errors import InvalidInput
@@ -135,20 +135,10 @@ class ToolSet:
         it); a refusal or bad arguments raise after logging."""
         permitted = self.offered(TOOL_SPECS if whitelist is None else whitelist)
 
+        ledger = batch if batch is not None else LedgerBatch(engine)
+
         def log(status: ReadStatus, *, result: Any = None, error: str | None = None) -> None:
-            if batch is not None:
-                batch.add(
-                    run_id=run_id,
-                    call_id=call_id,
-                    tool=name[:32],
-                    arguments=arguments,
-                    status=status,
-                    result=result,
-                    error=error,
-                )
-                return
-            record_tool_read(
-                engine,
+            ledger.add(
                 run_id=run_id,
                 call_id=call_id,
                 tool=name[:32],
@@ -157,6 +147,8 @@ class ToolSet:
                 result=result,
                 error=error,
             )
+            if ledger is not batch:  # no caller's batch: the row is written as the read happens
+                ledger.flush()
 
         if name not in permitted:
             message = f"工具 {name} 不在本任务的授权白名单内（可用：{'、'.join(permitted) or '无'}），已拒绝。"

@@ -352,7 +352,7 @@ def _joined_surnames(tokens: Iterable[tuple[str, str]]) -> Iterator[tuple[str, s
 
 def _given_after(surname: str, nxt: str) -> str | None:
     """The given name at the start of ``nxt`` (one or two characters), or None."""
-    if not nxt or not _all_han(nxt) or nxt[0] in AFTER_NAME or nxt[0] in PARTICLES:
+    if not nxt or not all_han(nxt) or nxt[0] in AFTER_NAME or nxt[0] in PARTICLES:
         return None
     if len(nxt) <= 2 and nxt[-1] not in AFTER_NAME:
         return nxt
@@ -372,7 +372,7 @@ def _recurring_names(
             2 <= len(joined) <= 3
             and len(nxt) <= 2
             and text.count(joined) >= 2
-            and _all_han(joined)
+            and all_han(joined)
             and _person_like(jieba, joined)
             and nxt[-1] not in AFTER_NAME
             and not any(c in PARTICLES for c in joined)
@@ -383,7 +383,7 @@ def _recurring_names(
 
 
 def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | None:
-    if tag not in PROPER_TAGS or not 2 <= len(word) <= MAX_CHARS or not _all_han(word):
+    if tag not in PROPER_TAGS or not 2 <= len(word) <= MAX_CHARS or not all_han(word):
         return None
     if jieba.has_word(word):
         if (
@@ -445,10 +445,6 @@ def _suffixed(previous: tuple[str, str, int] | None, word: str, pos: int) -> Ent
     if previous is None or len(word) != 1 or word not in PLACE_ORG_SUFFIXES:
         return None
     prev_word, prev_tag, prev_pos = previous
-    if len(prev_word) != 2 or prev_tag not in NOUN_TAGS or not _all_han(prev_word):
+    if len(prev_word) != 2 or prev_tag not in NOUN_TAGS or not all_han(prev_word):
         return None
     return EntitySpan(prev_word + word, prev_pos, pos + 1, "suffix")
-
-
-def _all_han(word: str) -> bool:
-    return all_han(word)
