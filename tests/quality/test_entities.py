@@ -78,16 +78,17 @@ def test_the_book_so_far_is_joined_once_and_follows_the_canon(engine) -> None:
         cases = []
         for as_of in (0, 1, 2, 3):
             text, end = book_text_as_of(conn, work, as_of)
-            cases.append(text[:end])
-        assert cases == ["", "林远下山。\n", "林远下山。\n苏晴进城。\n", text]
+            cases.append(text[:end].decode())
+        assert cases == ["", "林远下山。\n", "林远下山。\n苏晴进城。\n", text.decode()]
         first = _BOOKS[work]
         add_chapter(conn, work, 4, "第4章", "叶青拜师。")
         text, end = book_text_as_of(conn, work, 4)
-        assert text[:end].endswith("叶青拜师。\n") and _BOOKS[work].text.startswith(first.text)
+        assert text[:end].decode().endswith("叶青拜师。\n")
+        assert _BOOKS[work].text.startswith(first.text)
         write_revision(conn, work, 2, "苏晴出城。", expected_revision=1, origin="edit")
         text, end = book_text_as_of(conn, work, 2)
-        assert text[:end] == "林远下山。\n苏晴出城。\n"
-        assert "进城" not in _BOOKS[work].text
+        assert text[:end].decode() == "林远下山。\n苏晴出城。\n"
+        assert "进城".encode() not in _BOOKS[work].text
 
 
 def test_the_joined_book_is_the_chapters_each_followed_by_a_newline_on_real_prose(
@@ -96,7 +97,12 @@ def test_the_joined_book_is_the_chapters_each_followed_by_a_newline_on_real_pros
     """Cold (one query for hashes and texts), extended and rebuilt, the book and its ends are
     exactly the chapters in number order, each followed by a newline; in_book on it answers as
     a search of the chapters up to the freeze point does."""
-    from muse.quality.entities import _BOOKS, EntityLexicon, book_text_as_of
+    from muse.quality.entities import (
+        _BOOKS,
+        EntityLexicon,
+        book_chapters_as_of,
+        book_text_as_of,
+    )
     from muse.works.canonical import add_chapter, write_revision
     from muse.works.catalog import create_work
 
@@ -105,8 +111,8 @@ def test_the_joined_book_is_the_chapters_each_followed_by_a_newline_on_real_pros
     lines = [line for line in prose.splitlines() if line.strip()]
     texts = ["\n".join(lines[i : i + 12]) for i in range(0, len(lines), 12)][:12]
 
-    def expected(as_of: int, chapters: list[str]) -> str:
-        return "".join(t + "\n" for t in chapters[:as_of])
+    def expected(as_of: int, chapters: list[str]) -> bytes:
+        return "".join(t + "\n" for t in chapters[:as_of]).encode()
 
     with engine.begin() as conn:
         work = create_work(conn, "西游之书")
@@ -127,8 +133,13 @@ def test_the_joined_book_is_the_chapters_each_followed_by_a_newline_on_real_pros
             text, end = book_text_as_of(conn, work, as_of)
             assert text[:end] == expected(as_of, texts)
             lexicon = EntityLexicon(work, as_of, {}, book_text=text, book_end=end)
+            _, ends = book_chapters_as_of(conn, work, as_of)
+            counted = EntityLexicon(work, as_of, {}, book_text=text, chapter_ends=ends)
             for word in [*words, "猴王", "猿王", "不在书里"]:
                 assert lexicon.in_book(word) is any(word in t for t in texts[:as_of])
+                using = sum(word in t for t in texts[:as_of])
+                for stop in (0, 2, 50):  # counting stops once past ``stop``
+                    assert counted.chapters_using(word, stop) == min(using, stop + 1)
 
 
 @pytest.mark.parametrize(
@@ -138,5 +149,7 @@ def test_the_joined_book_is_the_chapters_each_followed_by_a_newline_on_real_pros
 def test_in_book_reads_only_the_book_so_far(term: str, end: int | None, known: bool) -> None:
     from muse.quality.entities import EntityLexicon
 
-    lexicon = EntityLexicon(work_id=1, as_of=1, terms={}, book_text="林远\n苏晴\n", book_end=end)
+    text = "林远\n苏晴\n".encode()
+    end = None if end is None else len("林远\n苏晴\n"[:end].encode())  # code points -> bytes
+    lexicon = EntityLexicon(work_id=1, as_of=1, terms={}, book_text=text, book_end=end)
     assert lexicon.in_book(term) is known

@@ -55,7 +55,7 @@ from muse.core.text import all_han
 from muse.knowledge import TermAppearance, card_type, term_appearances
 from muse.quality.leak import dating_owners
 from muse.quality.surnames import COMPOUND, surname_of
-from muse.works import chapter_hashes, chapter_texts_after
+from muse.works import chapter_bytes_after, chapter_hashes
 
 if TYPE_CHECKING:
     import rjieba
@@ -152,28 +152,33 @@ class KnownEntity:
 class EntityLexicon:
     """Names and aliases of the work's cards that exist as of ``as_of`` (the per-work dictionary),
     and the canonical text of the book up to ``as_of`` (``book_text``: a word the book already
-    used is no new name)."""
+    used is no new name).
+
+    ``book_text`` is UTF-8 bytes and its ends are byte offsets: UTF-8 is self-synchronising, so
+    the bytes of a term occur in the bytes of a text exactly where the term occurs in the text,
+    and the 15 MB of a long book are never decoded."""
 
     work_id: int
     as_of: int
     terms: Mapping[str, KnownEntity]
-    book_text: str = ""
+    book_text: bytes = b""
     book_end: int | None = None  # the book so far is ``book_text[:book_end]`` (None: all of it)
     chapter_ends: tuple[int, ...] = ()  # where each chapter so far ends in ``book_text``
 
     def in_book(self, term: str) -> bool:
         """Whether the canonical text up to the freeze point holds ``term`` anywhere."""
         end = len(self.book_text) if self.book_end is None else self.book_end
-        return self.book_text.find(term, 0, end) >= 0
+        return self.book_text.find(term.encode(), 0, end) >= 0
 
     def chapters_using(self, term: str, stop: int) -> int:
         """How many chapters so far hold ``term`` (counting stops past ``stop``); 0 without
         ``chapter_ends``."""
         if not self.chapter_ends or not term:
             return 0
+        needle = term.encode()
         end, count, at = self.chapter_ends[-1], 0, 0
         while count <= stop:
-            at = self.book_text.find(term, at, end)
+            at = self.book_text.find(needle, at, end)
             if at < 0:
                 break
             chapter = bisect_right(self.chapter_ends, at)
@@ -192,11 +197,11 @@ def build_entity_lexicon(conn: Connection, work_id: int, as_of: int) -> EntityLe
 
 @dataclass(frozen=True)
 class _Book:
-    """A work's canonical chapters joined once: (number, content hash) of each, and where each
-    one ends in ``text``."""
+    """A work's canonical chapters joined once, as UTF-8 bytes: (number, content hash) of each,
+    and where each one ends in ``text`` (byte offsets)."""
 
     chapters: tuple[tuple[int, str], ...]
-    text: str
+    text: bytes
     ends: tuple[int, ...]
 
 
@@ -205,9 +210,9 @@ _BOOKS_LIMIT = 4
 _books_lock = threading.Lock()
 
 
-def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, int]:
-    """The book's own vocabulary so far: ``(text, end)``, the canonical chapters joined, of which
-    ``text[:end]`` are those up to ``as_of``.
+def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[bytes, int]:
+    """The book's own vocabulary so far: ``(text, end)``, the canonical chapters joined as UTF-8
+    bytes, of which ``text[:end]`` are those up to ``as_of`` (``end`` is a byte offset).
 
     The joined text is built once per work and process (one query for the hashes and texts),
     and kept while the chapters' content hashes stay the same (one light query per later call,
@@ -219,7 +224,9 @@ def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, in
     return text, ends[-1] if ends else 0
 
 
-def book_chapters_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[str, tuple[int, ...]]:
+def book_chapters_as_of(
+    conn: Connection, work_id: int, as_of: int
+) -> tuple[bytes, tuple[int, ...]]:
     """:func:`book_text_as_of` with where each chapter up to ``as_of`` ends in the text."""
     book = _book(conn, work_id)
     at = bisect_right([n for n, _ in book.chapters], as_of)
@@ -245,14 +252,11 @@ def _book(conn: Connection, work_id: int) -> _Book:
     return book
 
 
-_EMPTY_BOOK = _Book((), "", ())
-
-
 def _extended(conn: Connection, work_id: int, book: _Book) -> _Book:
     """``book`` with the chapters numbered above its last one appended, each followed by a
     newline (with their hashes: the same query reads both)."""
     after = book.chapters[-1][0] if book.chapters else 0
-    rows = chapter_texts_after(conn, work_id, after)
+    rows = chapter_bytes_after(conn, work_id, after)
     if not rows:
         return book
     texts = [text for *_, text in rows]
@@ -260,17 +264,20 @@ def _extended(conn: Connection, work_id: int, book: _Book) -> _Book:
     for text in texts:
         end += len(text) + 1
         ends.append(end)
-    # one copy of the new text, not two (a 5 M-character book is 10 MB): "t1\nt2\n…tn\n"
-    added = "\n".join([*texts, ""])
+    # one copy of the new text, not two (a 5 M-character book is 15 MB): b"t1\nt2\n…tn\n"
+    added = b"\n".join([*texts, b""])
     joined = book.text + added if book.text else added
     return _Book(book.chapters + tuple((n, sha) for n, sha, _ in rows), joined, tuple(ends))
+
+
+_EMPTY_BOOK = _Book((), b"", ())
 
 
 def entity_lexicon_from(
     appearances: Iterable[TermAppearance],
     work_id: int,
     as_of: int,
-    book_text: str = "",
+    book_text: bytes = b"",
     book_end: int | None = None,
     chapter_ends: tuple[int, ...] = (),
 ) -> EntityLexicon:

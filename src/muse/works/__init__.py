@@ -17,10 +17,10 @@ if TYPE_CHECKING:
     from muse.works.book_decoding import decode_book
     from muse.works.canonical import add_chapter, write_revision
     from muse.works.catalog import (
+        chapter_bytes_after,
         chapter_hashes,
         chapter_lengths,
         chapter_revisions,
-        chapter_texts_after,
         create_work,
         current_revision,
         find_imported_work,
@@ -66,7 +66,7 @@ __all__ = [
     "chapter_hashes",
     "chapter_history",
     "chapter_revisions",
-    "chapter_texts_after",
+    "chapter_bytes_after",
     "create_work",
     "current_revision",
     "decode_book",
@@ -111,7 +111,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "catalog": (
         "chapter_hashes",
         "chapter_revisions",
-        "chapter_texts_after",
+        "chapter_bytes_after",
         "create_work",
         "current_revision",
         "find_imported_work",

@@ -14,8 +14,10 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     CursorResult,
+    LargeBinary,
     Row,
     Select,
+    cast,
     func,
     literal_column,
     select,
@@ -348,18 +350,24 @@ def chapter_hashes(conn: Connection, work_id: int) -> list[tuple[int, str]]:
     return [(number, sha) for number, sha in conn.execute(query)]
 
 
-def chapter_texts_after(
+def chapter_bytes_after(
     conn: Connection, work_id: int, after: int = 0
-) -> list[tuple[int, str, str]]:
-    """(number, content hash, canonical text) of the chapters numbered above ``after``, in
-    number order: :func:`iter_chapter_texts` without the row models."""
+) -> list[tuple[int, str, bytes]]:
+    """(number, content hash, canonical text as UTF-8 bytes) of the chapters numbered above
+    ``after``, in number order. The database encodes the text: nothing is decoded to ``str`` on
+    the way (a 5 M-character book is 15 MB of UTF-8; decoding it cost ~8 ms per process)."""
+    encoded = (
+        func.convert_to(prose_blocks.c.text, literal_column("'UTF8'"))
+        if conn.dialect.name == "postgresql"
+        else cast(prose_blocks.c.text, LargeBinary)
+    )
     query = (
-        select(chapters.c.number, prose_blocks.c.content_sha256, prose_blocks.c.text)
+        select(chapters.c.number, prose_blocks.c.content_sha256, encoded)
         .select_from(chapters.join(prose_blocks, _current_block()))
         .where(chapters.c.work_id == work_id, chapters.c.number > after)
         .order_by(chapters.c.number)
     )
-    return [(number, sha, text) for number, sha, text in conn.execute(query)]
+    return [(number, sha, bytes(text)) for number, sha, text in conn.execute(query)]
 
 
 def current_revision(conn: Connection, work_id: int, number: int) -> int | None:
