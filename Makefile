@@ -12,9 +12,11 @@ $(BIN)/python:
 
 # compileall: the environment sets PYTHONDONTWRITEBYTECODE=1, so without it every process
 # recompiles the editable install's modules. Safe: Python ignores a .pyc whose source changed.
+# template_cache: the prompt templates compiled once (ignored too when a template changed).
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
 	$(BIN)/python -m compileall -q src
+	$(BIN)/python -m muse.agents.template_cache
 	touch $(STAMP)
 
 install: $(STAMP)

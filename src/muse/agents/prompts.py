@@ -89,15 +89,24 @@ class RenderedPrompt:
     templates_sha256: str  # over the sources of every template used
 
 
+ENVIRONMENT_OPTIONS: dict[str, Any] = {
+    "undefined": StrictUndefined,
+    "autoescape": False,
+    "keep_trailing_newline": False,
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+}
+
+
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
+    # the templates compiled at install, when there (see muse.agents.template_cache)
+    from muse.agents.template_cache import CACHE_DIR, InstalledTemplateCache
+
     return Environment(
         loader=FileSystemLoader(str(PROMPTS_DIR)),
-        undefined=StrictUndefined,
-        autoescape=False,
-        keep_trailing_newline=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
+        bytecode_cache=InstalledTemplateCache(CACHE_DIR, ENVIRONMENT_OPTIONS),
+        **ENVIRONMENT_OPTIONS,
     )
 
 
