@@ -184,7 +184,7 @@ def test_distinctive_terms(engine, freeze, case: TermCase) -> None:
 def test_what_is_distinctive(engine, freeze) -> None:
     frozen = freeze("行者偷人参果")
     _, known = check_lexicons(engine, frozen.context)
-    assert len(known.chapter_ends) == TARGET - 1
+    assert known.chapters_so_far() == TARGET - 1
     assert distinctive("人参果", known)  # one chapter of six
     assert not distinctive("师父", known)  # three of six
     assert not distinctive("偷吃", known)  # not the book's word so far

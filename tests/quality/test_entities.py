@@ -153,3 +153,23 @@ def test_in_book_reads_only_the_book_so_far(term: str, end: int | None, known: b
     end = None if end is None else len("林远\n苏晴\n"[:end].encode())  # code points -> bytes
     lexicon = EntityLexicon(work_id=1, as_of=1, terms={}, book_text=text, book_end=end)
     assert lexicon.in_book(term) is known
+
+
+def test_the_book_is_read_on_the_first_question_and_only_once() -> None:
+    from muse.quality.entities import EntityLexicon
+
+    reads: list[int] = []
+    text = "林远下山。\n苏晴进城。\n".encode()
+    ends = (len("林远下山。\n".encode()), len(text))
+
+    def read_book() -> tuple[bytes, tuple[int, ...]]:
+        reads.append(1)
+        return text, ends
+
+    lexicon = EntityLexicon(work_id=1, as_of=2, terms={}, read_book=read_book)
+    assert reads == []  # built, never asked: never read
+    assert lexicon.in_book("苏晴") and not lexicon.in_book("韩立")
+    assert lexicon.chapters_using("。", 5) == 2 and lexicon.chapters_so_far() == 2
+    assert reads == [1]
+    early = EntityLexicon(work_id=1, as_of=1, terms={}, read_book=lambda: (text, ends[:1]))
+    assert early.in_book("林远") and not early.in_book("苏晴")  # only the book up to as_of

@@ -79,15 +79,20 @@ def check_lexicons(
     engine: Engine, context: WriterContext, leak_terms: Sequence[tuple[str, int] | str] = ()
 ) -> Lexicons:
     """The future-leak and known-entity lexicons of the context's freeze point, from one read of
-    the work's term appearances. They are built beside the context, never in it (the writer must
+    the work's term appearances; the book so far is read on the known-entity lexicon's first
+    question about it (most candidates ask none). They are built beside the context, never in it (the writer must
     not see later names); ``leak_terms`` is a replay harness's lexicon."""
+    work_id, as_of = context.work_id, context.as_of
     with reading(engine) as conn:
-        appearances = term_appearances(conn, context.work_id)
-        book_text, ends = book_chapters_as_of(conn, context.work_id, context.as_of)
-    end = ends[-1] if ends else 0
+        appearances = term_appearances(conn, work_id)
+
+    def read_book() -> tuple[bytes, tuple[int, ...]]:  # on the first question about the book
+        with reading(engine) as conn:
+            return book_chapters_as_of(conn, work_id, as_of)
+
     return (
-        leak_lexicon_from(appearances, context.work_id, context.as_of, leak_terms),
-        entity_lexicon_from(appearances, context.work_id, context.as_of, book_text, end, ends),
+        leak_lexicon_from(appearances, work_id, as_of, leak_terms),
+        entity_lexicon_from(appearances, work_id, as_of, read_book=read_book),
     )
 
 

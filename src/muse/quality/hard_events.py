@@ -275,7 +275,7 @@ def distinctive(word: str, known: EntityLexicon | None) -> bool:
     absence says nothing. (The names of the book's things, cards, are :func:`_thing`.)"""
     if known is None:
         return False
-    chapters = len(known.chapter_ends)
+    chapters = known.chapters_so_far()
     if chapters < RARE_MIN_CHAPTERS:
         return False
     most = int(RARE * chapters)
