@@ -119,7 +119,25 @@ def main() -> None:
         f"CPU: the write {cpu_ms:.0f} ms, in model calls {model_cpu_ms:.0f} ms, outside model "
         f"calls {outside_cpu:.0f} ms ({verdict}, target < {TARGET_MS} ms)"
     )
+    book_read(engine, work_id)
     whole_process(url)
+
+
+def book_read(engine, work_id: int) -> None:  # type: ignore[no-untyped-def]
+    """Whether the write read the lexicon's book (only a candidate naming someone new or a rare
+    term asks), and what a write whose candidate does pays for it once per process."""
+    from muse.quality import entities
+
+    read = work_id in entities._BOOKS
+    entities._BOOKS.clear()
+    with engine.connect() as conn:
+        started = time.process_time()
+        entities.book_chapters_as_of(conn, work_id, 2000)
+        cost = (time.process_time() - started) * 1000
+    print(
+        f"the lexicon's book: {'read' if read else 'not read'} by this write; a candidate "
+        f"that names someone new reads it once per process: +{cost:.0f} ms CPU"
+    )
 
 
 def whole_process(url: str) -> None:

@@ -64,45 +64,41 @@ def test_same_text_same_entities() -> None:
     assert tagged_entities(text) == tagged_entities(text)
 
 
-def test_the_book_so_far_is_joined_once_and_follows_the_canon(engine) -> None:
-    """The book's vocabulary: built once per work, extended by a new chapter, rebuilt when an
-    earlier chapter changes; ``text[:end]`` is the book up to the freeze point."""
-    from muse.quality.entities import _BOOKS, book_text_as_of
+def test_the_book_so_far_is_read_once_and_follows_the_canon(engine) -> None:
+    """The book's vocabulary: read once per work, extended by a new chapter, read again when an
+    earlier chapter changes; the chapters up to the freeze point, as UTF-8 bytes."""
+    from muse.quality.entities import _BOOKS, book_chapters_as_of
     from muse.works.canonical import add_chapter, write_revision
     from muse.works.catalog import create_work
+
+    def chapters(book: tuple[bytes, ...]) -> list[str]:
+        return [t.decode() for t in book]
 
     with engine.begin() as conn:
         work = create_work(conn, "词汇之书")
         for n, text in enumerate(("林远下山。", "苏晴进城。", "韩立来了。"), 1):
             add_chapter(conn, work, n, f"第{n}章", text)
-        cases = []
-        for as_of in (0, 1, 2, 3):
-            text, end = book_text_as_of(conn, work, as_of)
-            cases.append(text[:end].decode())
-        assert cases == ["", "林远下山。\n", "林远下山。\n苏晴进城。\n", text.decode()]
+        cases = [chapters(book_chapters_as_of(conn, work, as_of)) for as_of in (0, 1, 2, 3)]
+        assert cases == [
+            [],
+            ["林远下山。"],
+            ["林远下山。", "苏晴进城。"],
+            chapters(_BOOKS[work].texts),
+        ]
         first = _BOOKS[work]
         add_chapter(conn, work, 4, "第4章", "叶青拜师。")
-        text, end = book_text_as_of(conn, work, 4)
-        assert text[:end].decode().endswith("叶青拜师。\n")
-        assert _BOOKS[work].text.startswith(first.text)
+        assert chapters(book_chapters_as_of(conn, work, 4))[-1] == "叶青拜师。"
+        assert _BOOKS[work].texts[:3] == first.texts and _BOOKS[work].texts[0] is first.texts[0]
         write_revision(conn, work, 2, "苏晴出城。", expected_revision=1, origin="edit")
-        text, end = book_text_as_of(conn, work, 2)
-        assert text[:end].decode() == "林远下山。\n苏晴出城。\n"
-        assert "进城".encode() not in _BOOKS[work].text
+        assert chapters(book_chapters_as_of(conn, work, 2)) == ["林远下山。", "苏晴出城。"]
+        assert not any("进城".encode() in t for t in _BOOKS[work].texts)
 
 
-def test_the_joined_book_is_the_chapters_each_followed_by_a_newline_on_real_prose(
-    engine,
-) -> None:
-    """Cold (one query for hashes and texts), extended and rebuilt, the book and its ends are
-    exactly the chapters in number order, each followed by a newline; in_book on it answers as
-    a search of the chapters up to the freeze point does."""
-    from muse.quality.entities import (
-        _BOOKS,
-        EntityLexicon,
-        book_chapters_as_of,
-        book_text_as_of,
-    )
+def test_the_book_is_the_chapters_in_number_order_on_real_prose(engine) -> None:
+    """Cold (one query for hashes and texts), extended and read again, the book is exactly the
+    chapters up to the freeze point in number order; in_book and chapters_using on it answer as
+    a search of those chapters' text does."""
+    from muse.quality.entities import _BOOKS, EntityLexicon, book_chapters_as_of
     from muse.works.canonical import add_chapter, write_revision
     from muse.works.catalog import create_work
 
@@ -111,8 +107,8 @@ def test_the_joined_book_is_the_chapters_each_followed_by_a_newline_on_real_pros
     lines = [line for line in prose.splitlines() if line.strip()]
     texts = ["\n".join(lines[i : i + 12]) for i in range(0, len(lines), 12)][:12]
 
-    def expected(as_of: int, chapters: list[str]) -> bytes:
-        return "".join(t + "\n" for t in chapters[:as_of]).encode()
+    def expected(as_of: int, chapters: list[str]) -> tuple[bytes, ...]:
+        return tuple(t.encode() for t in chapters[:as_of])
 
     with engine.begin() as conn:
         work = create_work(conn, "西游之书")
@@ -120,56 +116,47 @@ def test_the_joined_book_is_the_chapters_each_followed_by_a_newline_on_real_pros
             add_chapter(conn, work, n, f"第{n}章", text)
         _BOOKS.pop(work, None)
         for as_of in range(len(texts)):
-            text, end = book_text_as_of(conn, work, as_of)
-            assert text[:end] == expected(as_of, texts[:-1])
-        assert text == expected(len(texts) - 1, texts)
+            assert book_chapters_as_of(conn, work, as_of) == expected(as_of, texts[:-1])
         add_chapter(conn, work, len(texts), "末章", texts[-1])
-        text, end = book_text_as_of(conn, work, len(texts))
-        assert text == text[:end] == expected(len(texts), texts)
+        assert book_chapters_as_of(conn, work, len(texts)) == expected(len(texts), texts)
         texts[3] = texts[3].replace("猴", "猿")
         write_revision(conn, work, 4, texts[3], expected_revision=1, origin="edit")
         words = sorted({line[i : i + 2] for line in lines for i in range(0, len(line) - 1, 7)})
         for as_of in (0, 3, 4, 9, len(texts)):
-            text, end = book_text_as_of(conn, work, as_of)
-            assert text[:end] == expected(as_of, texts)
-            lexicon = EntityLexicon(work, as_of, {}, book_text=text, book_end=end)
-            _, ends = book_chapters_as_of(conn, work, as_of)
-            counted = EntityLexicon(work, as_of, {}, book_text=text, chapter_ends=ends)
+            book = book_chapters_as_of(conn, work, as_of)
+            assert book == expected(as_of, texts)
+            lexicon = EntityLexicon(work, as_of, {}, book)
+            assert lexicon.chapters_so_far() == min(as_of, len(texts))
             for word in [*words, "猴王", "猿王", "不在书里"]:
                 assert lexicon.in_book(word) is any(word in t for t in texts[:as_of])
                 using = sum(word in t for t in texts[:as_of])
                 for stop in (0, 2, 50):  # counting stops once past ``stop``
-                    assert counted.chapters_using(word, stop) == min(using, stop + 1)
+                    assert lexicon.chapters_using(word, stop) == min(using, stop + 1)
 
 
 @pytest.mark.parametrize(
-    ("term", "end", "known"),
-    [("林远", None, True), ("林远", 2, True), ("苏晴", 2, False), ("远苏", 3, False)],
+    ("term", "chapters", "known"),
+    [("林远", 2, True), ("林远", 1, True), ("苏晴", 1, False), ("远苏", 2, False)],
 )
-def test_in_book_reads_only_the_book_so_far(term: str, end: int | None, known: bool) -> None:
+def test_in_book_reads_only_the_book_so_far(term: str, chapters: int, known: bool) -> None:
     from muse.quality.entities import EntityLexicon
 
-    text = "林远\n苏晴\n".encode()
-    end = None if end is None else len("林远\n苏晴\n"[:end].encode())  # code points -> bytes
-    lexicon = EntityLexicon(work_id=1, as_of=1, terms={}, book_text=text, book_end=end)
-    assert lexicon.in_book(term) is known
+    book = ("林远".encode(), "苏晴".encode())[:chapters]
+    assert EntityLexicon(work_id=1, as_of=chapters, terms={}, book=book).in_book(term) is known
 
 
 def test_the_book_is_read_on_the_first_question_and_only_once() -> None:
     from muse.quality.entities import EntityLexicon
 
     reads: list[int] = []
-    text = "林远下山。\n苏晴进城。\n".encode()
-    ends = (len("林远下山。\n".encode()), len(text))
+    book = ("林远下山。".encode(), "苏晴进城。".encode())
 
-    def read_book() -> tuple[bytes, tuple[int, ...]]:
+    def read_book() -> tuple[bytes, ...]:
         reads.append(1)
-        return text, ends
+        return book
 
     lexicon = EntityLexicon(work_id=1, as_of=2, terms={}, read_book=read_book)
     assert reads == []  # built, never asked: never read
     assert lexicon.in_book("苏晴") and not lexicon.in_book("韩立")
     assert lexicon.chapters_using("。", 5) == 2 and lexicon.chapters_so_far() == 2
     assert reads == [1]
-    early = EntityLexicon(work_id=1, as_of=1, terms={}, read_book=lambda: (text, ends[:1]))
-    assert early.in_book("林远") and not early.in_book("苏晴")  # only the book up to as_of

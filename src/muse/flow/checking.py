@@ -86,7 +86,7 @@ def check_lexicons(
     with reading(engine) as conn:
         appearances = term_appearances(conn, work_id)
 
-    def read_book() -> tuple[bytes, tuple[int, ...]]:  # on the first question about the book
+    def read_book() -> tuple[bytes, ...]:  # on the first question about the book
         with reading(engine) as conn:
             return book_chapters_as_of(conn, work_id, as_of)
 

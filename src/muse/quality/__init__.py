@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from muse.quality.entities import (
         EntityLexicon,
         book_chapters_as_of,
-        book_text_as_of,
         entity_lexicon_from,
     )
     from muse.quality.findings import Finding
@@ -51,7 +50,6 @@ __all__ = [
     "Verdict",
     "ai_flavor_summary",
     "book_chapters_as_of",
-    "book_text_as_of",
     "check",
     "detector_failed",
     "detector_marks",
@@ -74,7 +72,6 @@ _FACE: dict[str, tuple[str, ...]] = {
     "entities": (
         "EntityLexicon",
         "book_chapters_as_of",
-        "book_text_as_of",
         "entity_lexicon_from",
     ),
     "findings": ("Finding",),

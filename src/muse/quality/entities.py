@@ -149,83 +149,69 @@ class KnownEntity:
             return self.card_type
 
 
-BookSoFar = tuple[bytes, tuple[int, ...]]  # the joined chapters, where each one ends in them
+BookSoFar = tuple[bytes, ...]  # the canonical text of each chapter so far, as UTF-8 bytes
 
 
 @dataclass(frozen=True)
 class EntityLexicon:
     """Names and aliases of the work's cards that exist as of ``as_of`` (the per-work dictionary),
-    and the canonical text of the book up to ``as_of`` (``book_text``: a word the book already
-    used is no new name).
+    and the canonical text of each chapter of the book up to ``as_of`` (``book``: a word the book
+    already used is no new name).
 
-    ``book_text`` is UTF-8 bytes and its ends are byte offsets: UTF-8 is self-synchronising, so
-    the bytes of a term occur in the bytes of a text exactly where the term occurs in the text,
-    and the 15 MB of a long book are never decoded.
+    The chapters are UTF-8 bytes: UTF-8 is self-synchronising, so the bytes of a term occur in
+    the bytes of a text exactly where the term occurs in the text, and the 15 MB of a long book
+    are never decoded. They are not joined either (a term is a name, with no line break, so it
+    is in the book exactly when it is in one chapter; joining 15 MB cost 7-8 ms).
 
     ``read_book``: the book is read on the first question about it (:func:`book_chapters_as_of`
     through this callable), not when the lexicon is built. Most candidates name nobody new and
-    no rare term, and a process then never reads the book (13–23 ms at 2,000 chapters)."""
+    no rare term, and a process then never reads the book."""
 
     work_id: int
     as_of: int
     terms: Mapping[str, KnownEntity]
-    book_text: bytes = b""
-    book_end: int | None = None  # the book so far is ``book_text[:book_end]`` (None: all of it)
-    chapter_ends: tuple[int, ...] = ()  # where each chapter so far ends in ``book_text``
+    book: BookSoFar = ()
     read_book: Callable[[], BookSoFar] | None = field(default=None, compare=False, repr=False)
 
     @cached_property
-    def _so_far(self) -> tuple[bytes, int, tuple[int, ...]]:
-        """(text, where the book so far ends in it, where each chapter so far ends)."""
-        if self.read_book is None:
-            end = len(self.book_text) if self.book_end is None else self.book_end
-            return self.book_text, end, self.chapter_ends
-        text, ends = self.read_book()
-        return text, ends[-1] if ends else 0, ends
+    def _so_far(self) -> BookSoFar:
+        return self.book if self.read_book is None else self.read_book()
 
     def in_book(self, term: str) -> bool:
         """Whether the canonical text up to the freeze point holds ``term`` anywhere."""
-        text, end, _ = self._so_far
-        return text.find(term.encode(), 0, end) >= 0
+        needle = term.encode()
+        return any(needle in chapter for chapter in self._so_far)
 
     def chapters_so_far(self) -> int:
-        """How many chapters the book has up to the freeze point (0 without chapter ends)."""
-        return len(self._so_far[2])
+        """How many chapters the book has up to the freeze point."""
+        return len(self._so_far)
 
     def chapters_using(self, term: str, stop: int) -> int:
-        """How many chapters so far hold ``term`` (counting stops past ``stop``); 0 without
-        chapter ends."""
-        text, _, chapter_ends = self._so_far
-        if not chapter_ends or not term:
+        """How many chapters so far hold ``term`` (counting stops past ``stop``)."""
+        if not term:
             return 0
-        needle = term.encode()
-        end, count, at = chapter_ends[-1], 0, 0
-        while count <= stop:
-            at = text.find(needle, at, end)
-            if at < 0:
-                break
-            chapter = bisect_right(chapter_ends, at)
-            count += 1
-            at = chapter_ends[chapter]  # the next chapter on
+        needle, count = term.encode(), 0
+        for chapter in self._so_far:
+            if needle in chapter:
+                count += 1
+                if count > stop:
+                    break
         return count
 
 
 def build_entity_lexicon(conn: Connection, work_id: int, as_of: int) -> EntityLexicon:
     """The known-entity lexicon of ``work_id`` at ``as_of``."""
-    text, ends = book_chapters_as_of(conn, work_id, as_of)
-    return entity_lexicon_from(
-        term_appearances(conn, work_id), work_id, as_of, text, ends[-1] if ends else 0, ends
-    )
+    book = book_chapters_as_of(conn, work_id, as_of)
+    return entity_lexicon_from(term_appearances(conn, work_id), work_id, as_of, book)
 
 
 @dataclass(frozen=True)
 class _Book:
-    """A work's canonical chapters joined once, as UTF-8 bytes: (number, content hash) of each,
-    and where each one ends in ``text`` (byte offsets)."""
+    """A work's canonical chapters, read once: (number, content hash) of each, and its text as
+    UTF-8 bytes."""
 
     chapters: tuple[tuple[int, str], ...]
-    text: bytes
-    ends: tuple[int, ...]
+    texts: tuple[bytes, ...]
 
 
 _BOOKS: OrderedDict[int, _Book] = OrderedDict()
@@ -233,27 +219,18 @@ _BOOKS_LIMIT = 4
 _books_lock = threading.Lock()
 
 
-def book_text_as_of(conn: Connection, work_id: int, as_of: int) -> tuple[bytes, int]:
-    """The book's own vocabulary so far: ``(text, end)``, the canonical chapters joined as UTF-8
-    bytes, of which ``text[:end]`` are those up to ``as_of`` (``end`` is a byte offset).
+def book_chapters_as_of(conn: Connection, work_id: int, as_of: int) -> BookSoFar:
+    """The book's own vocabulary so far: the canonical text of each chapter up to ``as_of``, in
+    number order, as UTF-8 bytes.
 
-    The joined text is built once per work and process (one query for the hashes and texts),
-    and kept while the chapters' content hashes stay the same (one light query per later call,
-    no text read); chapters accepted since are appended, a changed earlier chapter rebuilds it.
-    A hash names its text, so a kept book is never stale, whatever database the same work id
+    The chapters are read once per work and process (one query for the hashes and texts), and
+    kept while their content hashes stay the same (one light query per later call, no text
+    read); chapters accepted since are appended, a changed earlier chapter reads them again. A
+    hash names its text, so a kept book is never stale, whatever database the same work id
     comes from.
     """
-    text, ends = book_chapters_as_of(conn, work_id, as_of)
-    return text, ends[-1] if ends else 0
-
-
-def book_chapters_as_of(
-    conn: Connection, work_id: int, as_of: int
-) -> tuple[bytes, tuple[int, ...]]:
-    """:func:`book_text_as_of` with where each chapter up to ``as_of`` ends in the text."""
     book = _book(conn, work_id)
-    at = bisect_right([n for n, _ in book.chapters], as_of)
-    return book.text, book.ends[:at]
+    return book.texts[: bisect_right([n for n, _ in book.chapters], as_of)]
 
 
 def _book(conn: Connection, work_id: int) -> _Book:
@@ -276,33 +253,26 @@ def _book(conn: Connection, work_id: int) -> _Book:
 
 
 def _extended(conn: Connection, work_id: int, book: _Book) -> _Book:
-    """``book`` with the chapters numbered above its last one appended, each followed by a
-    newline (with their hashes: the same query reads both)."""
+    """``book`` with the chapters numbered above its last one appended (with their hashes: the
+    same query reads both)."""
     after = book.chapters[-1][0] if book.chapters else 0
     rows = chapter_bytes_after(conn, work_id, after)
     if not rows:
         return book
-    texts = [text for *_, text in rows]
-    ends, end = list(book.ends), len(book.text)
-    for text in texts:
-        end += len(text) + 1
-        ends.append(end)
-    # one copy of the new text, not two (a 5 M-character book is 15 MB): b"t1\nt2\n…tn\n"
-    added = b"\n".join([*texts, b""])
-    joined = book.text + added if book.text else added
-    return _Book(book.chapters + tuple((n, sha) for n, sha, _ in rows), joined, tuple(ends))
+    return _Book(
+        book.chapters + tuple((n, sha) for n, sha, _ in rows),
+        book.texts + tuple(text for *_, text in rows),
+    )
 
 
-_EMPTY_BOOK = _Book((), b"", ())
+_EMPTY_BOOK = _Book((), ())
 
 
 def entity_lexicon_from(
     appearances: Iterable[TermAppearance],
     work_id: int,
     as_of: int,
-    book_text: bytes = b"",
-    book_end: int | None = None,
-    chapter_ends: tuple[int, ...] = (),
+    book: BookSoFar = (),
     *,
     read_book: Callable[[], BookSoFar] | None = None,
 ) -> EntityLexicon:
@@ -311,15 +281,7 @@ def entity_lexicon_from(
         for term, a in dating_owners(appearances).items()
         if a.first_chapter is not None and a.first_chapter <= as_of
     }
-    return EntityLexicon(
-        work_id=work_id,
-        as_of=as_of,
-        terms=terms,
-        book_text=book_text,
-        book_end=book_end,
-        chapter_ends=chapter_ends,
-        read_book=read_book,
-    )
+    return EntityLexicon(work_id, as_of, terms, book, read_book)
 
 
 @dataclass(frozen=True)

