@@ -55,3 +55,18 @@ def test_a_secret_nul_and_a_lone_surrogate_are_still_cleaned():
     value = {"k": ["x sk-test-secret-42 y", "a\x00b", "c\ud800d"], "林远": "正文"}
     stored = json.loads(redaction.json_dumps_storable(value))
     assert stored == {"k": ["x [已隐去] y", "a\ufffdb", "c\ufffdd"], "林远": "正文"}
+
+
+def _storable_text_by_scan(text: str) -> str:
+    """storable_text without its ASCII shortcut: redact, NUL, then a scan for lone surrogates."""
+    text = redaction.redact(text).replace("\x00", "\ufffd")
+    return redaction._SURROGATE.sub("\ufffd", text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=_TEXT, secrets=st.lists(st.sampled_from(_SECRETS), max_size=2, unique=True))
+def test_the_ascii_shortcut_cleans_what_the_scan_cleans(text, secrets):
+    redaction.forget_secrets()
+    for secret in secrets:
+        redaction.register_secret(secret)
+    assert redaction.storable_text(text) == _storable_text_by_scan(text)

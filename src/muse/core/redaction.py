@@ -74,6 +74,8 @@ def storable_text(text: str) -> str:
     text = redact(text)
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
+    if text.isascii():  # O(1) in CPython; an ASCII string holds no surrogate (JSON parameters)
+        return text
     if _SURROGATE.search(text):
         text = _SURROGATE.sub("\ufffd", text)
     return text

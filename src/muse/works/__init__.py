@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         chapter_hashes,
         chapter_lengths,
         chapter_revisions,
+        chapter_revisions_digest,
         create_work,
         current_revision,
         find_imported_work,
@@ -66,6 +67,7 @@ __all__ = [
     "chapter_hashes",
     "chapter_history",
     "chapter_revisions",
+    "chapter_revisions_digest",
     "chapter_bytes_after",
     "create_work",
     "current_revision",
@@ -111,6 +113,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "catalog": (
         "chapter_hashes",
         "chapter_revisions",
+        "chapter_revisions_digest",
         "chapter_bytes_after",
         "create_work",
         "current_revision",

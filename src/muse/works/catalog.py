@@ -26,6 +26,7 @@ from sqlalchemy import (
 
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound
+from muse.store.digest import pairs_digest
 from muse.works.contracts import (
     ChapterInfo,
     ChapterText,
@@ -324,6 +325,14 @@ def chapter_revisions(conn: Connection, work_id: int) -> dict[int, int]:
         select(chapters.c.number, chapters.c.current_revision).where(chapters.c.work_id == work_id)
     )
     return {number: revision for number, revision in rows}
+
+
+def chapter_revisions_digest(conn: Connection, work_id: int) -> str:
+    """Every chapter's ``number:revision`` in one string (``store.digest``): equal to another
+    digest of the same pairs only when the pairs are equal."""
+    return pairs_digest(
+        conn, chapters.c.number, chapters.c.current_revision, chapters.c.work_id == work_id
+    )
 
 
 def chapter_lengths(conn: Connection, work_id: int) -> list[tuple[int, int]]:

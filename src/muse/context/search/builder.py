@@ -36,10 +36,12 @@ from muse.context.search.tokenizer import TOKENIZER_VERSION, Tokenizer, normaliz
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
 from muse.core.segmentation import rjieba_version
+from muse.store.digest import pairs_digest
 from muse.store.jobs import enqueue
 from muse.works import (
     ChapterText,
     chapter_revisions,
+    chapter_revisions_digest,
     get_chapter_text,
     get_work_row,
     iter_chapter_texts,
@@ -355,10 +357,16 @@ def refresh_index(conn: Connection, work_id: int) -> str:
     current = index_version(conn, work_id)
     if built_version(conn, work_id) != current:
         return rebuild_index(conn, work_id).index_version
+    indexed_pairs = pairs_digest(
+        conn,
+        search_index_chapters.c.chapter,
+        search_index_chapters.c.revision,
+        search_index_chapters.c.work_id == work_id,
+    )
+    if chapter_revisions_digest(conn, work_id) == indexed_pairs:  # the usual case: one row each
+        return current
     canonical = chapter_revisions(conn, work_id)
     indexed = _indexed_revisions(conn, work_id)
-    if canonical == indexed:  # the usual case (a write refreshes twice): nothing to do
-        return current
     for number in sorted(n for n, rev in canonical.items() if indexed.get(n) != rev):
         index_chapter(conn, work_id, number)
     for number in sorted(set(indexed) - set(canonical)):
