@@ -16,12 +16,18 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
 	$(BIN)/python -m compileall -q src
-	$(BIN)/python -m muse.agents.template_cache
 	touch $(STAMP)
 
-install: $(STAMP)
+# The prompt templates compiled once (muse.agents.template_cache), again whenever one changes.
+TEMPLATES := $(shell find src/muse/agents/prompts -name '*.j2')
+TEMPLATE_STAMP := src/muse/agents/prompts/__jinjacache__/.stamp
+$(TEMPLATE_STAMP): $(TEMPLATES) | $(STAMP)
+	$(BIN)/python -m muse.agents.template_cache
+	touch $(TEMPLATE_STAMP)
 
-demo: $(STAMP)
+install: $(STAMP) $(TEMPLATE_STAMP)
+
+demo: install
 	$(BIN)/python -m muse.demo
 
 # pytest-xdist workers for `make test` (`make test XDIST=` runs in one process). Each worker
@@ -32,7 +38,7 @@ XDIST ?= -n 2 --dist worksteal
 
 # The whole suite on SQLite, then again on PostgreSQL when MUSE_TEST_DATABASE_URL is set.
 # The suite includes the layer check (tests/test_layers.py), so CI enforces it.
-test: $(STAMP)
+test: install
 	$(BIN)/python -m pytest tests -p no:randomly $(XDIST)
 	@if [ -n "$$MUSE_TEST_DATABASE_URL" ]; then \
 		echo "== PostgreSQL: $$MUSE_TEST_DATABASE_URL =="; \
@@ -41,13 +47,13 @@ test: $(STAMP)
 		echo "MUSE_TEST_DATABASE_URL is not set: PostgreSQL run skipped (CI sets it)."; \
 	fi
 
-lint: $(STAMP)
+lint: install
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy src
 	$(BIN)/python -m pytest tests/test_layers.py -q -p no:randomly
 
-bench: $(STAMP)
+bench: install
 	for b in bench/*.py; do case $$b in */synthetic_book.py) ;; *) $(BIN)/python $$b || exit 1;; esac; done
 
 clean:
