@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from muse.quality.entities import tagged_entities
+from muse.core.segmentation import shared_jieba
+from muse.quality.entities import ordinary_pair, tagged_entities
 
 SAMPLE = Path(__file__).parent / "fixtures" / "ner_sample.txt"
 
@@ -43,12 +44,38 @@ CASES = (
     Case("会视之，艾亦大骂。", (), "a short name and the sentence going on (亦 …)"),
     Case("在下秦无衣，见过诸位。", ("秦无衣",), "a given name opening with a verb stays a name"),
     Case("林远舟推门而入。", ("林远舟",), "a given name opening with an adjective stays a name"),
+    # issue 18: 三国演义 chapter 55; jieba's dictionary tags 管家婆 a person
+    Case(
+        "玄德见孙夫人房中，两边枪刀森列，侍婢皆佩剑，不觉失色。管家婆进曰：“贵人休得惊惧。”",
+        (),
+        "a common noun and a form of address is a role: 管家 + 婆",
+    ),
 )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.rule for c in CASES])
 def test_rules(case: Case) -> None:
     assert tuple(e.text for e in tagged_entities(case.text)) == case.found
+
+
+@pytest.mark.parametrize(
+    ("word", "ordinary"),
+    [
+        ("白甲", True),  # 「制办白旗白甲」: adjective + noun
+        ("黄胖", True),  # 「食痨病黄胖和尚」: adjective + adjective
+        ("盛水", True),  # 「为无盛水之具」: verb + noun
+        ("尚温", True),  # 「其酒尚温」: adverb first
+        ("宗祖", True),  # 「祭祀宗祖」: 祖宗 reversed
+        ("高览", True),  # a real general, read as ordinary words: the chapter decides (names.py)
+        ("范疆", False),
+        ("张达", False),
+        ("李意", False),
+        ("韩烈", False),
+        ("林远舟", False),  # two characters only
+    ],
+)
+def test_ordinary_pair(word: str, ordinary: bool) -> None:
+    assert ordinary_pair(shared_jieba(), word) is ordinary
 
 
 def test_offsets_address_the_text_and_shift() -> None:

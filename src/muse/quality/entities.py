@@ -21,7 +21,8 @@ frozen context nor declared as new settings. Two sources of names:
      reported;
    * a compound surname jieba cut off its given name (慕容 + 秋, 夏侯 + 雪衣) is joined back, and
      so is a single surname cut off its given name (苏 + 晚晴) when the name occurs twice;
-   * dictionary words tagged as a person that are **3 or more characters** (赵无极);
+   * dictionary words tagged as a person that are **3 or more characters** (赵无极), unless
+     they are a dictionary common noun and a form of address (管家 + 婆: a role);
    * a noun of two characters followed by a **place or organisation suffix** (镇、城、峰、宗、
      门、派 …) that jieba left apart: 青石 + 镇 → 青石镇, 落霞 + 峰 → 落霞峰.
 
@@ -391,6 +392,7 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
             and tag in PERSON_TAGS
             and _person_like(jieba, word)
             and word[-1] not in AFTER_NAME
+            and not _role_word(jieba, word)
         ):
             return EntitySpan(word, pos, pos + len(word), "dictionary")
         return None
@@ -427,6 +429,29 @@ def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
 
 
 CLAUSE_TAGS = ("d", "p", "c")  # adverb, preposition, conjunction: 亦、用、而 …
+# what a character is used for when it is no name: jieba's dictionary tag of it on its own
+MODIFIER_TAGS = frozenset({"a", "v", "d"})  # adjective, verb, adverb: 白、盛、尚 …
+CONTENT_TAGS = frozenset({"n", "ng", "a", "ag", "v", "vg"})  # noun, adjective, verb: 甲、水、胖
+
+
+def _role_word(jieba: rjieba.Jieba, word: str) -> bool:
+    """A common noun of the dictionary and a form of address (管家 + 婆, 老婆 + 婆, 尚书 + 郎):
+    a role, not a name, though jieba's dictionary tags the whole a person."""
+    return word[-1] in ADDRESS and _word_tag(jieba, word[:-1]) == "n"
+
+
+def ordinary_pair(jieba: rjieba.Jieba, word: str) -> bool:
+    """Whether a two-character word reads as an ordinary word by jieba's dictionary: its first
+    character is an adverb (尚温: 「其酒尚温」), or an adjective or a verb before a noun, adjective
+    or verb (白甲, 黄绢, 盛水, 黄胖), or the word reversed is a dictionary word (宗祖 → 祖宗).
+    A surname of this kind (白、高、黄、关 …) still leads real names (黄盖, 关平); the caller
+    keeps those where the chapter treats the word as a name."""
+    if len(word) != 2 or not all_han(word):
+        return False
+    first, second = (jieba.tag(c, hmm=False)[0][1] for c in word)
+    if first == "d" or first in MODIFIER_TAGS and second in CONTENT_TAGS:
+        return True
+    return jieba.has_word(word[::-1])
 
 
 def _word_tag(jieba: rjieba.Jieba, word: str) -> str:

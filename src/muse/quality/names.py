@@ -37,7 +37,14 @@ from muse.core.segmentation import shared_jieba
 from muse.core.text import normalize_text
 from muse.knowledge import TermMatcher
 from muse.planning import FineOutline
-from muse.quality.entities import NUMERALS, EntityLexicon, tagged_entities
+from muse.quality.entities import (
+    AFTER_NAME,
+    NUMERALS,
+    TITLES,
+    EntityLexicon,
+    ordinary_pair,
+    tagged_entities,
+)
 from muse.quality.findings import Finding
 from muse.quality.leak import LeakLexicon
 from muse.quality.surnames import COMPOUND, surname_of
@@ -56,6 +63,8 @@ _ACTION_CUE = re.compile(
     r"[道曰说问答笑叹喝骂])"
 )
 COUNTED = frozenset("将人位名员骑")  # what follows a number of people: 二将、三人
+# the last character of a post right before a name: 部将潘凤、太守王匡、主簿阎象、仓官王垕
+POST_END = frozenset("将守史尉督簿官")
 # categories by priority: a later one wins when a string is in several sets
 KNOWN, TAGGED, DECLARED, LEAK, CONTEXT = "known", "tagged", "declared", "leak", "context"
 DEBUT = "debut"  # a name of a person the outline introduces in this chapter
@@ -333,12 +342,22 @@ def _worth_reporting(body: str, span: _Span) -> bool:
     comes back), it is introduced as one (在下…, 名叫…), it carries a compound surname, or it
     has a surname and a one- or two-character given name and speaks or acts right after it
     (林远舟推门而入, 韩烈冷笑道). A word the tagger found once, with no such sign, is the
-    tagger's noise far more often than a name on real prose (bench/detector_recall.py)."""
+    tagger's noise far more often than a name on real prose (bench/detector_recall.py).
+
+    A surname and one character that together read as an ordinary word (``ordinary_pair``:
+    白甲, 宗祖, 尚温) must in addition be read as a name somewhere in the chapter
+    (``_read_as_name``), however often they recur: 「白旗白甲」 is armour, 「张飞…部将范疆、张达」
+    are people."""
     surname = surname_of(span.term)
     given = span.term[len(surname) :] if surname else ""
     if given and all(c in NUMERALS for c in given) and body[span.end : span.end + 1] in COUNTED:
         return False  # 「徐、丁二将」: two generals, 徐 and 丁, not one 丁二
-    if span.category == "title" or body.count(span.term) >= 2:
+    if span.category == "title":
+        return True
+    ordinary = len(given) == 1 and len(span.term) == 2 and ordinary_pair(shared_jieba(), span.term)
+    if ordinary and not _read_as_name(body, span.term):
+        return False  # 「白旗白甲」「祭祀宗祖」: no sign of a name anywhere in the chapter
+    if body.count(span.term) >= 2:
         return True
     if surname in COMPOUND:
         return True
@@ -346,6 +365,24 @@ def _worth_reporting(body: str, span: _Span) -> bool:
     if shaped and _ACTION_CUE.match(body, span.end):
         return True
     return _NAMING_CUE.search(body, max(0, span.start - 4), span.start) is not None
+
+
+def _read_as_name(body: str, term: str) -> bool:
+    """Whether the chapter treats ``term`` as a name somewhere: introduced as one (在下…), after a
+    post (太守王匡) or a form of address, in a list (范疆、张达), or followed by what follows a
+    person (曰、道、为、领 …, or a speech or action verb)."""
+    at = body.find(term)
+    while at >= 0:
+        end = at + len(term)
+        before, after = body[at - 1 : at] if at else "", body[end : end + 1]
+        if after in AFTER_NAME or "、" in (before, after) or _ACTION_CUE.match(body, end):
+            return True
+        if before in POST_END or body[max(0, at - 2) : at] in TITLES:
+            return True
+        if _NAMING_CUE.search(body, max(0, at - 4), at):
+            return True
+        at = body.find(term, end)
+    return False
 
 
 def _unknown_finding(body: str, span: _Span, count: int, lexicon: EntityLexicon) -> Finding:
