@@ -50,6 +50,13 @@ CASES = (
         (),
         "a common noun and a form of address is a role: 管家 + 婆",
     ),
+    # 三国演义 chapters 89 and 95: 诸葛 alone is 诸葛亮, and what follows it is no given name
+    Case(
+        "又望北指曰：“任诸葛神机妙算，难以施设！”",
+        (),
+        "no given name cut out of a longer dictionary word: 诸葛 + 神机妙算",
+    ),
+    Case("瑶琴三尺胜雄师，诸葛西城退敌时。", (), "no given name that is a dictionary place"),
 )
 
 

@@ -170,6 +170,33 @@ def test_unknown_entity_noise_filters(named, lexicons, body, reported):  # noqa:
             {"高览"},  # ordinary words by the dictionary, a general by the list he stands in
             set(),
         ),
+        (  # 三国演义 chapter 23: a name the chapter writes alone, then a verb (进曰)
+            (
+                "表问众谋士曰：“袁本初又遣使来，曹孟德又差祢衡在此，当从何便？”从事中郎将韩嵩进"
+                "曰：“今两雄相持，将军若欲有为，乘此破敌可也。”",
+                "荀彧曰：“韩嵩来观动静，未有微功，重加此禄。”",
+            ),
+            {"韩嵩"},
+            {"韩嵩进"},
+        ),
+        (  # 三国演义 chapter 11: 薛兰守兖州 is 薛兰 guarding 兖州
+            (
+                "吕布知曹操回兵，已过滕县，召副将薛兰、李封曰：“吾欲用汝二人久矣。”",
+                "遂不用陈宫之言，而用薛兰守兖州而行。",
+                "曹操笑曰：“吕布无谋之辈，故教薛兰守兖州，自往濮阳，安得此处有埋伏耶！”",
+            ),
+            {"薛兰"},
+            {"薛兰守"},
+        ),
+        (  # 西游记 chapter 21: 黄风 alone is no name here (黄风岭黄风洞), so 黄风怪 is one
+            (
+                "只见那门上有六个大字，乃“黄风岭黄风洞”，却便丁字脚站定，执着棒。",
+                "那黄风怪正坐间，问：“有何事？”",
+                "菩萨道：“我受了如来法令，在此镇押黄风怪。”",
+            ),
+            {"黄风怪"},
+            set(),
+        ),
     ],
 )
 def test_ordinary_words_are_advice_only_when_read_as_names(  # noqa: F811

@@ -308,7 +308,7 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
     spans: list[EntitySpan] = []
     previous: tuple[str, str, int] | None = None
     pos = offset
-    tokens = list(_joined_surnames(jieba.tag(text, hmm=True)))
+    tokens = list(_joined_surnames(jieba, jieba.tag(text, hmm=True)))
     for word, tag in tokens:
         # the first tests of _suffixed and _entity, inline: most tokens fail them
         merged = (
@@ -331,7 +331,9 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
     return spans
 
 
-def _joined_surnames(tokens: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+def _joined_surnames(
+    jieba: rjieba.Jieba, tokens: Iterable[tuple[str, str]]
+) -> Iterator[tuple[str, str]]:
     """jieba's tokens, with a compound surname joined to the given name it was cut from."""
     tokens = list(tokens)
     i = 0
@@ -340,7 +342,7 @@ def _joined_surnames(tokens: Iterable[tuple[str, str]]) -> Iterator[tuple[str, s
         nxt = tokens[i + 1][0] if i + 1 < len(tokens) else ""
         given = None
         if word in COMPOUND or len(word) == 3 and word[:2] in COMPOUND and len(nxt) == 1:
-            given = _given_after(word, nxt)
+            given = _given_after(jieba, nxt)
         if given is not None:
             yield word + given, "nr"
             if given != nxt:
@@ -351,12 +353,16 @@ def _joined_surnames(tokens: Iterable[tuple[str, str]]) -> Iterator[tuple[str, s
         i += 1
 
 
-def _given_after(surname: str, nxt: str) -> str | None:
-    """The given name at the start of ``nxt`` (one or two characters), or None."""
+def _given_after(jieba: rjieba.Jieba, nxt: str) -> str | None:
+    """The given name at the start of ``nxt`` (one or two characters), or None: none in a
+    dictionary word of three or more characters (诸葛 + 神机妙算) and none that is a dictionary
+    place (诸葛 + 西城: 「诸葛西城退敌时」)."""
     if not nxt or not all_han(nxt) or nxt[0] in AFTER_NAME or nxt[0] in PARTICLES:
         return None
+    if len(nxt) >= 3 and jieba.has_word(nxt):
+        return None
     if len(nxt) <= 2 and nxt[-1] not in AFTER_NAME:
-        return nxt
+        return None if len(nxt) == 2 and word_tag(jieba, nxt) == "ns" else nxt
     return nxt[:1]
 
 
@@ -423,7 +429,7 @@ def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
         return False
     if any(c in PARTICLES for c in given):  # 蒋奇 + 之
         return False
-    if len(given) == 2 and (_word_tag(jieba, given).startswith("v") or _opens_clause(jieba, given)):
+    if len(given) == 2 and (word_tag(jieba, given).startswith("v") or _opens_clause(jieba, given)):
         return False
     return not (len(given) == 2 and given[0] == given[1] and jieba.has_word(given))
 
@@ -437,7 +443,12 @@ CONTENT_TAGS = frozenset({"n", "ng", "a", "ag", "v", "vg"})  # noun, adjective, 
 def _role_word(jieba: rjieba.Jieba, word: str) -> bool:
     """A common noun of the dictionary and a form of address (管家 + 婆, 老婆 + 婆, 尚书 + 郎):
     a role, not a name, though jieba's dictionary tags the whole a person."""
-    return word[-1] in ADDRESS and _word_tag(jieba, word[:-1]) == "n"
+    return word[-1] in ADDRESS and word_tag(jieba, word[:-1]) == "n"
+
+
+def char_tag(jieba: rjieba.Jieba, char: str) -> str:
+    """jieba's dictionary tag of one character on its own."""
+    return jieba.tag(char, hmm=False)[0][1]
 
 
 def ordinary_pair(jieba: rjieba.Jieba, word: str) -> bool:
@@ -448,13 +459,13 @@ def ordinary_pair(jieba: rjieba.Jieba, word: str) -> bool:
     keeps those where the chapter treats the word as a name."""
     if len(word) != 2 or not all_han(word):
         return False
-    first, second = (jieba.tag(c, hmm=False)[0][1] for c in word)
+    first, second = (char_tag(jieba, c) for c in word)
     if first == "d" or first in MODIFIER_TAGS and second in CONTENT_TAGS:
         return True
     return jieba.has_word(word[::-1])
 
 
-def _word_tag(jieba: rjieba.Jieba, word: str) -> str:
+def word_tag(jieba: rjieba.Jieba, word: str) -> str:
     """The dictionary's tag of ``word`` when it is one dictionary word, else ""."""
     if not jieba.has_word(word):
         return ""

@@ -40,10 +40,13 @@ from muse.planning import FineOutline
 from muse.quality.entities import (
     AFTER_NAME,
     NUMERALS,
+    PERSON_TAGS,
     TITLES,
     EntityLexicon,
+    char_tag,
     ordinary_pair,
     tagged_entities,
+    word_tag,
 )
 from muse.quality.findings import Finding
 from muse.quality.leak import LeakLexicon
@@ -357,6 +360,8 @@ def _worth_reporting(body: str, span: _Span) -> bool:
     ordinary = len(given) == 1 and len(span.term) == 2 and ordinary_pair(shared_jieba(), span.term)
     if ordinary and not _read_as_name(body, span.term):
         return False  # 「白旗白甲」「祭祀宗祖」: no sign of a name anywhere in the chapter
+    if len(span.term) >= 3 and _name_then_verb(body, span.term):
+        return False
     if body.count(span.term) >= 2:
         return True
     if surname in COMPOUND:
@@ -365,6 +370,20 @@ def _worth_reporting(body: str, span: _Span) -> bool:
     if shaped and _ACTION_CUE.match(body, span.end):
         return True
     return _NAMING_CUE.search(body, max(0, span.start - 4), span.start) is not None
+
+
+def _name_then_verb(body: str, term: str) -> bool:
+    """「韩嵩进曰」「薛兰守兖州」: the word is a name the chapter also writes alone as a name
+    (韩嵩来观动静), then a verb (进): the sentence going on, not a longer name."""
+    jieba, head = shared_jieba(), term[:-1]
+    if head in COMPOUND:  # 公孙 + 修: a surname alone is no name (公孙渊 and 公孙修 are two)
+        return False
+    if jieba.has_word(head) and word_tag(jieba, head) not in PERSON_TAGS:
+        return False  # 黄袍 + 怪: a common word, and 黄袍怪 a name made of it
+    if char_tag(jieba, term[-1]) != "v":
+        return False
+    # the head written alone, and read as a name there (韩嵩来观动静; not 黄风 of 黄风岭)
+    return _read_as_name(body.replace(term, "\0" * len(term)), head)
 
 
 def _read_as_name(body: str, term: str) -> bool:
