@@ -57,6 +57,9 @@ CASES = (
         "no given name cut out of a longer dictionary word: 诸葛 + 神机妙算",
     ),
     Case("瑶琴三尺胜雄师，诸葛西城退敌时。", (), "no given name that is a dictionary place"),
+    # 西游记 chapters 54 and 67: a verb or an adjective and a suffix is no place
+    Case("似此招赘之事，天下虽有，托国之富，世上实稀。", (), "a verb and 国: 托国之富"),
+    Case("村舍人家皆闭户，满庄儿女尽藏头。", (), "an adjective and 庄: 满庄儿女"),
 )
 
 

@@ -409,7 +409,10 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
     if any(c in PARTICLES for c in word):
         return None
     person = tag in PERSON_TAGS and _person_like(jieba, word)
-    place = len(word) >= 2 and word[-1] in PLACE_ORG_SUFFIXES
+    # 定国、满庄: a verb, adjective or adverb and a suffix (「安邦定国」「满庄儿女」), no place
+    place = word[-1] in PLACE_ORG_SUFFIXES and (
+        len(word) > 2 or len(word) == 2 and char_tag(jieba, word[0]) not in MODIFIER_TAGS
+    )
     if not (person or place) or word[-1] in AFTER_NAME:
         return None
     return EntitySpan(word, pos, pos + len(word), "coined")
