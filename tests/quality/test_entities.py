@@ -76,6 +76,7 @@ def test_rules(case: Case) -> None:
         ("盛水", True),  # 「为无盛水之具」: verb + noun
         ("尚温", True),  # 「其酒尚温」: adverb first
         ("宗祖", True),  # 「祭祀宗祖」: 祖宗 reversed
+        ("茅庵", True),  # 「草舍茅庵」: noun + noun
         ("高览", True),  # a real general, read as ordinary words: the chapter decides (names.py)
         ("范疆", False),
         ("张达", False),

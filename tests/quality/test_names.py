@@ -188,6 +188,14 @@ def test_unknown_entity_noise_filters(named, lexicons, body, reported):  # noqa:
             {"薛兰"},
             {"薛兰守"},
         ),
+        (  # 西游记 chapter 46: a noun and a verb (武 + 洗), the bath of the contest
+            (
+                "行者合掌道：“不知文洗武洗？”国王道：“文洗如何？武洗如何？”",
+                "武洗要取一张衣架，一条手巾，脱了衣服，跳将下去，任意翻筋斗，竖蜻蜓，当耍而洗也。",
+            ),
+            set(),
+            {"武洗"},
+        ),
         (  # 西游记 chapter 21: 黄风 alone is no name here (黄风岭黄风洞), so 黄风怪 is one
             (
                 "只见那门上有六个大字，乃“黄风岭黄风洞”，却便丁字脚站定，执着棒。",
