@@ -60,6 +60,14 @@ CASES = (
     # 西游记 chapters 54 and 67: a verb or an adjective and a suffix is no place
     Case("似此招赘之事，天下虽有，托国之富，世上实稀。", (), "a verb and 国: 托国之富"),
     Case("村舍人家皆闭户，满庄儿女尽藏头。", (), "an adjective and 庄: 满庄儿女"),
+    # 三国演义 chapters 107 and 113
+    Case("霸曰：“若等羌兵到，麴山二城皆陷矣。”", (), "a count of places: 麴山 + 二城"),
+    Case(
+        "出屯武昌，又尽将武库内军器与之。于是将军魏邈、武卫士施朔二人密奏孙休曰："
+        "“调兵在外，又搬尽武库内军器，早晚必为变矣。”",
+        ("魏邈", "施朔", "孙休"),
+        "a common noun and a locative: 武库 + 内",
+    ),
 )
 
 

@@ -68,6 +68,7 @@ PLACE_ORG_SUFFIXES = frozenset("镇城村峰谷宗门派帮寨殿阁宫府岛洲
 # a single character the HMM tends to glue in front of a name: 「奉云岚宗」「过云岚宗」
 LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟去来是连将让叫")
 PARTICLES = frozenset("之的了着地得吗呢吧啊么")
+LOCATIVES = frozenset("内中里外上下前后")  # where in a thing: 武库 + 内
 LEADING_VERB = frozenset("取攻至保守入出到往向在于自从现过近离回奔投围破据")
 PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
 # what follows a name in a sentence, never the end of a given name: 「慕容秋说罢」
@@ -409,9 +410,12 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
     if any(c in PARTICLES for c in word):
         return None
     person = tag in PERSON_TAGS and _person_like(jieba, word)
-    # 定国、满庄: a verb, adjective or adverb and a suffix (「安邦定国」「满庄儿女」), no place
-    place = word[-1] in PLACE_ORG_SUFFIXES and (
-        len(word) > 2 or len(word) == 2 and char_tag(jieba, word[0]) not in MODIFIER_TAGS
+    # 定国、满庄: a verb, adjective or adverb and a suffix (「安邦定国」「满庄儿女」), no place;
+    # 山二城: a count of places (「麴山二城」)
+    place = (
+        word[-1] in PLACE_ORG_SUFFIXES
+        and word[-2] not in NUMERALS
+        and (len(word) > 2 or char_tag(jieba, word[0]) not in MODIFIER_TAGS)
     )
     if not (person or place) or word[-1] in AFTER_NAME:
         return None
@@ -432,6 +436,8 @@ def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
         return False
     if any(c in PARTICLES for c in given):  # 蒋奇 + 之
         return False
+    if len(word) == 3 and word[-1] in LOCATIVES and word_tag(jieba, word[:2]) == "n":
+        return False  # 武库 + 内: a common noun and where in it (「又尽将武库内军器与之」)
     if len(given) == 2 and (word_tag(jieba, given).startswith("v") or _opens_clause(jieba, given)):
         return False
     return not (len(given) == 2 and given[0] == given[1] and jieba.has_word(given))
