@@ -60,7 +60,9 @@ CASES = (
     # 西游记 chapters 54 and 67: a verb or an adjective and a suffix is no place
     Case("似此招赘之事，天下虽有，托国之富，世上实稀。", (), "a verb and 国: 托国之富"),
     Case("村舍人家皆闭户，满庄儿女尽藏头。", (), "an adjective and 庄: 满庄儿女"),
-    # 三国演义 chapters 107 and 113
+    # 三国演义 chapters 11, 53, 107 and 113
+    Case("当日献计曰：“某愿亲往北海郡，求孔融起兵救援。”", (), "a dictionary place and 郡: 北海"),
+    Case("孔明就在马上袖占一课，曰：“长沙郡已得。”", (), "a dictionary place and 郡: 长沙"),
     Case("霸曰：“若等羌兵到，麴山二城皆陷矣。”", (), "a count of places: 麴山 + 二城"),
     Case(
         "出屯武昌，又尽将武库内军器与之。于是将军魏邈、武卫士施朔二人密奏孙休曰："

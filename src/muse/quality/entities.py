@@ -55,7 +55,7 @@ from muse.core.segmentation import shared_jieba
 from muse.core.text import all_han
 from muse.knowledge import TermAppearance, card_type, term_appearances
 from muse.quality.leak import dating_owners
-from muse.quality.surnames import COMPOUND, surname_of
+from muse.quality.surnames import COMPOUND, TITLES, surname_of
 from muse.works import chapter_hashes, chapter_texts_after
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
 NOUN_TAGS = frozenset({"n", "ng", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
 # suffixes that make a coined place or organisation name (spec 000 §4: 地名、组织)
 PLACE_ORG_SUFFIXES = frozenset("镇城村峰谷宗门派帮寨殿阁宫府岛洲州郡国庄堡寺观楼塔崖洞")
+DIVISIONS = frozenset("郡州城")  # 长沙郡 is 长沙 (but 武安国 a man, 昭阳宫 a palace)
 # a single character the HMM tends to glue in front of a name: 「奉云岚宗」「过云岚宗」
 LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟去来是连将让叫")
 PARTICLES = frozenset("之的了着地得吗呢吧啊么")
@@ -77,61 +78,6 @@ AFTER_NAME = frozenset(
     "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有谏"
 )
 MAX_CHARS = 6
-# a surname with these after it addresses a person by title or kinship (司马太尉、刘郎、卞氏、
-# 宣王), or counts people (朱二人): no given name, so no new name
-TITLES = frozenset(
-    [
-        "太尉",
-        "丞相",
-        "将军",
-        "司徒",
-        "司空",
-        "太守",
-        "刺史",
-        "都督",
-        "先生",
-        "夫人",
-        "公子",
-        "小姐",
-        "老爷",
-        "大人",
-        "娘子",
-        "姑娘",
-        "太后",
-        "皇后",
-        "主公",
-        "元帅",
-        "校尉",
-        "军师",
-        "侍郎",
-        "尚书",
-        "大夫",
-        "使君",
-        "长老",
-        "道长",
-        "师父",
-        "师兄",
-        "师姐",
-        "师妹",
-        "师弟",
-        "掌门",
-        "宗主",
-        "总裁",
-        "老板",
-        "经理",
-        "医生",
-        "老师",
-        "同学",
-        "警官",
-        "队长",
-        "阿姨",
-        "叔叔",
-        "大哥",
-        "大姐",
-        "老头",
-        "老太",
-    ]
-)
 ADDRESS = frozenset("郎公氏婆翁叟伯叔兄弟妹姐娘嫂王帝侯妃爷")
 NUMERALS = frozenset("一二三四五六七八九十两百千万几众诸")  # 二人、两位: not 一凡、三丰
 
@@ -313,7 +259,7 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
     for word, tag in tokens:
         # the first tests of _suffixed and _entity, inline: most tokens fail them
         merged = (
-            _suffixed(previous, word, pos)
+            _suffixed(jieba, previous, word, pos)
             if len(word) == 1 and word in PLACE_ORG_SUFFIXES
             else None
         )
@@ -487,10 +433,14 @@ def _opens_clause(jieba: rjieba.Jieba, given: str) -> bool:
     return jieba.tag(given[0], hmm=False)[0][1].startswith(CLAUSE_TAGS)
 
 
-def _suffixed(previous: tuple[str, str, int] | None, word: str, pos: int) -> EntitySpan | None:
+def _suffixed(
+    jieba: rjieba.Jieba, previous: tuple[str, str, int] | None, word: str, pos: int
+) -> EntitySpan | None:
     if previous is None or len(word) != 1 or word not in PLACE_ORG_SUFFIXES:
         return None
     prev_word, prev_tag, prev_pos = previous
     if len(prev_word) != 2 or prev_tag not in NOUN_TAGS or not all_han(prev_word):
         return None
+    if word in DIVISIONS and word_tag(jieba, prev_word) == "ns":
+        return None  # 长沙 + 郡: a place of the dictionary and its division, the same place
     return EntitySpan(prev_word + word, prev_pos, pos + 1, "suffix")

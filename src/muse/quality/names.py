@@ -41,7 +41,6 @@ from muse.quality.entities import (
     AFTER_NAME,
     NUMERALS,
     PERSON_TAGS,
-    TITLES,
     EntityLexicon,
     char_tag,
     ordinary_pair,
@@ -50,7 +49,7 @@ from muse.quality.entities import (
 )
 from muse.quality.findings import Finding
 from muse.quality.leak import LeakLexicon
-from muse.quality.surnames import COMPOUND, surname_of
+from muse.quality.surnames import COMPOUND, TITLES, surname_of
 
 _TITLE = re.compile(r"《([^《》\n]{1,40})》")
 # words that introduce a name right before it: 「在下慕容秋」「一个名叫林远的少年」
