@@ -7,7 +7,8 @@ are code points of the stored body) is matched leftmost-longest against the unio
   found in the context's own texts: prose evidence, fact evidence, narrative state …),
 * the names the writer declared as new settings (``newSettingDeclarations``),
 * the leak lexicon and the work's known names (entity lexicon, and the leak lexicon's ``known``),
-* when the unknown-entity check runs, the proper-noun-like words the tagger finds in the body.
+* when the unknown-entity check runs, the proper-noun-like words the tagger finds in the body,
+  and the names the body gives in a self-introduction and uses again (在下…, 名唤…).
 
 The longest match wins, so a leak term inside a longer known or in-context name is not a leak
 (小明 inside 王小明). A person the fine outline introduces in this chapter (a required entity
@@ -40,6 +41,7 @@ from muse.planning import FineOutline
 from muse.quality.entities import (
     AFTER_NAME,
     NUMERALS,
+    PARTICLES,
     PERSON_TAGS,
     EntityLexicon,
     char_tag,
@@ -163,11 +165,33 @@ def name_findings(
         for start, end in _gaps(spans, len(body)):
             for e in tagged_entities(body[start:end], start):
                 categories.setdefault(e.text, TAGGED)
+        for term in _introduced(body):
+            categories.setdefault(term, TAGGED)
     spans = list(_matches(body, categories))
     findings = _leaks(body, spans, leak_lexicon) if leak_lexicon is not None else []
     if entity_lexicon is not None:
         findings += _unknown(body, spans, shown, declared, entity_lexicon)
     return findings
+
+
+# a self-introduction and the name it gives, up to the first punctuation: 「在下东方璃，」
+_INTRODUCED = re.compile(
+    r"(?:在下|我乃|名叫|名唤|唤作|唤做)([\u4e00-\u9fff]{2,4})[，。！？、：；”]"
+)
+
+
+def _introduced(body: str) -> set[str]:
+    """Names a character gives right after 在下、我乃、名叫 … that the chapter uses again and
+    jieba's dictionary does not hold: a coined name the tagger may miss (东方璃: 东方 is no
+    surname of ``surnames.py``, being mostly an ordinary word)."""
+    jieba = shared_jieba()
+    return {
+        name
+        for name in _INTRODUCED.findall(body)
+        if body.count(name) >= 2
+        and not jieba.has_word(name)
+        and not any(c in PARTICLES for c in name)
+    }
 
 
 def debut_terms(context: WriterContext, leak: LeakLexicon | None) -> set[str]:
