@@ -60,6 +60,10 @@ CASES = (
     # 西游记 chapters 54 and 67: a verb or an adjective and a suffix is no place
     Case("似此招赘之事，天下虽有，托国之富，世上实稀。", (), "a verb and 国: 托国之富"),
     Case("村舍人家皆闭户，满庄儿女尽藏头。", (), "an adjective and 庄: 满庄儿女"),
+    # a surname jieba cut from its given name, named once and then a gesture
+    Case("顾长歌推门而入，向众人点了点头。", ("顾长歌",), "顾长 + 歌, then a gesture"),
+    Case("苏晚晴推门而入，向众人点了点头。", ("苏晚晴",), "苏 + 晚晴, then a gesture"),
+    Case("全不知一毫礼体！索性不开口便也罢了。", (), "a dictionary word is no cut surname: 索性"),
     # 三国演义 chapters 11, 53, 107 and 113
     Case("当日献计曰：“某愿亲往北海郡，求孔融起兵救援。”", (), "a dictionary place and 郡: 北海"),
     Case("孔明就在马上袖占一课，曰：“长沙郡已得。”", (), "a dictionary place and 郡: 长沙"),

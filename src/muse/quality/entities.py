@@ -20,7 +20,8 @@ frozen context nor declared as new settings. Two sources of names:
      many ordinary words names (湛湛, 开根, 马上遥); without a surname or a suffix they are not
      reported;
    * a compound surname jieba cut off its given name (慕容 + 秋, 夏侯 + 雪衣) is joined back, and
-     so is a single surname cut off its given name (苏 + 晚晴) when the name occurs twice;
+     so is a single surname cut off its given name (苏 + 晚晴) when the name occurs twice or a
+     gesture follows it (推门、冷笑、拱手 …);
    * dictionary words tagged as a person that are **3 or more characters** (赵无极), unless
      they are a dictionary common noun and a form of address (管家 + 婆: a role);
    * a noun of two characters followed by a **place or organisation suffix** (镇、城、峰、宗、
@@ -41,6 +42,7 @@ block.
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
@@ -78,6 +80,12 @@ AFTER_NAME = frozenset(
     "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有谏"
 )
 MAX_CHARS = 6
+# what only a person does, right after their name: 「顾长歌推门而入」「苏晚晴冷笑一声」
+GESTURE = re.compile(
+    r"(?:[又便却也正忽已都才就还只先])?(?:连忙|急忙|赶紧|微微|轻轻|缓缓|冷冷|淡淡)?"
+    r"(?:说道|笑道|问道|答道|冷笑|苦笑|点头|点了点头|摇头|摇了摇头|皱眉|抬头|低头|起身|站起|"
+    r"转身|推门|走进|拱手|抱拳|拔剑|挥手|伸手|开口)"
+)
 ADDRESS = frozenset("郎公氏婆翁叟伯叔兄弟妹姐娘嫂王帝侯妃爷")
 NUMERALS = frozenset("一二三四五六七八九十两百千万几众诸")  # 二人、两位: not 一凡、三丰
 
@@ -317,7 +325,8 @@ def _recurring_names(
     jieba: rjieba.Jieba, text: str, tokens: list[tuple[str, str]], offset: int
 ) -> Iterator[EntitySpan]:
     """Surname + given name that jieba cut apart (苏 + 晚晴, 顾长 + 歌), kept only when the joined
-    name occurs at least twice in ``text``: a recurring unknown word led by a surname."""
+    name occurs at least twice in ``text`` (a recurring unknown word led by a surname) or a
+    person's gesture follows it (「顾长歌推门而入」: ``GESTURE``)."""
     pos = offset
     for (word, _), (nxt, _) in zip(tokens, tokens[1:], strict=False):
         joined = word + nxt
@@ -325,7 +334,11 @@ def _recurring_names(
         if (
             2 <= len(joined) <= 3
             and len(nxt) <= 2
-            and text.count(joined) >= 2
+            and (
+                text.count(joined) >= 2
+                or GESTURE.match(text, pos - offset + len(joined)) is not None
+                and not (len(word) > 1 and jieba.has_word(word))  # 索性 + 不开口: a word cut
+            )
             and all_han(joined)
             and _person_like(jieba, joined)
             and nxt[-1] not in AFTER_NAME
