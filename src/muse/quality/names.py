@@ -176,7 +176,7 @@ def name_findings(
 
 # a self-introduction and the name it gives, up to the first punctuation: 「在下东方璃，」
 _INTRODUCED = re.compile(
-    r"(?:在下|我乃|名叫|名唤|唤作|唤做)([\u4e00-\u9fff]{2,4})[，。！？、：；”]"
+    r"(?:在下|我乃|名[叫唤][做作]?|唤[做作])([\u4e00-\u9fff]{2,4})[，。！？、：；”]"
 )
 
 
