@@ -80,7 +80,9 @@ AFTER_NAME = frozenset(
     "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有谏"
 )
 MAX_CHARS = 6
-# what only a person does, right after their name: 「顾长歌推门而入」「苏晚晴冷笑一声」
+# what only a person does, right after their name: 「顾长歌推门而入」「苏晚晴冷笑一声」; the
+# multi-character part of names.py's action cue (a one-character 道、曰、问 … after a surname
+# and a character joins far more sentence pieces than names: 孔融叱、宫谓邈、左右喝)
 GESTURE = re.compile(
     r"(?:[又便却也正忽已都才就还只先])?(?:连忙|急忙|赶紧|微微|轻轻|缓缓|冷冷|淡淡)?"
     r"(?:说道|笑道|问道|答道|冷笑|苦笑|点头|点了点头|摇头|摇了摇头|皱眉|抬头|低头|起身|站起|"
