@@ -745,7 +745,7 @@ def print_tally(tally: Tally) -> None:
         f"median {statistics.median(advice) if advice else 0}, max {max(advice, default=0)}"
     )
     for number, b, a, findings in tally.real:
-        shown = "；".join(findings[:6]) + (" …" if len(findings) > 6 else "")
+        shown = "；".join(findings)  # every finding: the advice is judged name by name (issue 18)
         print(f"    chapter {number:>3}: {b} blocking, {a} advisory  {shown}")
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from muse.quality.entities import tagged_entities
+from muse.core.segmentation import shared_jieba
+from muse.quality.entities import ordinary_pair, tagged_entities
 
 SAMPLE = Path(__file__).parent / "fixtures" / "ner_sample.txt"
 
@@ -43,12 +44,63 @@ CASES = (
     Case("会视之，艾亦大骂。", (), "a short name and the sentence going on (亦 …)"),
     Case("在下秦无衣，见过诸位。", ("秦无衣",), "a given name opening with a verb stays a name"),
     Case("林远舟推门而入。", ("林远舟",), "a given name opening with an adjective stays a name"),
+    # issue 18: 三国演义 chapter 55; jieba's dictionary tags 管家婆 a person
+    Case(
+        "玄德见孙夫人房中，两边枪刀森列，侍婢皆佩剑，不觉失色。管家婆进曰：“贵人休得惊惧。”",
+        (),
+        "a common noun and a form of address is a role: 管家 + 婆",
+    ),
+    # 三国演义 chapters 89 and 95: 诸葛 alone is 诸葛亮, and what follows it is no given name
+    Case(
+        "又望北指曰：“任诸葛神机妙算，难以施设！”",
+        (),
+        "no given name cut out of a longer dictionary word: 诸葛 + 神机妙算",
+    ),
+    Case("瑶琴三尺胜雄师，诸葛西城退敌时。", (), "no given name that is a dictionary place"),
+    # 西游记 chapters 54 and 67: a verb or an adjective and a suffix is no place
+    Case("似此招赘之事，天下虽有，托国之富，世上实稀。", (), "a verb and 国: 托国之富"),
+    Case("村舍人家皆闭户，满庄儿女尽藏头。", (), "an adjective and 庄: 满庄儿女"),
+    # a surname jieba cut from its given name, named once and then a gesture
+    Case("顾长歌推门而入，向众人点了点头。", ("顾长歌",), "顾长 + 歌, then a gesture"),
+    Case("苏晚晴推门而入，向众人点了点头。", ("苏晚晴",), "苏 + 晚晴, then a gesture"),
+    Case("全不知一毫礼体！索性不开口便也罢了。", (), "a dictionary word is no cut surname: 索性"),
+    # 三国演义 chapters 11, 53, 107 and 113
+    Case("当日献计曰：“某愿亲往北海郡，求孔融起兵救援。”", (), "a dictionary place and 郡: 北海"),
+    Case("孔明就在马上袖占一课，曰：“长沙郡已得。”", (), "a dictionary place and 郡: 长沙"),
+    Case("霸曰：“若等羌兵到，麴山二城皆陷矣。”", (), "a count of places: 麴山 + 二城"),
+    Case(
+        "出屯武昌，又尽将武库内军器与之。于是将军魏邈、武卫士施朔二人密奏孙休曰："
+        "“调兵在外，又搬尽武库内军器，早晚必为变矣。”",
+        ("魏邈", "施朔", "孙休"),
+        "a common noun and a locative: 武库 + 内",
+    ),
 )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.rule for c in CASES])
 def test_rules(case: Case) -> None:
     assert tuple(e.text for e in tagged_entities(case.text)) == case.found
+
+
+@pytest.mark.parametrize(
+    ("word", "ordinary"),
+    [
+        ("白甲", True),  # 「制办白旗白甲」: adjective + noun
+        ("黄胖", True),  # 「食痨病黄胖和尚」: adjective + adjective
+        ("盛水", True),  # 「为无盛水之具」: verb + noun
+        ("尚温", True),  # 「其酒尚温」: adverb first
+        ("宗祖", True),  # 「祭祀宗祖」: 祖宗 reversed
+        ("茅庵", True),  # 「草舍茅庵」: noun + noun
+        ("高览", True),  # a real general, read as ordinary words: the chapter decides (names.py)
+        ("范疆", False),
+        ("张达", False),
+        ("李意", False),
+        ("韩烈", False),
+        ("林远舟", False),  # two characters only
+    ],
+)
+def test_ordinary_pair(word: str, ordinary: bool) -> None:
+    assert ordinary_pair(shared_jieba(), word) is ordinary
 
 
 def test_offsets_address_the_text_and_shift() -> None:

@@ -124,6 +124,136 @@ def test_unknown_entity_noise_filters(named, lexicons, body, reported):  # noqa:
     assert set(of_kind(findings, "unknown_entity")) == reported
 
 
+# issue 18: real prose (三国演义 chapters 5, 55, 81, 30; 西游记 chapter 57); a surname and one
+# character that read as ordinary words are advice only where the chapter reads them as a name
+@pytest.mark.parametrize(
+    ("paragraphs", "reported", "dropped"),
+    [
+        (
+            (
+                "却说张飞回到阆中，下令军中：限三日内制办白旗白甲，三军挂孝伐吴。次日，帐下两员末将"
+                "范疆、张达入帐告曰：“白旗白甲一时无措，须宽限方可。”",
+                "却说范疆、张达，将张飞首级投献吴侯，细告前事。",
+            ),
+            {"范疆", "张达"},
+            {"白甲"},
+        ),
+        (
+            (
+                "玄德曰：“念备一身飘荡异乡，生不能侍奉二亲，又不能祭祀宗祖，乃大逆不孝也。”",
+                "孙夫人曰：“夫主想父母宗祖坟墓，俱在涿郡，昼夜伤感不已。”",
+            ),
+            set(),
+            {"宗祖"},
+        ),
+        (
+            (
+                "云长提华雄之头掷于地上。其酒尚温。后人有诗赞之曰：",
+                "云长停盏施英勇，酒尚温时斩华雄。",
+            ),
+            set(),
+            {"尚温"},
+        ),
+        (
+            (
+                "把身摇了七八摇，变作一个食痨病黄胖和尚，口里哼哼的挨近门前。",
+                "那妈妈道：“刚才一个食痨病黄胖和尚，他化斋去了。”",
+            ),
+            set(),
+            {"黄胖"},
+        ),
+        (
+            (
+                "左右排列着张郃、高览、韩猛、淳于琼等诸将。",
+                "许褚挥刀纵马，直出助战。高览挺枪接往。",
+            ),
+            {"高览"},  # ordinary words by the dictionary, a general by the list he stands in
+            set(),
+        ),
+        (  # 三国演义 chapter 23: a name the chapter writes alone, then a verb (进曰)
+            (
+                "表问众谋士曰：“袁本初又遣使来，曹孟德又差祢衡在此，当从何便？”从事中郎将韩嵩进"
+                "曰：“今两雄相持，将军若欲有为，乘此破敌可也。”",
+                "荀彧曰：“韩嵩来观动静，未有微功，重加此禄。”",
+            ),
+            {"韩嵩"},
+            {"韩嵩进"},
+        ),
+        (  # 三国演义 chapter 11: 薛兰守兖州 is 薛兰 guarding 兖州
+            (
+                "吕布知曹操回兵，已过滕县，召副将薛兰、李封曰：“吾欲用汝二人久矣。”",
+                "遂不用陈宫之言，而用薛兰守兖州而行。",
+                "曹操笑曰：“吕布无谋之辈，故教薛兰守兖州，自往濮阳，安得此处有埋伏耶！”",
+            ),
+            {"薛兰"},
+            {"薛兰守"},
+        ),
+        (  # 西游记 chapter 46: a noun and a verb (武 + 洗), the bath of the contest
+            (
+                "行者合掌道：“不知文洗武洗？”国王道：“文洗如何？武洗如何？”",
+                "武洗要取一张衣架，一条手巾，脱了衣服，跳将下去，任意翻筋斗，竖蜻蜓，当耍而洗也。",
+            ),
+            set(),
+            {"武洗"},
+        ),
+        (  # 西游记 chapter 21: 黄风 alone is no name here (黄风岭黄风洞), so 黄风怪 is one
+            (
+                "只见那门上有六个大字，乃“黄风岭黄风洞”，却便丁字脚站定，执着棒。",
+                "那黄风怪正坐间，问：“有何事？”",
+                "菩萨道：“我受了如来法令，在此镇押黄风怪。”",
+            ),
+            {"黄风怪"},
+            set(),
+        ),
+    ],
+)
+def test_ordinary_words_are_advice_only_when_read_as_names(  # noqa: F811
+    named,  # noqa: F811
+    lexicons,
+    paragraphs,
+    reported,
+    dropped,
+):
+    _, findings = _check(named, lexicons, *paragraphs)
+    found = set(of_kind(findings, "unknown_entity"))
+    assert reported <= found and not dropped & found
+
+
+# issue 18: a name given right after 名唤、在下 … and used again is advice even where the tagger
+# misses it (西游记 chapters 9 and 59; the bench's 「在下东方璃」: 东方 is no surname here)
+@pytest.mark.parametrize(
+    ("paragraphs", "name"),
+    [
+        (
+            (
+                "却说长安城外，泾河岸边，有两个贤人：一个是渔翁，名唤张稍；一个是樵子，名唤李定。",
+                "张稍道：“李兄，我想那争名的因名丧体，夺利的为利亡身。”",
+            ),
+            "张稍",
+        ),
+        (
+            (
+                "老者道：“那山在西南方，名唤翠云山。”",
+                "却说那行者霎时径到翠云山，按住祥光，正自找寻洞口。",
+            ),
+            "翠云山",
+        ),
+        (("只见一人飘然而至，拱手道：“在下东方璃，久仰大名。”东方璃说罢，微微一笑。",), "东方璃"),
+        (  # 西游记 chapter 47: 名唤做 is one cue (not 名唤 and a name 做一秤金)
+            (
+                "生得一女，今年才交八岁，取名唤做一秤金。",
+                "三十斤为一秤，所以唤做一秤金。",
+            ),
+            "一秤金",
+        ),
+    ],
+)
+def test_a_name_given_in_a_self_introduction_is_advice(named, lexicons, paragraphs, name):  # noqa: F811
+    _, findings = _check(named, lexicons, *paragraphs)
+    found = of_kind(findings, "unknown_entity")
+    assert name in found and not any(f.startswith(("做", "作")) for f in found)
+
+
 def test_the_sample_passage_finds_what_the_docstring_says(named, lexicons):  # noqa: F811
     # entities.py states its precision on this passage: keep the statement true
     paragraphs = SAMPLE.read_text(encoding="utf-8").strip().split("\n")

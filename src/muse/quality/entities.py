@@ -20,8 +20,10 @@ frozen context nor declared as new settings. Two sources of names:
      many ordinary words names (湛湛, 开根, 马上遥); without a surname or a suffix they are not
      reported;
    * a compound surname jieba cut off its given name (慕容 + 秋, 夏侯 + 雪衣) is joined back, and
-     so is a single surname cut off its given name (苏 + 晚晴) when the name occurs twice;
-   * dictionary words tagged as a person that are **3 or more characters** (赵无极);
+     so is a single surname cut off its given name (苏 + 晚晴) when the name occurs twice or a
+     gesture follows it (推门、冷笑、拱手 …);
+   * dictionary words tagged as a person that are **3 or more characters** (赵无极), unless
+     they are a dictionary common noun and a form of address (管家 + 婆: a role);
    * a noun of two characters followed by a **place or organisation suffix** (镇、城、峰、宗、
      门、派 …) that jieba left apart: 青石 + 镇 → 青石镇, 落霞 + 峰 → 落霞峰.
 
@@ -40,6 +42,7 @@ block.
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
@@ -55,7 +58,7 @@ from muse.core.segmentation import shared_jieba
 from muse.core.text import all_han
 from muse.knowledge import TermAppearance, card_type, term_appearances
 from muse.quality.leak import dating_owners
-from muse.quality.surnames import COMPOUND, surname_of
+from muse.quality.surnames import COMPOUND, TITLES, surname_of
 from muse.works import chapter_bytes_after, chapter_hashes
 
 if TYPE_CHECKING:
@@ -65,9 +68,11 @@ PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
 NOUN_TAGS = frozenset({"n", "ng", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
 # suffixes that make a coined place or organisation name (spec 000 §4: 地名、组织)
 PLACE_ORG_SUFFIXES = frozenset("镇城村峰谷宗门派帮寨殿阁宫府岛洲州郡国庄堡寺观楼塔崖洞")
+DIVISIONS = frozenset("郡州城")  # 长沙郡 is 长沙 (but 武安国 a man, 昭阳宫 a palace)
 # a single character the HMM tends to glue in front of a name: 「奉云岚宗」「过云岚宗」
 LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟去来是连将让叫")
 PARTICLES = frozenset("之的了着地得吗呢吧啊么")
+LOCATIVES = frozenset("内中里外上下前后")  # where in a thing: 武库 + 内
 LEADING_VERB = frozenset("取攻至保守入出到往向在于自从现过近离回奔投围破据")
 PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
 # what follows a name in a sentence, never the end of a given name: 「慕容秋说罢」
@@ -76,60 +81,13 @@ AFTER_NAME = frozenset(
     "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有谏"
 )
 MAX_CHARS = 6
-# a surname with these after it addresses a person by title or kinship (司马太尉、刘郎、卞氏、
-# 宣王), or counts people (朱二人): no given name, so no new name
-TITLES = frozenset(
-    [
-        "太尉",
-        "丞相",
-        "将军",
-        "司徒",
-        "司空",
-        "太守",
-        "刺史",
-        "都督",
-        "先生",
-        "夫人",
-        "公子",
-        "小姐",
-        "老爷",
-        "大人",
-        "娘子",
-        "姑娘",
-        "太后",
-        "皇后",
-        "主公",
-        "元帅",
-        "校尉",
-        "军师",
-        "侍郎",
-        "尚书",
-        "大夫",
-        "使君",
-        "长老",
-        "道长",
-        "师父",
-        "师兄",
-        "师姐",
-        "师妹",
-        "师弟",
-        "掌门",
-        "宗主",
-        "总裁",
-        "老板",
-        "经理",
-        "医生",
-        "老师",
-        "同学",
-        "警官",
-        "队长",
-        "阿姨",
-        "叔叔",
-        "大哥",
-        "大姐",
-        "老头",
-        "老太",
-    ]
+# what only a person does, right after their name: 「顾长歌推门而入」「苏晚晴冷笑一声」; the
+# multi-character part of names.py's action cue (a one-character 道、曰、问 … after a surname
+# and a character joins far more sentence pieces than names: 孔融叱、宫谓邈、左右喝)
+GESTURE = re.compile(
+    r"(?:[又便却也正忽已都才就还只先])?(?:连忙|急忙|赶紧|微微|轻轻|缓缓|冷冷|淡淡)?"
+    r"(?:说道|笑道|问道|答道|冷笑|苦笑|点头|点了点头|摇头|摇了摇头|皱眉|抬头|低头|起身|站起|"
+    r"转身|推门|走进|拱手|抱拳|拔剑|挥手|伸手|开口)"
 )
 ADDRESS = frozenset("郎公氏婆翁叟伯叔兄弟妹姐娘嫂王帝侯妃爷")
 NUMERALS = frozenset("一二三四五六七八九十两百千万几众诸")  # 二人、两位: not 一凡、三丰
@@ -302,11 +260,11 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
     spans: list[EntitySpan] = []
     previous: tuple[str, str, int] | None = None
     pos = offset
-    tokens = list(_joined_surnames(jieba.tag(text, hmm=True)))
+    tokens = list(_joined_surnames(jieba, jieba.tag(text, hmm=True)))
     for word, tag in tokens:
         # the first tests of _suffixed and _entity, inline: most tokens fail them
         merged = (
-            _suffixed(previous, word, pos)
+            _suffixed(jieba, previous, word, pos)
             if len(word) == 1 and word in PLACE_ORG_SUFFIXES
             else None
         )
@@ -325,7 +283,9 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
     return spans
 
 
-def _joined_surnames(tokens: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+def _joined_surnames(
+    jieba: rjieba.Jieba, tokens: Iterable[tuple[str, str]]
+) -> Iterator[tuple[str, str]]:
     """jieba's tokens, with a compound surname joined to the given name it was cut from."""
     tokens = list(tokens)
     i = 0
@@ -334,7 +294,7 @@ def _joined_surnames(tokens: Iterable[tuple[str, str]]) -> Iterator[tuple[str, s
         nxt = tokens[i + 1][0] if i + 1 < len(tokens) else ""
         given = None
         if word in COMPOUND or len(word) == 3 and word[:2] in COMPOUND and len(nxt) == 1:
-            given = _given_after(word, nxt)
+            given = _given_after(jieba, nxt)
         if given is not None:
             yield word + given, "nr"
             if given != nxt:
@@ -345,12 +305,16 @@ def _joined_surnames(tokens: Iterable[tuple[str, str]]) -> Iterator[tuple[str, s
         i += 1
 
 
-def _given_after(surname: str, nxt: str) -> str | None:
-    """The given name at the start of ``nxt`` (one or two characters), or None."""
+def _given_after(jieba: rjieba.Jieba, nxt: str) -> str | None:
+    """The given name at the start of ``nxt`` (one or two characters), or None: none in a
+    dictionary word of three or more characters (诸葛 + 神机妙算) and none that is a dictionary
+    place (诸葛 + 西城: 「诸葛西城退敌时」)."""
     if not nxt or not all_han(nxt) or nxt[0] in AFTER_NAME or nxt[0] in PARTICLES:
         return None
+    if len(nxt) >= 3 and jieba.has_word(nxt):
+        return None
     if len(nxt) <= 2 and nxt[-1] not in AFTER_NAME:
-        return nxt
+        return None if len(nxt) == 2 and word_tag(jieba, nxt) == "ns" else nxt
     return nxt[:1]
 
 
@@ -358,7 +322,8 @@ def _recurring_names(
     jieba: rjieba.Jieba, text: str, tokens: list[tuple[str, str]], offset: int
 ) -> Iterator[EntitySpan]:
     """Surname + given name that jieba cut apart (苏 + 晚晴, 顾长 + 歌), kept only when the joined
-    name occurs at least twice in ``text``: a recurring unknown word led by a surname."""
+    name occurs at least twice in ``text`` (a recurring unknown word led by a surname) or a
+    person's gesture follows it (「顾长歌推门而入」: ``GESTURE``)."""
     pos = offset
     for (word, _), (nxt, _) in zip(tokens, tokens[1:], strict=False):
         joined = word + nxt
@@ -366,7 +331,11 @@ def _recurring_names(
         if (
             2 <= len(joined) <= 3
             and len(nxt) <= 2
-            and text.count(joined) >= 2
+            and (
+                text.count(joined) >= 2
+                or GESTURE.match(text, pos - offset + len(joined)) is not None
+                and not (len(word) > 1 and jieba.has_word(word))  # 索性 + 不开口: a word cut
+            )
             and all_han(joined)
             and _person_like(jieba, joined)
             and nxt[-1] not in AFTER_NAME
@@ -386,6 +355,7 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
             and tag in PERSON_TAGS
             and _person_like(jieba, word)
             and word[-1] not in AFTER_NAME
+            and not _role_word(jieba, word)
         ):
             return EntitySpan(word, pos, pos + len(word), "dictionary")
         return None
@@ -396,7 +366,13 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
     if any(c in PARTICLES for c in word):
         return None
     person = tag in PERSON_TAGS and _person_like(jieba, word)
-    place = len(word) >= 2 and word[-1] in PLACE_ORG_SUFFIXES
+    # 定国、满庄: a verb, adjective or adverb and a suffix (「安邦定国」「满庄儿女」), no place;
+    # 山二城: a count of places (「麴山二城」)
+    place = (
+        word[-1] in PLACE_ORG_SUFFIXES
+        and word[-2] not in NUMERALS
+        and (len(word) > 2 or char_tag(jieba, word[0]) not in MODIFIER_TAGS)
+    )
     if not (person or place) or word[-1] in AFTER_NAME:
         return None
     return EntitySpan(word, pos, pos + len(word), "coined")
@@ -416,15 +392,46 @@ def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
         return False
     if any(c in PARTICLES for c in given):  # 蒋奇 + 之
         return False
-    if len(given) == 2 and (_word_tag(jieba, given).startswith("v") or _opens_clause(jieba, given)):
+    if len(word) == 3 and word[-1] in LOCATIVES and word_tag(jieba, word[:2]) == "n":
+        return False  # 武库 + 内: a common noun and where in it (「又尽将武库内军器与之」)
+    if len(given) == 2 and (word_tag(jieba, given).startswith("v") or _opens_clause(jieba, given)):
         return False
     return not (len(given) == 2 and given[0] == given[1] and jieba.has_word(given))
 
 
 CLAUSE_TAGS = ("d", "p", "c")  # adverb, preposition, conjunction: 亦、用、而 …
+# what a character is used for when it is no name: jieba's dictionary tag of it on its own
+MODIFIER_TAGS = frozenset({"a", "v", "d"})  # adjective, verb, adverb: 白、盛、尚 …
+CONTENT_TAGS = frozenset({"n", "ng", "a", "ag", "v", "vg"})  # noun, adjective, verb: 甲、水、胖
 
 
-def _word_tag(jieba: rjieba.Jieba, word: str) -> str:
+def _role_word(jieba: rjieba.Jieba, word: str) -> bool:
+    """A common noun of the dictionary and a form of address (管家 + 婆, 老婆 + 婆, 尚书 + 郎):
+    a role, not a name, though jieba's dictionary tags the whole a person."""
+    return word[-1] in ADDRESS and word_tag(jieba, word[:-1]) == "n"
+
+
+def char_tag(jieba: rjieba.Jieba, char: str) -> str:
+    """jieba's dictionary tag of one character on its own."""
+    return jieba.tag(char, hmm=False)[0][1]
+
+
+def ordinary_pair(jieba: rjieba.Jieba, word: str) -> bool:
+    """Whether a two-character word reads as an ordinary word by jieba's dictionary: its first
+    character is an adverb (尚温: 「其酒尚温」), or an adjective, a verb or a noun before a noun,
+    adjective or verb (白甲, 黄绢, 盛水, 黄胖, 茅庵, 武洗), or the word reversed is a dictionary
+    word (宗祖 → 祖宗).
+    A surname of this kind (白、高、黄、关 …) still leads real names (黄盖, 关平); the caller
+    keeps those where the chapter treats the word as a name."""
+    if len(word) != 2 or not all_han(word):
+        return False
+    first, second = (char_tag(jieba, c) for c in word)
+    if first == "d" or (first in MODIFIER_TAGS or first == "n") and second in CONTENT_TAGS:
+        return True
+    return jieba.has_word(word[::-1])
+
+
+def word_tag(jieba: rjieba.Jieba, word: str) -> str:
     """The dictionary's tag of ``word`` when it is one dictionary word, else ""."""
     if not jieba.has_word(word):
         return ""
@@ -436,10 +443,14 @@ def _opens_clause(jieba: rjieba.Jieba, given: str) -> bool:
     return jieba.tag(given[0], hmm=False)[0][1].startswith(CLAUSE_TAGS)
 
 
-def _suffixed(previous: tuple[str, str, int] | None, word: str, pos: int) -> EntitySpan | None:
+def _suffixed(
+    jieba: rjieba.Jieba, previous: tuple[str, str, int] | None, word: str, pos: int
+) -> EntitySpan | None:
     if previous is None or len(word) != 1 or word not in PLACE_ORG_SUFFIXES:
         return None
     prev_word, prev_tag, prev_pos = previous
     if len(prev_word) != 2 or prev_tag not in NOUN_TAGS or not all_han(prev_word):
         return None
+    if word in DIVISIONS and word_tag(jieba, prev_word) == "ns":
+        return None  # 长沙 + 郡: a place of the dictionary and its division, the same place
     return EntitySpan(prev_word + word, prev_pos, pos + 1, "suffix")

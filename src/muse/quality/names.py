@@ -7,7 +7,8 @@ are code points of the stored body) is matched leftmost-longest against the unio
   found in the context's own texts: prose evidence, fact evidence, narrative state …),
 * the names the writer declared as new settings (``newSettingDeclarations``),
 * the leak lexicon and the work's known names (entity lexicon, and the leak lexicon's ``known``),
-* when the unknown-entity check runs, the proper-noun-like words the tagger finds in the body.
+* when the unknown-entity check runs, the proper-noun-like words the tagger finds in the body,
+  and the names the body gives in a self-introduction and uses again (在下…, 名唤…).
 
 The longest match wins, so a leak term inside a longer known or in-context name is not a leak
 (小明 inside 王小明). A person the fine outline introduces in this chapter (a required entity
@@ -37,10 +38,20 @@ from muse.core.segmentation import shared_jieba
 from muse.core.text import normalize_text
 from muse.knowledge import TermMatcher
 from muse.planning import FineOutline
-from muse.quality.entities import NUMERALS, EntityLexicon, tagged_entities
+from muse.quality.entities import (
+    AFTER_NAME,
+    NUMERALS,
+    PARTICLES,
+    PERSON_TAGS,
+    EntityLexicon,
+    char_tag,
+    ordinary_pair,
+    tagged_entities,
+    word_tag,
+)
 from muse.quality.findings import Finding
 from muse.quality.leak import LeakLexicon
-from muse.quality.surnames import COMPOUND, surname_of
+from muse.quality.surnames import COMPOUND, TITLES, surname_of
 
 _TITLE = re.compile(r"《([^《》\n]{1,40})》")
 # words that introduce a name right before it: 「在下慕容秋」「一个名叫林远的少年」
@@ -56,6 +67,8 @@ _ACTION_CUE = re.compile(
     r"[道曰说问答笑叹喝骂])"
 )
 COUNTED = frozenset("将人位名员骑")  # what follows a number of people: 二将、三人
+# the last character of a post right before a name: 部将潘凤、太守王匡、主簿阎象、仓官王垕
+POST_END = frozenset("将守史尉督簿官")
 # categories by priority: a later one wins when a string is in several sets
 KNOWN, TAGGED, DECLARED, LEAK, CONTEXT = "known", "tagged", "declared", "leak", "context"
 DEBUT = "debut"  # a name of a person the outline introduces in this chapter
@@ -152,11 +165,33 @@ def name_findings(
         for start, end in _gaps(spans, len(body)):
             for e in tagged_entities(body[start:end], start):
                 categories.setdefault(e.text, TAGGED)
+        for term in _introduced(body):
+            categories.setdefault(term, TAGGED)
     spans = list(_matches(body, categories))
     findings = _leaks(body, spans, leak_lexicon) if leak_lexicon is not None else []
     if entity_lexicon is not None:
         findings += _unknown(body, spans, shown, declared, entity_lexicon)
     return findings
+
+
+# a self-introduction and the name it gives, up to the first punctuation: 「在下东方璃，」
+_INTRODUCED = re.compile(
+    r"(?:在下|我乃|名[叫唤][做作]?|唤[做作])([\u4e00-\u9fff]{2,4})[，。！？、：；”]"
+)
+
+
+def _introduced(body: str) -> set[str]:
+    """Names a character gives right after 在下、我乃、名叫 … that the chapter uses again and
+    jieba's dictionary does not hold: a coined name the tagger may miss (东方璃: 东方 is no
+    surname of ``surnames.py``, being mostly an ordinary word)."""
+    jieba = shared_jieba()
+    return {
+        name
+        for name in _INTRODUCED.findall(body)
+        if body.count(name) >= 2
+        and not jieba.has_word(name)
+        and not any(c in PARTICLES for c in name)
+    }
 
 
 def debut_terms(context: WriterContext, leak: LeakLexicon | None) -> set[str]:
@@ -333,12 +368,24 @@ def _worth_reporting(body: str, span: _Span) -> bool:
     comes back), it is introduced as one (在下…, 名叫…), it carries a compound surname, or it
     has a surname and a one- or two-character given name and speaks or acts right after it
     (林远舟推门而入, 韩烈冷笑道). A word the tagger found once, with no such sign, is the
-    tagger's noise far more often than a name on real prose (bench/detector_recall.py)."""
+    tagger's noise far more often than a name on real prose (bench/detector_recall.py).
+
+    A surname and one character that together read as an ordinary word (``ordinary_pair``:
+    白甲, 宗祖, 尚温) must in addition be read as a name somewhere in the chapter
+    (``_read_as_name``), however often they recur: 「白旗白甲」 is armour, 「张飞…部将范疆、张达」
+    are people."""
     surname = surname_of(span.term)
     given = span.term[len(surname) :] if surname else ""
     if given and all(c in NUMERALS for c in given) and body[span.end : span.end + 1] in COUNTED:
         return False  # 「徐、丁二将」: two generals, 徐 and 丁, not one 丁二
-    if span.category == "title" or body.count(span.term) >= 2:
+    if span.category == "title":
+        return True
+    ordinary = len(given) == 1 and len(span.term) == 2 and ordinary_pair(shared_jieba(), span.term)
+    if ordinary and not _read_as_name(body, span.term):
+        return False  # 「白旗白甲」「祭祀宗祖」: no sign of a name anywhere in the chapter
+    if len(span.term) >= 3 and _name_then_verb(body, span.term):
+        return False
+    if body.count(span.term) >= 2:
         return True
     if surname in COMPOUND:
         return True
@@ -346,6 +393,38 @@ def _worth_reporting(body: str, span: _Span) -> bool:
     if shaped and _ACTION_CUE.match(body, span.end):
         return True
     return _NAMING_CUE.search(body, max(0, span.start - 4), span.start) is not None
+
+
+def _name_then_verb(body: str, term: str) -> bool:
+    """「韩嵩进曰」「薛兰守兖州」: the word is a name the chapter also writes alone as a name
+    (韩嵩来观动静), then a verb (进): the sentence going on, not a longer name."""
+    jieba, head = shared_jieba(), term[:-1]
+    if head in COMPOUND:  # 公孙 + 修: a surname alone is no name (公孙渊 and 公孙修 are two)
+        return False
+    if jieba.has_word(head) and word_tag(jieba, head) not in PERSON_TAGS:
+        return False  # 黄袍 + 怪: a common word, and 黄袍怪 a name made of it
+    if char_tag(jieba, term[-1]) != "v":
+        return False
+    # the head written alone, and read as a name there (韩嵩来观动静; not 黄风 of 黄风岭)
+    return _read_as_name(body.replace(term, "\0" * len(term)), head)
+
+
+def _read_as_name(body: str, term: str) -> bool:
+    """Whether the chapter treats ``term`` as a name somewhere: introduced as one (在下…), after a
+    post (太守王匡) or a form of address, in a list (范疆、张达), or followed by what follows a
+    person (曰、道、为、领 …, or a speech or action verb)."""
+    at = body.find(term)
+    while at >= 0:
+        end = at + len(term)
+        before, after = body[at - 1 : at] if at else "", body[end : end + 1]
+        if after in AFTER_NAME or "、" in (before, after) or _ACTION_CUE.match(body, end):
+            return True
+        if before in POST_END or body[max(0, at - 2) : at] in TITLES:
+            return True
+        if _NAMING_CUE.search(body, max(0, at - 4), at):
+            return True
+        at = body.find(term, end)
+    return False
 
 
 def _unknown_finding(body: str, span: _Span, count: int, lexicon: EntityLexicon) -> Finding:

@@ -8,6 +8,8 @@ compound surnames of 百家姓 (public domain), without the single ones that are
 characters in prose (那、有、从、和、明、平、元、成、方、云 …): a name with such a surname is
 missed, a far smaller cost on real prose than the noise they bring (那童儿, 有沛国, 明湛湛);
 likewise the compound ones that are ordinary words or titles (东方, 第五, 司徒, 百里, 单于, 东门).
+
+``TITLES``: what a surname is followed by when it addresses a person rather than naming one.
 """
 
 from __future__ import annotations
@@ -86,3 +88,60 @@ def surname_of(word: str) -> str | None:
     if word[:1] in SINGLE:
         return word[:1]
     return None
+
+
+# a surname with these after it addresses a person by title or kinship (司马太尉、刘郎、卞氏、
+# 宣王), or counts people (朱二人): no given name, so no new name
+TITLES = frozenset(
+    [
+        "太尉",
+        "丞相",
+        "将军",
+        "司徒",
+        "司空",
+        "太守",
+        "刺史",
+        "都督",
+        "先生",
+        "夫人",
+        "公子",
+        "小姐",
+        "老爷",
+        "大人",
+        "娘子",
+        "姑娘",
+        "太后",
+        "皇后",
+        "主公",
+        "元帅",
+        "校尉",
+        "军师",
+        "侍郎",
+        "尚书",
+        "大夫",
+        "使君",
+        "长老",
+        "道长",
+        "师父",
+        "师兄",
+        "师姐",
+        "师妹",
+        "师弟",
+        "掌门",
+        "宗主",
+        "总裁",
+        "老板",
+        "经理",
+        "医生",
+        "老师",
+        "同学",
+        "警官",
+        "队长",
+        "阿姨",
+        "叔叔",
+        "大哥",
+        "大姐",
+        "老头",
+        "老太",
+    ]
+)
