@@ -540,6 +540,9 @@ class Probe:
                 used = text + event.text + "".join(swap.values())
                 if r := replacement(self.book, number, t, used):
                     swap[t] = r
+            if not swap:  # no word of the same length and tag to put in: nothing was planted
+                self.tally.unplanted += 1
+                continue
 
             def edit(s: str, swap=swap) -> str:
                 for t in sorted(swap, key=len, reverse=True):

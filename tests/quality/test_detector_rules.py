@@ -172,6 +172,12 @@ NAME_CASES = (
         set(),
         missing={"林远"},
     ),
+    NameCase(  # 「兄之子孙皓」: the scan takes 子孙, the text may mean 子 + 孙皓; not certain
+        "a required name across the edge of another name is not certainly absent",
+        "小林远与苏晴同行。",
+        set(),
+        outline={"entities": [{"id": "E3", "name": "小林", "debut": True}]},
+    ),
 )
 
 

@@ -239,12 +239,28 @@ def required_entity_findings(
     categories = dict.fromkeys(known | set(context_names(context, known).names), KNOWN)
     categories.update(dict.fromkeys(leak_lexicon.terms if leak_lexicon else (), LEAK))
     categories.update(dict.fromkeys(every, CONTEXT))
-    found = {s.term for s in _matches(output.candidate_body, categories)}
+    body = output.candidate_body
+    spans = list(_matches(body, categories))
+    found = {s.term for s in spans}
     return [
         Finding("required_entity_missing", "high", f"必须出场的「{e.name}」没有在正文中出现。")
         for e in entities
-        if not names[e.id] & found
+        if not names[e.id] & found and not any(_straddles(body, n, spans) for n in names[e.id])
     ]
+
+
+def _straddles(body: str, name: str, spans: list[_Span]) -> bool:
+    """Whether ``name`` occurs in ``body`` where no longer, different name holds it whole, but
+    across the edge of one: 「兄之子孙皓」 is 子 + 孙皓 though the scan took 子孙 first. Which of
+    two overlapping names the text means is the reader's call, not the scan's; the gate blocks
+    only when the person is certainly absent (玄德 inside 刘玄德 is held whole: that is 刘备)."""
+    at = body.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if not any(s.start <= at and end <= s.end and s.term != name for s in spans):
+            return True
+        at = body.find(name, at + 1)
+    return False
 
 
 def _entity_names(
