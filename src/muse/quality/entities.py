@@ -58,7 +58,7 @@ from muse.core.segmentation import shared_jieba
 from muse.core.text import all_han
 from muse.knowledge import TermAppearance, card_type, term_appearances
 from muse.quality.leak import dating_owners
-from muse.quality.surnames import COMPOUND, TITLES, surname_of
+from muse.quality.surnames import COMPOUND, SINGLE, TITLES, surname_of
 from muse.works import chapter_bytes_after, chapter_hashes
 
 if TYPE_CHECKING:
@@ -285,24 +285,26 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
 
 def _joined_surnames(
     jieba: rjieba.Jieba, tokens: Iterable[tuple[str, str]]
-) -> Iterator[tuple[str, str]]:
+) -> list[tuple[str, str]]:
     """jieba's tokens, with a compound surname joined to the given name it was cut from."""
     tokens = list(tokens)
-    i = 0
-    while i < len(tokens):
+    out: list[tuple[str, str]] = []
+    i, last = 0, len(tokens) - 1
+    while i <= last:
         word, tag = tokens[i]
-        nxt = tokens[i + 1][0] if i + 1 < len(tokens) else ""
-        given = None
-        if word in COMPOUND or len(word) == 3 and word[:2] in COMPOUND and len(nxt) == 1:
-            given = _given_after(jieba, nxt)
-        if given is not None:
-            yield word + given, "nr"
-            if given != nxt:
-                yield nxt[len(given) :], tokens[i + 1][1]
-            i += 2
-            continue
-        yield word, tag
+        # a compound surname (慕容) or one with a character glued on (慕容秋 cut as 慕容秋 + …)
+        if word[:2] in COMPOUND and 2 <= len(word) <= 3:
+            nxt = tokens[i + 1][0] if i < last else ""
+            given = _given_after(jieba, nxt) if len(word) == 2 or len(nxt) == 1 else None
+            if given is not None:
+                out.append((word + given, "nr"))
+                if given != nxt:
+                    out.append((nxt[len(given) :], tokens[i + 1][1]))
+                i += 2
+                continue
+        out.append((word, tag))
         i += 1
+    return out
 
 
 def _given_after(jieba: rjieba.Jieba, nxt: str) -> str | None:
@@ -326,23 +328,27 @@ def _recurring_names(
     person's gesture follows it (「顾长歌推门而入」: ``GESTURE``)."""
     pos = offset
     for (word, _), (nxt, _) in zip(tokens, tokens[1:], strict=False):
-        joined = word + nxt
-        # pure tests, cheapest first: the count in the (short) text rules out most pairs
+        # pure tests, cheapest first: lengths and a surname at the start rule out most pairs
+        # before the pair is joined (_person_like needs the surname too)
         if (
-            2 <= len(joined) <= 3
-            and len(nxt) <= 2
-            and (
-                text.count(joined) >= 2
-                or GESTURE.match(text, pos - offset + len(joined)) is not None
-                and not (len(word) > 1 and jieba.has_word(word))  # 索性 + 不开口: a word cut
-            )
-            and all_han(joined)
-            and _person_like(jieba, joined)
-            and nxt[-1] not in AFTER_NAME
-            and not any(c in PARTICLES for c in joined)
-            and not jieba.has_word(joined)
+            len(nxt) <= 2
+            and 2 <= len(word) + len(nxt) <= 3
+            and (word[0] in SINGLE or (word + nxt)[:2] in COMPOUND)
         ):
-            yield EntitySpan(joined, pos, pos + len(joined), "recurring")
+            joined = word + nxt
+            if (
+                (
+                    text.count(joined) >= 2
+                    or GESTURE.match(text, pos - offset + len(joined)) is not None
+                    and not (len(word) > 1 and jieba.has_word(word))  # 索性 + 不开口: a word cut
+                )
+                and all_han(joined)
+                and _person_like(jieba, joined)
+                and nxt[-1] not in AFTER_NAME
+                and not any(c in PARTICLES for c in joined)
+                and not jieba.has_word(joined)
+            ):
+                yield EntitySpan(joined, pos, pos + len(joined), "recurring")
         pos += len(word)
 
 
