@@ -5,6 +5,7 @@ that talks to the app the way a local browser does (loopback address, the CSRF t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -15,6 +16,7 @@ from muse.flow.production import write_chapter
 from muse.knowledge.card_import import import_cards_yaml
 from muse.planning.fine_outlines import confirm_section, save_fine_outline
 from muse.web import WebSecurity, create_app
+from muse.web.tasks import wait_for_tasks
 from muse.works.importer import import_book
 from tests.support.fakes import Scripts
 from tests.support.prepared import Prepared
@@ -82,6 +84,14 @@ def _write_five(engine, work_id: int) -> Written:
     assert summary.state == "shadow_ready", summary.reason
     assert summary.candidate_id is not None
     return Written(work_id, summary.run_id, summary.candidate_id)
+
+
+@pytest.fixture(autouse=True)
+def _background_tasks_end(engine) -> Iterator[None]:
+    """Every write a test started from a page ends before the test's database is emptied (a
+    thread that stores its last event after the reset broke the next test's sequence)."""
+    yield
+    assert wait_for_tasks(timeout=60), "a background task outlived its test by 60 s"
 
 
 @pytest.fixture

@@ -293,7 +293,8 @@ def test_a_work_is_created_and_a_book_imported_in_the_browser(server, page):
     page.wait_for_selector("text=已读取 webnovel_notes.txt")
     assert page.locator("#import-title").input_value() == "webnovel_notes"
     page.fill("#import-title", "青阳宗")
-    page.click("#preview-button")
+    page.click("#preview-button")  # a form post: wait for the new page, not the old one
+    page.wait_for_selector("#preview-notes")
     assert "识别到 3 章" in page.content()
     assert "新书上传，求收藏求推荐" in page.locator("#preview-notes").inner_text()
     shot(page, "18-import-preview")
@@ -305,7 +306,7 @@ def test_a_work_is_created_and_a_book_imported_in_the_browser(server, page):
     page.goto(server.url + "/works/new")
     page.fill("#create-title", "青云志")
     page.click("#create-button")
-    assert page.locator("h1").first.inner_text() == "青云志"
+    page.wait_for_selector("h1:has-text('青云志')")
     assert "第 1 章还没有已确认的细纲" in page.locator("#write").inner_text()
 
 

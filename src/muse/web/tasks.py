@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -56,6 +57,27 @@ class Task:
 Job = Callable[[Observer], TaskResult]
 
 
+_running: set[threading.Thread] = set()  # every board's threads still running, process-wide
+_running_lock = threading.Lock()
+
+
+def wait_for_tasks(timeout: float) -> bool:
+    """Wait until every background task of the process has ended (or ``timeout`` seconds have
+    passed); whether none is left. For a clean stop: a test's database is emptied only after
+    the writes it started have stored their last row."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with _running_lock:
+            left = list(_running)
+        if not left:
+            return True
+        for thread in left:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if time.monotonic() >= deadline:
+            with _running_lock:
+                return not _running
+
+
 class TaskBoard:
     def __init__(self) -> None:
         self._tasks: dict[str, Task] = {}
@@ -68,6 +90,8 @@ class TaskBoard:
         with self._lock:
             self._tasks[task.id] = task
         thread = threading.Thread(target=self._run, args=(task, job), daemon=True, name=task.id)
+        with _running_lock:
+            _running.add(thread)
         thread.start()
         return task
 
@@ -100,6 +124,9 @@ class TaskBoard:
             task.error = f"运行意外中止：{type(err).__name__}。已落库的记录不受影响。"
         else:
             task.result = result
+        finally:
+            with _running_lock:
+                _running.discard(threading.current_thread())
 
 
 def summary_result(summary: Any) -> TaskResult:
