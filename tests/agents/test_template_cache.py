@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jinja2
 import pytest
+from jinja2.bccache import bc_magic
 
 from muse.agents.prompts import ENVIRONMENT_OPTIONS, PROMPTS_DIR
 from muse.agents.template_cache import InstalledTemplateCache, precompile
@@ -66,3 +67,16 @@ def test_other_environment_options_use_other_entries(tmp_path: Path, changed: di
     precompile(tmp_path)
     other = InstalledTemplateCache(tmp_path, {**ENVIRONMENT_OPTIONS, **changed})
     assert _bucket(other, PROMPTS_DIR, "writer/generate.md.j2").code is None
+
+
+@pytest.mark.parametrize("damage", [b"", b"garbage", None])
+def test_a_damaged_entry_is_compiled_from_source(tmp_path: Path, damage: bytes | None) -> None:
+    precompile(tmp_path)
+    cache = InstalledTemplateCache(tmp_path, ENVIRONMENT_OPTIONS)
+    name = "writer/generate.md.j2"
+    entry = tmp_path / f"{_bucket(cache, PROMPTS_DIR, name).key}.cache"
+    good = entry.read_bytes()
+    # the magic header and then a broken checksum pickle, or an empty / foreign file
+    entry.write_bytes(good[: len(bc_magic)] + b"\x80\x05broken" if damage is None else damage)
+    assert _bucket(cache, PROMPTS_DIR, name).code is None
+    assert _env(cache).get_template(name) is not None

@@ -52,6 +52,8 @@ class InstalledTemplateCache(BytecodeCache):
                 bucket.load_bytecode(f)
         except OSError:
             return  # no entry: Jinja compiles the template
+        except Exception:  # a damaged entry (a truncated pickle …): the same, never an error
+            bucket.reset()
 
     def dump_bytecode(self, bucket: Bucket) -> None:
         if not self.writable:
