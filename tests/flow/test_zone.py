@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import exists, func, select, text, update
+from sqlalchemy import exists, func, select, text, union, union_all, update
 from sqlalchemy.exc import IntegrityError
 
 from muse.flow.queries import list_candidates, list_runs
@@ -41,8 +41,12 @@ def test_production_queries_never_see_evaluation_rows(engine, mixed):
             select(candidates.c.id).where(candidates.c.state == "PASSED").subquery()
         ),
         lambda: select(func.count()).where(exists().where(runs.c.run_type == "evaluation")),
+        lambda: union_all(select(runs.c.id), select(candidates.c.run_id)),
+        lambda: select(func.count()).select_from(
+            union(select(runs.c.id), select(candidates.c.run_id)).subquery()
+        ),
     ],
-    ids=["runs", "candidates", "join", "subquery", "exists"],
+    ids=["runs", "candidates", "join", "subquery", "exists", "union", "union-subquery"],
 )
 def test_every_shape_of_select_is_filtered(engine, mixed, build):
     with engine.connect() as conn:

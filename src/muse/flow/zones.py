@@ -5,7 +5,7 @@ so that every production guard (triggers, eligibility, accept entry) applies to 
 keeps them out of production is this filter, not each query remembering a ``WHERE``: a
 ``before_execute`` listener on every Engine rewrites each SELECT that reads ``runs`` or
 ``candidates`` so that the table is replaced by the production rows only, wherever it appears
-(top level, joins, subqueries, EXISTS). Writes are not rewritten (compare-and-set updates keep
+(top level, joins, subqueries, EXISTS, the SELECTs of a UNION). Writes are not rewritten (compare-and-set updates keep
 working and the triggers see every row).
 
 Code of the evaluation zone — the evaluation chain, ``muse invariants`` — reads the whole table
@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, event, select
-from sqlalchemy.sql import Select, Subquery
+from sqlalchemy.sql import CompoundSelect, Select, Subquery
 from sqlalchemy.sql.functions import FunctionElement
 from sqlalchemy.sql.selectable import Exists, FromClause, SelectBase
 from sqlalchemy.sql.util import ClauseAdapter
@@ -71,7 +71,7 @@ def _visible() -> tuple[Subquery, Subquery]:
 _NOTHING, _RUNS, _CANDIDATES, _BOTH = 0, 1, 2, 3  # which of the two tables a SELECT reads
 
 
-def _shape(statement: Select[Any]) -> tuple[int, bool]:
+def _shape(statement: Select[Any] | CompoundSelect[Any]) -> tuple[int, bool]:
     """Which zone tables ``statement`` reads anywhere in it, and whether it is a plain
     single-table SELECT of one of them: that table its only FROM, no join, subquery, alias,
     EXISTS or nested SELECT. Kept per cache key (the answer depends on the shape only)."""
@@ -93,7 +93,7 @@ def _shape(statement: Select[Any]) -> tuple[int, bool]:
         ):
             nested = True
     plain = False
-    if not nested and reads in (_RUNS, _CANDIDATES):
+    if not nested and reads in (_RUNS, _CANDIDATES) and isinstance(statement, Select):
         froms = statement.get_final_froms()
         plain = len(froms) == 1 and froms[0] is (runs if reads == _RUNS else candidates)
     found = (reads, plain)
@@ -105,12 +105,14 @@ def _shape(statement: Select[Any]) -> tuple[int, bool]:
     return found
 
 
-def _production_only(statement: Select[Any]) -> Select[Any]:
+def _production_only(
+    statement: Select[Any] | CompoundSelect[Any],
+) -> Select[Any] | CompoundSelect[Any]:
     reads, plain = _shape(statement)
     if reads == _NOTHING:
         return statement
     runs, candidates = _zone_tables()
-    if plain:
+    if plain and isinstance(statement, Select):
         # One table and nothing nested: filtering it in WHERE reads exactly the rows the
         # replacement subquery would (WHERE applies before grouping, windows and LIMIT), and
         # costs a ``where()`` instead of cloning the whole statement.
@@ -131,7 +133,7 @@ def _before_execute(
     conn: Connection, clauseelement: Any, multiparams: Any, params: Any, execution_options: Any
 ) -> tuple[Any, Any, Any]:
     if (
-        isinstance(clauseelement, Select)
+        isinstance(clauseelement, Select | CompoundSelect)  # a UNION of the two tables too
         and execution_options.get(ZONE_OPTION) != ALL
         and conn.get_execution_options().get(ZONE_OPTION) != ALL
     ):
