@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
+from jinja2.bccache import BytecodeCache
 from pydantic import BaseModel
 
 from muse.agents.contracts import RoleCatalog
@@ -98,16 +99,21 @@ ENVIRONMENT_OPTIONS: dict[str, Any] = {
 }
 
 
+def template_environment(bytecode_cache: BytecodeCache | None = None) -> Environment:
+    """The prompts' Jinja environment: their folder, :data:`ENVIRONMENT_OPTIONS` and a cache."""
+    return Environment(
+        loader=FileSystemLoader(str(PROMPTS_DIR)),
+        bytecode_cache=bytecode_cache,
+        **ENVIRONMENT_OPTIONS,
+    )
+
+
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
     # the templates compiled at install, when there (see muse.agents.template_cache)
     from muse.agents.template_cache import CACHE_DIR, InstalledTemplateCache
 
-    return Environment(
-        loader=FileSystemLoader(str(PROMPTS_DIR)),
-        bytecode_cache=InstalledTemplateCache(CACHE_DIR, ENVIRONMENT_OPTIONS),
-        **ENVIRONMENT_OPTIONS,
-    )
+    return template_environment(InstalledTemplateCache(CACHE_DIR, ENVIRONMENT_OPTIONS))
 
 
 def template_version(name: str) -> str:

@@ -71,13 +71,10 @@ class InstalledTemplateCache(BytecodeCache):
 
 def precompile(directory: Path = CACHE_DIR) -> int:
     """Compile every prompt template into ``directory``; the number of templates."""
-    from muse.agents.prompts import ENVIRONMENT_OPTIONS, PROMPTS_DIR
+    from muse.agents.prompts import ENVIRONMENT_OPTIONS, template_environment
 
-    cache = InstalledTemplateCache(directory, ENVIRONMENT_OPTIONS, writable=True)
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(PROMPTS_DIR)),
-        bytecode_cache=cache,
-        **ENVIRONMENT_OPTIONS,
+    env = template_environment(
+        InstalledTemplateCache(directory, ENVIRONMENT_OPTIONS, writable=True)
     )
     names = env.list_templates(extensions=["j2"])
     for name in names:

@@ -84,11 +84,12 @@ MAX_CHARS = 6
 # what only a person does, right after their name: 「顾长歌推门而入」「苏晚晴冷笑一声」; the
 # multi-character part of names.py's action cue (a one-character 道、曰、问 … after a surname
 # and a character joins far more sentence pieces than names: 孔融叱、宫谓邈、左右喝)
-GESTURE = re.compile(
-    r"(?:[又便却也正忽已都才就还只先])?(?:连忙|急忙|赶紧|微微|轻轻|缓缓|冷冷|淡淡)?"
-    r"(?:说道|笑道|问道|答道|冷笑|苦笑|点头|点了点头|摇头|摇了摇头|皱眉|抬头|低头|起身|站起|"
-    r"转身|推门|走进|拱手|抱拳|拔剑|挥手|伸手|开口)"
+CUE_LEAD = r"(?:[又便却也正忽已都才就还只先])?(?:连忙|急忙|赶紧|微微|轻轻|缓缓|冷冷|淡淡)?"
+GESTURE_WORDS = (
+    "说道|笑道|问道|答道|冷笑|苦笑|点头|点了点头|摇头|摇了摇头|皱眉|抬头|低头|起身|站起|"
+    "转身|推门|走进|拱手|抱拳|拔剑|挥手|伸手|开口"
 )
+GESTURE = re.compile(f"{CUE_LEAD}(?:{GESTURE_WORDS})")
 ADDRESS = frozenset("郎公氏婆翁叟伯叔兄弟妹姐娘嫂王帝侯妃爷")
 NUMERALS = frozenset("一二三四五六七八九十两百千万几众诸")  # 二人、两位: not 一凡、三丰
 

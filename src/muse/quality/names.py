@@ -40,6 +40,8 @@ from muse.knowledge import TermMatcher
 from muse.planning import FineOutline
 from muse.quality.entities import (
     AFTER_NAME,
+    CUE_LEAD,
+    GESTURE_WORDS,
     NUMERALS,
     PARTICLES,
     PERSON_TAGS,
@@ -60,11 +62,9 @@ _NAMING_CUE = re.compile(
 )
 # what a person does right after being named: 「沈青禾推门而入」「顾长歌冷笑道」; a word the tagger
 # mistook for a name is rarely followed by a speech or action verb (一, 了 … are no verbs here)
+# (the gestures of entities.GESTURE, more speech and movement, and one-character speech verbs)
 _ACTION_CUE = re.compile(
-    r"(?:[又便却也正忽已都才就还只先])?(?:连忙|急忙|赶紧|微微|轻轻|缓缓|冷冷|淡淡)?"
-    r"(?:说道|笑道|问道|答道|喝道|叫道|骂道|叹道|冷笑|苦笑|点头|点了点头|摇头|摇了摇头|皱眉|"
-    r"抬头|低头|起身|站起|转身|推门|走进|走到|走上|走过|拱手|抱拳|拔剑|挥手|伸手|开口|"
-    r"[道曰说问答笑叹喝骂])"
+    f"{CUE_LEAD}(?:{GESTURE_WORDS}|喝道|叫道|骂道|叹道|走到|走上|走过|[道曰说问答笑叹喝骂])"
 )
 COUNTED = frozenset("将人位名员骑")  # what follows a number of people: 二将、三人
 # the last character of a post right before a name: 部将潘凤、太守王匡、主簿阎象、仓官王垕
