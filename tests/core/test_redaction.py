@@ -37,16 +37,24 @@ def _no_secrets():
     redaction.forget_secrets()
 
 
+_SOME_SECRETS = st.lists(st.sampled_from(_SECRETS), max_size=2, unique=True)
+
+
+def _only(secrets: list[str]) -> None:
+    """Exactly ``secrets`` registered (hypothesis reuses the process between examples)."""
+    redaction.forget_secrets()
+    for secret in secrets:
+        redaction.register_secret(secret)
+
+
 def _walked(value: object) -> str:
     return json.dumps(redaction.storable(value))
 
 
 @settings(max_examples=400, deadline=None)
-@given(value=_VALUE, secrets=st.lists(st.sampled_from(_SECRETS), max_size=2, unique=True))
+@given(value=_VALUE, secrets=_SOME_SECRETS)
 def test_the_shortcut_writes_what_the_walk_writes(value, secrets):
-    redaction.forget_secrets()
-    for secret in secrets:
-        redaction.register_secret(secret)
+    _only(secrets)
     assert redaction.json_dumps_storable(value) == _walked(value)
 
 
@@ -64,9 +72,7 @@ def _storable_text_by_scan(text: str) -> str:
 
 
 @settings(max_examples=400, deadline=None)
-@given(text=_TEXT, secrets=st.lists(st.sampled_from(_SECRETS), max_size=2, unique=True))
+@given(text=_TEXT, secrets=_SOME_SECRETS)
 def test_the_ascii_shortcut_cleans_what_the_scan_cleans(text, secrets):
-    redaction.forget_secrets()
-    for secret in secrets:
-        redaction.register_secret(secret)
+    _only(secrets)
     assert redaction.storable_text(text) == _storable_text_by_scan(text)
