@@ -134,11 +134,25 @@ TERM_CASES = (
         "contradicted",
     ),
     TermCase(
-        "a common word of the book changed in place never blocks",
+        "a common word changed in place under the outline's own words blocks",
+        "对师父道：“饭将熟了，叫我们怎的？”",
+        "对师父道：“饭将熟了，叫我们怎的？”",
+        "contradicted",
+        swap=("师父", "长者"),
+    ),
+    TermCase(
+        "a word that keeps a character of the term (老父 for 师父) is a variant, never a change",
         "对师父道：“饭将熟了，叫我们怎的？”",
         "对师父道：“饭将熟了，叫我们怎的？”",
         "unverifiable",
-        swap=("师父", "长者"),
+        swap=("师父", "老父"),
+    ),
+    TermCase(
+        "a name of the work in the term's place is no change (the outline's 师父 is 长老)",
+        "对师父道：“饭将熟了，叫我们怎的？”",
+        "对师父道：“饭将熟了，叫我们怎的？”",
+        "unverifiable",
+        swap=("师父", "长老"),
     ),
     TermCase(
         "the author's own words, the book's rare word absent without its frame: handed on",
@@ -178,7 +192,7 @@ def test_distinctive_terms(engine, freeze, case: TermCase) -> None:
     blocked = [f for f in findings if f.kind == "hard_event_unverified"]
     assert bool(blocked) == (case.status == "contradicted")
     if blocked:
-        assert ("人参果" if case.swap else "金击子") in blocked[0].message
+        assert (case.swap[0] if case.swap else "金击子") in blocked[0].message
 
 
 def test_what_is_distinctive(engine, freeze) -> None:

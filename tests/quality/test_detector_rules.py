@@ -198,6 +198,7 @@ class EventCase:
     sentence: str
     status: str
     claim: str = ""  # the claimed quote, when it is not the whole sentence
+    elsewhere: str = ""  # another paragraph of the chapter
 
 
 EVENT_CASES = (
@@ -254,6 +255,26 @@ EVENT_CASES = (
         "unverifiable",
     ),
     EventCase(
+        "the outline's own words with the deed changed in the claimed sentence block, "
+        "even where the chapter has the deed's word in another paragraph",
+        "林远与苏晴在山门前交手",
+        "林远与苏晴在山门前饮酒。",
+        "contradicted",
+        elsewhere="多年以后，两人才真正交手。",
+    ),
+    EventCase(
+        "a word keeping a character of the deed's word is a variant of it, not a change",
+        "林远与苏晴在山门前交手",
+        "林远与苏晴在山门前出手。",
+        "verified",
+    ),
+    EventCase(
+        "punctuation where the outline has a word is no other word",
+        "林远率四十万大军来救苏晴",
+        "林远领兵四十万，前来救苏晴。",
+        "unverifiable",
+    ),
+    EventCase(
         "the person kept, everything that happens gone: left to the detector",
         "林远在山门前拔剑斩断石碑",
         "远哥坐在溪边煮茶。",
@@ -266,7 +287,10 @@ EVENT_CASES = (
 def test_hard_events(freeze, case: EventCase) -> None:
     frozen = freeze(hard={"hard_events": [{"id": "H1", "text": case.event}]})
     claim = case.claim or case.sentence
-    output, findings = frozen.check(FILLER, case.sentence, claims={"H1": claim})
+    paragraphs = (
+        (FILLER, case.elsewhere, case.sentence) if case.elsewhere else (FILLER, case.sentence)
+    )
+    output, findings = frozen.check(*paragraphs, claims={"H1": claim})
     _, known = check_lexicons(frozen.engine, frozen.context)
     [check] = event_checks(frozen.context, output, known)
     assert check.status == case.status

@@ -36,6 +36,14 @@ Outcomes, per hard event (the best of its claims):
     times (回到, 告诉, 商量) where the chapter says 回, 说与, 商议, and blocked 9 of 10 real chapters
     on absence alone. A distinctive term absent without that frame makes the event
     ``unverifiable``, never ``verified``;
+  - or **a key word changed in the claimed sentence itself**: a content word of the event, common
+    or rare, that the claimed span does not use, while the outline's words around it stand in the
+    span or its paragraph with another word in its place (:func:`_in_its_place`: Han characters of its
+    length, none of them the word's own, no name of the work). The prose then repeats the
+    outline's sentence with its deed, place or thing changed, which no paraphrase does; the
+    chapter may still use the word elsewhere. A word that keeps one of the term's characters
+    (劈断 for 斩断) is a variant, and a name in its place (the outline's 师父, the prose's 长老)
+    may be the same person: neither is a change;
 
   Otherwise the event's content words never contradict it: an outline is written in an
   author's own words (modern Chinese, a 细纲's phrasing), the prose in the book's, so the absence
@@ -53,9 +61,10 @@ body by the same key terms; absent (none of them) is a finding.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+import regex
 
 from muse.context import WriterContext, WriterOutput
 from muse.core.segmentation import shared_jieba
@@ -125,6 +134,7 @@ class EventCheck:
     gone: tuple[str, ...] = ()  # distinctive book terms of the event the candidate never uses
     start: int | None = None
     end: int | None = None
+    changed: tuple[tuple[str, str], ...] = ()  # (term, what stands in its place near the claim)
 
     def note(self) -> str:
         note = f"关键词 {len(self.found)}/{len(self.terms)} 处可见：{'、'.join(self.terms[:8])}"
@@ -134,6 +144,9 @@ class EventCheck:
             note += f"；{'、'.join(self.absent)} 在全章中没有出现"
         if self.gone:
             note += f"；本书自己的词「{'、'.join(self.gone)}」在全章中没有出现"
+        if self.changed:
+            pairs = "、".join(f"「{t}」处写的是「{r}」" for t, r in self.changed)
+            note += f"；细纲原句在所声明的段落里，{pairs}"
         return note
 
     def to_dict(self) -> dict[str, object]:
@@ -145,6 +158,7 @@ class EventCheck:
             "found": list(self.found),
             "inClaim": list(self.in_claim),
             "gone": list(self.gone),
+            "changed": [list(pair) for pair in self.changed],
         }
 
 
@@ -186,6 +200,12 @@ def event_findings(checks: Iterable[EventCheck], body: str) -> list[Finding]:
                 gone = "、".join(c.gone)
                 message = (
                     f"硬事件 {c.constraint_id} 的关键词「{gone}」在全章都没有出现（{c.note()}）。"
+                )
+            if c.changed:
+                terms = "、".join(t for t, _ in c.changed)
+                message = (
+                    f"硬事件 {c.constraint_id} 所声明的句子沿用了细纲的原话，"
+                    f"关键词「{terms}」却换成了别的词（{c.note()}）。"
                 )
             if c.absent:
                 who = "、".join(c.absent)
@@ -234,6 +254,7 @@ def _best(
         if not any(n in body for n in names) and distinctive(label, known)
     ]
     people = [n for _, names, is_name in terms if is_name for n in names]
+    everyone = frozenset(n for names in groups for n in names)
     gone = tuple(m for m in missing if _changed_in_place(item.text, m, body, missing, people))
     best: EventCheck | None = None
     for claim_start, claim_end in claims:
@@ -241,12 +262,16 @@ def _best(
         text, claimed = body[start:end], body[claim_start:claim_end]
         found = tuple(label for label, names, _ in terms if any(n in text for n in names))
         in_claim = tuple(label for label, names in words if any(n in claimed for n in names))
+        away = [label for label, _ in words if label not in in_claim]
+        changed = tuple(
+            (m, r) for m in away if (r := _in_its_place(item.text, m, text, away, people, everyone))
+        )
         status = _status(
             len(found),
             len(terms),
             content=len(words),
             in_claim=len(in_claim),
-            absent=len(absent) + len(gone),
+            absent=len(absent) + len(gone) + len(changed),
             missing=len(missing),
         )
         check = EventCheck(
@@ -260,6 +285,7 @@ def _best(
             gone,
             start,
             end,
+            changed,
         )
         if best is None or _rank(check) > _rank(best):
             best = check
@@ -303,6 +329,22 @@ def _changed_in_place(
     author's own words shares no such frame with the prose, so a word of it the chapter does not
     use is no sign (measured on the paraphrased outlines: 回到, 商量, 告诉 … for the book's 回,
     商议, 说与)."""
+    return _in_its_place(event, term, body, missing, names) is not None
+
+
+def _in_its_place(
+    event: str,
+    term: str,
+    body: str,
+    missing: Iterable[str] = (),
+    names: Iterable[str] = (),
+    everyone: frozenset[str] = frozenset(),
+) -> str | None:
+    """What stands in ``term``'s place in ``body`` within the outline's own frame around it
+    (:func:`_changed_in_place`), or None when the frame is not there. Only another word counts:
+    Han characters, none of them the term's (a word that keeps one is a variant of it: 斩断 and
+    劈断, 师父 and 师傅, 军队 and 军马), and no name of the work (``everyone``: an outline's 师父
+    may be the 长老 of the prose)."""
     marks = _marks(event, [m for m in missing if m != term], list(names))
     at = event.find(term)
     while at >= 0:
@@ -310,15 +352,14 @@ def _changed_in_place(
         left = _side(event, marks, range(at - 1, max(-1, at - 1 - REACH_FRAME), -1))
         right = _side(event, marks, range(end, min(len(event), end + REACH_FRAME)))
         (lp, ln, lh), (rp, rn, rh) = left, right
-        if (
-            lh + rh >= CONTEXT
-            and (ln or rh >= CONTEXT)
-            and (rn or lh >= CONTEXT)
-            and re.search(lp + f"[^\\n{re.escape(term[0])}]{{{len(term)}}}" + rp, body)
-        ):
-            return True
+        if lh + rh >= CONTEXT and (ln or rh >= CONTEXT) and (rn or lh >= CONTEXT):
+            own = "".join(regex.escape(c) for c in set(term))
+            gap = f"((?:(?![{own}])\\p{{Script=Han}}){{{len(term)}}})"
+            for match in regex.finditer(lp + gap + rp, body):
+                if match.group(1) not in everyone:
+                    return match.group(1)
         at = event.find(term, at + 1)
-    return False
+    return None
 
 
 def _marks(event: str, others: list[str], names: list[str]) -> list[str]:
@@ -350,11 +391,11 @@ def _side(event: str, marks: list[str], positions: range) -> tuple[str, int, int
             run += 1
             continue
         if run:
-            pattern, run = pattern + f"[^\\n]{{{run}}}", 0
-        pattern += re.escape(event[i])
+            pattern, run = pattern + f"\\p{{Script=Han}}{{{run}}}", 0
+        pattern += regex.escape(event[i])
         literal += 1
     if run:
-        pattern += f"[^\\n]{{{run}}}"
+        pattern += f"\\p{{Script=Han}}{{{run}}}"
     return pattern, literal, han
 
 
