@@ -31,6 +31,12 @@ apart, that the book used before the chapter in at most a fifth of those chapter
 chapter uses) are replaced everywhere in the chapter and its claims by a word of the same length
 and tag from a distant chapter. An event with no such term is counted apart ("no key term").
 
+Two more removals change the claimed sentence alone (the chapter may still use the words
+elsewhere), the claim following it: every content word of the outline's event that the sentence
+uses, common words included, becomes another word of its length and tag
+(``plant_in_sentence``, "words changed in sentence"); or the first carded person it names
+becomes another carded person (``plant_doer``, "someone else does it").
+
 A removed hard event is the event no longer happening: its sentence is rewritten into another
 deed of the same person (a real sentence of a distant chapter that names them and shares none of
 the event's content words), and the claim follows the rewritten sentence. "marked" is the share
@@ -361,6 +367,7 @@ class Probe:
             self.plant_event(number, paragraphs)
             self.plant_in_place(number, paragraphs)
             self.plant_in_sentence(number, paragraphs)
+            self.plant_doer(number, paragraphs)
         else:
             self.plant(number, paragraphs, cast)
         written = paraphrased(self.book.title, number, quotes)
@@ -375,6 +382,7 @@ class Probe:
             self.plant_event(number, paragraphs)
             self.plant_in_place(number, paragraphs)
             self.plant_in_sentence(number, paragraphs)
+            self.plant_doer(number, paragraphs)
             self.tally = main
         return True
 
@@ -462,6 +470,7 @@ class Probe:
         self.plant_event(number, paragraphs)
         self.plant_in_place(number, paragraphs)
         self.plant_in_sentence(number, paragraphs)
+        self.plant_doer(number, paragraphs)
         for name, plant in META.items():
             self.expect("meta text", ("meta_text",), plant(paragraphs), f"{number} {name}")
         self.plant_repetition(number, paragraphs)
@@ -610,6 +619,55 @@ class Probe:
                 "hard event, words changed in sentence",
                 hit,
                 f"{number} {event.id}: {event.text} [{pairs}] [{why}]",
+                bool(blocking),
+                marked,
+            )
+
+    def plant_doer(self, number, paragraphs) -> None:
+        """Someone else does it: the first carded person the claimed sentence names (under any of
+        their names) becomes another carded person of the book so far, in that sentence alone;
+        the claim follows the sentence."""
+        for cid in ("H1", "H2", "H3"):
+            quote = self.quotes[cid]
+            at = next((i for i, p in enumerate(paragraphs) if quote in p), None)
+            named = sorted(
+                ((quote.index(t), p) for p in self.book.persons for t in p.terms() if t in quote),
+                key=lambda ip: ip[0],
+            )
+            if at is None or not named:
+                continue
+            person = named[0][1]
+            other = next(
+                (
+                    p
+                    for p in self.book.persons
+                    if p.main
+                    and p is not person
+                    and p.first < number
+                    and not any(t in quote for t in p.terms())
+                    and not any(p.name in t or t in p.name for t in person.terms())
+                ),
+                None,
+            )
+            if other is None:
+                continue
+            changed_quote = quote
+            for t in sorted(person.terms(), key=len, reverse=True):
+                changed_quote = changed_quote.replace(t, other.name)
+            changed = [
+                p.replace(quote, changed_quote) if i == at else p for i, p in enumerate(paragraphs)
+            ]
+            blocking, _ = self.check(
+                changed, edit=lambda s, q=quote, r=changed_quote: r if s == q else s
+            )
+            hit = any(b.startswith("hard_event_unverified:") for b in blocking)
+            checks = event_checks(self.frozen.context, self.output, self.lexicons[1])
+            marked = any(m["constraintId"] == cid for m in detector_marks(checks))
+            why = next((c.note() for c in checks if c.constraint_id == cid), "")
+            self.tally.count(
+                "hard event, someone else does it",
+                hit,
+                f"{number} {cid}: {quote} [{person.name}→{other.name}] [{why}]",
                 bool(blocking),
                 marked,
             )

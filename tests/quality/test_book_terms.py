@@ -22,7 +22,8 @@ from muse.flow.checking import check_lexicons
 from muse.knowledge.card_import import import_cards_yaml
 from muse.planning.fine_outlines import confirm_section, load_confirmed, save_fine_outline
 from muse.quality import mechanical
-from muse.quality.hard_events import _changed_in_place, distinctive, event_checks
+from muse.quality.frames import changed_in_place
+from muse.quality.hard_events import distinctive, event_checks
 from muse.works import authorization
 from muse.works.canonical import add_chapter
 from muse.works.catalog import create_work
@@ -224,4 +225,4 @@ def test_what_is_distinctive(engine, freeze) -> None:
 )
 def test_changed_in_place(event: str, term: str, body: str, changed: bool) -> None:
     names = ["秦宓", "玉华王", "行者", "玄德", "孙夫人", "张辽"]
-    assert _changed_in_place(event, term, body, (), names) is changed
+    assert changed_in_place(event, term, body, (), names) is changed

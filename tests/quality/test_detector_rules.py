@@ -263,6 +263,20 @@ EVENT_CASES = (
         elsewhere="多年以后，两人才真正交手。",
     ),
     EventCase(
+        "another card's person in the outline's words blocks: someone else does it",
+        "林远与苏晴在山门前交手",
+        "林远与林远山在山门前交手。",
+        "contradicted",
+        elsewhere="苏晴早已换了一身衣裳。",
+    ),
+    EventCase(
+        "a name no card holds in a person's place may be them: not blocked",
+        "林远与苏晴在山门前交手",
+        "林远与晴姑娘在山门前交手。",
+        "verified",
+        elsewhere="苏晴早已换了一身衣裳。",
+    ),
+    EventCase(
         "a word keeping a character of the deed's word is a variant of it, not a change",
         "林远与苏晴在山门前交手",
         "林远与苏晴在山门前出手。",

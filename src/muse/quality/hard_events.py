@@ -30,7 +30,7 @@ Outcomes, per hard event (the best of its claims):
   - or a **distinctive book term** of the event was changed in place: a content word the book
     used before in at most a fifth of its chapters (:func:`distinctive`: its own vocabulary, not
     a common word, not the author's modern word), that the whole candidate never uses, while the
-    outline's words around it (three characters that are no name, :func:`_changed_in_place`)
+    outline's words around it (three characters that are no name, :func:`~muse.quality.frames.changed_in_place`)
     stand in the candidate with another word of its length in its place. Absence alone is not
     enough: the hand-written paraphrased outlines of the bench use words the classic has a few
     times (回到, 告诉, 商量) where the chapter says 回, 说与, 商议, and blocked 9 of 10 real chapters
@@ -38,12 +38,14 @@ Outcomes, per hard event (the best of its claims):
     ``unverifiable``, never ``verified``;
   - or **a key word changed in the claimed sentence itself**: a content word of the event, common
     or rare, that the claimed span does not use, while the outline's words around it stand in the
-    span or its paragraph with another word in its place (:func:`_in_its_place`: Han characters of its
-    length, none of them the word's own, no name of the work). The prose then repeats the
-    outline's sentence with its deed, place or thing changed, which no paraphrase does; the
-    chapter may still use the word elsewhere. A word that keeps one of the term's characters
-    (劈断 for 斩断) is a variant, and a name in its place (the outline's 师父, the prose's 长老)
-    may be the same person: neither is a change;
+    span or its paragraph with another word in its place (:mod:`muse.quality.frames`: Han
+    characters of its length, none of them the word's own, no name of the work); or a person or
+    thing of the event that the span does not name, with another card's name in its place. The
+    prose then repeats the outline's sentence with its deed, place, thing or doer changed, which
+    no paraphrase does; the chapter may still use the word elsewhere. A word that keeps one of
+    the term's characters (劈断 for 斩断) is a variant, a name no card holds may be the same
+    person, and a name in a word's place (the outline's 师父, the prose's 长老) may be too:
+    none of them is a change;
 
   Otherwise the event's content words never contradict it: an outline is written in an
   author's own words (modern Chinese, a 细纲's phrasing), the prose in the book's, so the absence
@@ -64,14 +66,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import regex
-
 from muse.context import WriterContext, WriterOutput
 from muse.core.segmentation import shared_jieba
 from muse.core.text import is_han
 from muse.planning import FineOutline, OutlineItem
 from muse.quality.entities import EntityLexicon
 from muse.quality.findings import Finding
+from muse.quality.frames import changed_in_place, in_its_place, name_in_its_place
 
 RARE = 0.2  # a word in at most this share of the book's chapters so far is the book's own term
 RARE_MIN_CHAPTERS = 5  # fewer chapters so far: no word is known to be rare
@@ -255,7 +256,7 @@ def _best(
     ]
     people = [n for _, names, is_name in terms if is_name for n in names]
     everyone = frozenset(n for names in groups for n in names)
-    gone = tuple(m for m in missing if _changed_in_place(item.text, m, body, missing, people))
+    gone = tuple(m for m in missing if changed_in_place(item.text, m, body, missing, people))
     best: EventCheck | None = None
     for claim_start, claim_end in claims:
         start, end = _paragraph(body, claim_start, claim_end)
@@ -264,7 +265,13 @@ def _best(
         in_claim = tuple(label for label, names in words if any(n in claimed for n in names))
         away = [label for label, _ in words if label not in in_claim]
         changed = tuple(
-            (m, r) for m in away if (r := _in_its_place(item.text, m, text, away, people, everyone))
+            (m, r) for m in away if (r := in_its_place(item.text, m, text, away, people, everyone))
+        ) + tuple(
+            (label, r)
+            for label, names, is_name in terms
+            if is_name
+            and not any(n in claimed for n in names)
+            and (r := name_in_its_place(item.text, label, text, everyone - names, away, people))
         )
         status = _status(
             len(found),
@@ -306,97 +313,6 @@ def distinctive(word: str, known: EntityLexicon | None) -> bool:
         return False
     most = int(RARE * chapters)
     return 0 < known.chapters_using(word, most) <= most
-
-
-CONTEXT = 3  # Han characters of the outline (no name) either side of a term that frame it
-REACH_FRAME = 8  # at most this many characters of the outline either side
-
-
-def _changed_in_place(
-    event: str,
-    term: str,
-    body: str,
-    missing: Iterable[str] = (),
-    names: Iterable[str] = (),
-) -> bool:
-    """Whether the body holds the outline's words around ``term`` with something else of its
-    length in its place: the prose tells the event's own sentence, the term changed. ``missing``:
-    the event's other terms the body lacks (changed as well: any text of their length);
-    ``names``: the people's names of the event (they frame nothing: a name stands beside many
-    words). Each side of the frame reaches out to ``CONTEXT`` Han characters that are no name
-    (at most ``REACH_FRAME`` characters); it needs a character on each side (``CONTEXT`` on one
-    side at the edge of the event) and ``CONTEXT`` Han characters in all. An outline in an
-    author's own words shares no such frame with the prose, so a word of it the chapter does not
-    use is no sign (measured on the paraphrased outlines: 回到, 商量, 告诉 … for the book's 回,
-    商议, 说与)."""
-    return _in_its_place(event, term, body, missing, names) is not None
-
-
-def _in_its_place(
-    event: str,
-    term: str,
-    body: str,
-    missing: Iterable[str] = (),
-    names: Iterable[str] = (),
-    everyone: frozenset[str] = frozenset(),
-) -> str | None:
-    """What stands in ``term``'s place in ``body`` within the outline's own frame around it
-    (:func:`_changed_in_place`), or None when the frame is not there. Only another word counts:
-    Han characters, none of them the term's (a word that keeps one is a variant of it: 斩断 and
-    劈断, 师父 and 师傅, 军队 and 军马), and no name of the work (``everyone``: an outline's 师父
-    may be the 长老 of the prose)."""
-    marks = _marks(event, [m for m in missing if m != term], list(names))
-    at = event.find(term)
-    while at >= 0:
-        end = at + len(term)
-        left = _side(event, marks, range(at - 1, max(-1, at - 1 - REACH_FRAME), -1))
-        right = _side(event, marks, range(end, min(len(event), end + REACH_FRAME)))
-        (lp, ln, lh), (rp, rn, rh) = left, right
-        if lh + rh >= CONTEXT and (ln or rh >= CONTEXT) and (rn or lh >= CONTEXT):
-            own = "".join(regex.escape(c) for c in set(term))
-            gap = f"((?:(?![{own}])\\p{{Script=Han}}){{{len(term)}}})"
-            for match in regex.finditer(lp + gap + rp, body):
-                if match.group(1) not in everyone:
-                    return match.group(1)
-        at = event.find(term, at + 1)
-    return None
-
-
-def _marks(event: str, others: list[str], names: list[str]) -> list[str]:
-    """Per character of ``event``: "m" inside another changed term, "n" inside a name, else ""."""
-    marks = [""] * len(event)
-    for mark, words in (("n", names), ("m", others)):
-        for word in words:
-            at = event.find(word) if word else -1
-            while at >= 0:
-                marks[at : at + len(word)] = [mark] * len(word)
-                at = event.find(word, at + 1)
-    return marks
-
-
-def _side(event: str, marks: list[str], positions: range) -> tuple[str, int, int]:
-    """The frame on one side of a term, over ``positions`` outward: (pattern, literal characters,
-    Han characters of no name). A changed term is any text of its length; it stops at
-    ``CONTEXT`` Han characters."""
-    taken: list[int] = []
-    han = 0
-    for i in positions:
-        if han >= CONTEXT:
-            break
-        taken.append(i)
-        han += marks[i] == "" and is_han(event[i])
-    pattern, literal, run = "", 0, 0
-    for i in sorted(taken):
-        if marks[i] == "m":
-            run += 1
-            continue
-        if run:
-            pattern, run = pattern + f"\\p{{Script=Han}}{{{run}}}", 0
-        pattern += regex.escape(event[i])
-        literal += 1
-    if run:
-        pattern += f"\\p{{Script=Han}}{{{run}}}"
-    return pattern, literal, han
 
 
 def _thing(names: frozenset[str], known: EntityLexicon | None) -> bool:
