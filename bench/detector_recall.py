@@ -506,6 +506,18 @@ class Probe:
             planted = _mid(paragraphs, f"忽听得门外有人高叫：“{term}来也！”众人都吃了一惊。")
             self.expect("future-only name", ("future_leak",), planted, f"{number} {term}@{chapter}")
 
+    def count_event(
+        self, cls: str, cid: str, note: str, paragraphs, edit: Callable[[str], str]
+    ) -> None:
+        """One removed hard event ``cid`` checked: blocked (``hard_event_unverified``), left to
+        the semantic detector explicitly (``detector_marks``), or passed silently."""
+        blocking, _ = self.check(paragraphs, edit=edit)
+        hit = any(b.startswith("hard_event_unverified:") for b in blocking)
+        checks = event_checks(self.frozen.context, self.output, self.lexicons[1])
+        marked = any(m["constraintId"] == cid for m in detector_marks(checks))
+        why = next((c.note() for c in checks if c.constraint_id == cid), "")
+        self.tally.count(cls, hit, f"{note} [{why}]", bool(blocking), marked)
+
     def plant_event(self, number, paragraphs) -> None:
         """The event no longer happens: its sentence is rewritten into another deed of the same
         person (a real sentence of a distant chapter naming them, with none of the event's
@@ -519,19 +531,12 @@ class Probe:
             changed = [
                 p.replace(quote, rewritten) if i == at else p for i, p in enumerate(paragraphs)
             ]
-            blocking, _ = self.check(
-                changed, edit=lambda s, q=quote, r=rewritten: r if s == q else s
-            )
-            hit = any(b.startswith("hard_event_unverified:") for b in blocking)
-            checks = event_checks(self.frozen.context, self.output, self.lexicons[1])
-            marked = any(m["constraintId"] == cid for m in detector_marks(checks))
-            why = next((c.note() for c in checks if c.constraint_id == cid), "")
-            self.tally.count(
+            self.count_event(
                 "hard event removed",
-                hit,
-                f"{number} {cid}: {quote} → {rewritten} [{why}]",
-                bool(blocking),
-                marked,
+                cid,
+                f"{number} {cid}: {quote} → {rewritten}",
+                changed,
+                lambda s, q=quote, r=rewritten: r if s == q else s,
             )
 
     def plant_in_place(self, number, paragraphs) -> None:
@@ -562,18 +567,13 @@ class Probe:
                     s = s.replace(t, swap[t])
                 return s
 
-            blocking, _ = self.check([edit(p) for p in paragraphs], edit=edit)
-            hit = any(b.startswith("hard_event_unverified:") for b in blocking)
-            checks = event_checks(self.frozen.context, self.output, self.lexicons[1])
-            marked = any(m["constraintId"] == event.id for m in detector_marks(checks))
-            why = next((c.note() for c in checks if c.constraint_id == event.id), "")
             pairs = "、".join(f"{t}→{r}" for t, r in swap.items())
-            self.tally.count(
+            self.count_event(
                 "hard event removed in place",
-                hit,
-                f"{number} {event.id}: {event.text} [{pairs}] [{why}]",
-                bool(blocking),
-                marked,
+                event.id,
+                f"{number} {event.id}: {event.text} [{pairs}]",
+                [edit(p) for p in paragraphs],
+                edit,
             )
 
     def plant_in_sentence(self, number, paragraphs) -> None:
@@ -607,20 +607,13 @@ class Probe:
             changed = [
                 p.replace(quote, changed_quote) if i == at else p for i, p in enumerate(paragraphs)
             ]
-            blocking, _ = self.check(
-                changed, edit=lambda s, q=quote, r=changed_quote: r if s == q else s
-            )
-            hit = any(b.startswith("hard_event_unverified:") for b in blocking)
-            checks = event_checks(self.frozen.context, self.output, self.lexicons[1])
-            marked = any(m["constraintId"] == event.id for m in detector_marks(checks))
-            why = next((c.note() for c in checks if c.constraint_id == event.id), "")
             pairs = "、".join(f"{t}→{r}" for t, r in swap.items())
-            self.tally.count(
+            self.count_event(
                 "hard event, words changed in sentence",
-                hit,
-                f"{number} {event.id}: {event.text} [{pairs}] [{why}]",
-                bool(blocking),
-                marked,
+                event.id,
+                f"{number} {event.id}: {event.text} [{pairs}]",
+                changed,
+                lambda s, q=quote, r=changed_quote: r if s == q else s,
             )
 
     def plant_doer(self, number, paragraphs) -> None:
@@ -657,19 +650,12 @@ class Probe:
             changed = [
                 p.replace(quote, changed_quote) if i == at else p for i, p in enumerate(paragraphs)
             ]
-            blocking, _ = self.check(
-                changed, edit=lambda s, q=quote, r=changed_quote: r if s == q else s
-            )
-            hit = any(b.startswith("hard_event_unverified:") for b in blocking)
-            checks = event_checks(self.frozen.context, self.output, self.lexicons[1])
-            marked = any(m["constraintId"] == cid for m in detector_marks(checks))
-            why = next((c.note() for c in checks if c.constraint_id == cid), "")
-            self.tally.count(
+            self.count_event(
                 "hard event, someone else does it",
-                hit,
-                f"{number} {cid}: {quote} [{person.name}→{other.name}] [{why}]",
-                bool(blocking),
-                marked,
+                cid,
+                f"{number} {cid}: {quote} [{person.name}→{other.name}]",
+                changed,
+                lambda s, q=quote, r=changed_quote: r if s == q else s,
             )
 
     def plant_repetition(self, number, paragraphs) -> None:

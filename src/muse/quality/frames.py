@@ -55,8 +55,9 @@ def in_its_place(
     gap = f"((?:(?![{own}])\\p{{Script=Han}}){{{len(term)}}})"
     for left, right in _frames(event, term, missing, names):
         for match in regex.finditer(left + gap + right, body):
-            if match.group(1) not in everyone:
-                return match.group(1)
+            word: str = match.group(1)
+            if word not in everyone:
+                return word
     return None
 
 
@@ -76,8 +77,9 @@ def name_in_its_place(
     for left, right in _frames(event, name, missing, [n for n in names if n != name]):
         for size in range(1, LONGEST_NAME + 1):
             for match in regex.finditer(left + f"(\\p{{Script=Han}}{{{size}}})" + right, body):
-                if match.group(1) in others:
-                    return match.group(1)
+                other: str = match.group(1)
+                if other in others:
+                    return other
     return None
 
 
