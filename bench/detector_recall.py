@@ -367,6 +367,7 @@ class Probe:
             self.plant_event(number, paragraphs)
             self.plant_in_place(number, paragraphs)
             self.plant_in_sentence(number, paragraphs)
+            self.plant_in_sentence(number, paragraphs, other_length=True)
             self.plant_doer(number, paragraphs)
         else:
             self.plant(number, paragraphs, cast)
@@ -382,6 +383,7 @@ class Probe:
             self.plant_event(number, paragraphs)
             self.plant_in_place(number, paragraphs)
             self.plant_in_sentence(number, paragraphs)
+            self.plant_in_sentence(number, paragraphs, other_length=True)
             self.plant_doer(number, paragraphs)
             self.tally = main
         return True
@@ -470,6 +472,7 @@ class Probe:
         self.plant_event(number, paragraphs)
         self.plant_in_place(number, paragraphs)
         self.plant_in_sentence(number, paragraphs)
+        self.plant_in_sentence(number, paragraphs, other_length=True)
         self.plant_doer(number, paragraphs)
         for name, plant in META.items():
             self.expect("meta text", ("meta_text",), plant(paragraphs), f"{number} {name}")
@@ -576,7 +579,7 @@ class Probe:
                 edit,
             )
 
-    def plant_in_sentence(self, number, paragraphs) -> None:
+    def plant_in_sentence(self, number, paragraphs, other_length: bool = False) -> None:
         """Key words changed in the claimed sentence only: every content word of the outline's
         event (people apart, common words included) that the claimed sentence uses becomes a word
         of its length and part of speech from a distant chapter, in that sentence alone (the rest
@@ -596,10 +599,11 @@ class Probe:
             swap: dict[str, str] = {}
             for w in words:
                 used = text + event.text + "".join(swap.values())
-                if r := replacement(self.book, number, w, used):
+                size = (len(w) + 1 if len(w) == 2 else len(w) - 1) if other_length else None
+                if r := replacement(self.book, number, w, used, size):
                     swap[w] = r
             if at is None or not swap:
-                self.tally.unplanted_sentence += 1
+                self.tally.unplanted_sentence += not other_length
                 continue
             changed_quote = quote
             for w in sorted(swap, key=len, reverse=True):
@@ -609,7 +613,8 @@ class Probe:
             ]
             pairs = "、".join(f"{t}→{r}" for t, r in swap.items())
             self.count_event(
-                "hard event, words changed in sentence",
+                "hard event, words changed in sentence"
+                + (", other lengths" if other_length else ""),
                 event.id,
                 f"{number} {event.id}: {event.text} [{pairs}]",
                 changed,
@@ -730,16 +735,19 @@ def book_terms(book: Book, number: int, event: str) -> list[str]:
     return terms
 
 
-def replacement(book: Book, number: int, term: str, avoid: str) -> str | None:
-    """A word of ``term``'s length and part of speech from a distant chapter, that ``avoid`` (the
-    chapter and its outline) never uses: the term changed in place into a plausible other."""
+def replacement(
+    book: Book, number: int, term: str, avoid: str, size: int | None = None
+) -> str | None:
+    """A word of ``term``'s length (or ``size``) and part of speech from a distant chapter, that
+    ``avoid`` (the chapter and its outline) never uses: the term changed in place into a
+    plausible other."""
     tag = next((t for w, t in jieba().tag(term, hmm=False) if w == term), "n")
     last = max(book.chapters)
     for step in range(1, last):
         text = book.chapters.get((number + last // 2 + step - 1) % last + 1, "")
         for word, t in jieba().tag(text[:4000], hmm=False):
             if (
-                len(word) == len(term)
+                len(word) == (size or len(term))
                 and t == tag
                 and t not in PERSON_TAGS
                 and book.person_of(word) is None
@@ -818,7 +826,7 @@ def probe_book(path: Path, targets: int, only_events: bool = False) -> tuple[Tal
 
 
 def print_tally(tally: Tally) -> None:
-    print(f"  {'planted defect':<34} {'recall':>7}  {'variants':>8}  any blocking  marked  silent")
+    print(f"  {'planted defect':<52} {'recall':>7}  {'variants':>8}  any blocking  marked  silent")
     for cls in tally.variants:
         n, hit, any_ = tally.variants[cls], tally.hits[cls], tally.blocked[cls]
         marked = ""
@@ -826,7 +834,7 @@ def print_tally(tally: Tally) -> None:
             silent = n - hit - tally.marked[cls]
             marked = f"{100 * tally.marked[cls] / n:5.0f}%  {100 * silent / n:5.0f}%"
         print(
-            f"  {cls:<34} {100 * hit / n:6.0f}%  {hit:>3}/{n:<4}  {100 * any_ / n:11.0f}%  {marked}"
+            f"  {cls:<52} {100 * hit / n:6.0f}%  {hit:>3}/{n:<4}  {100 * any_ / n:11.0f}%  {marked}"
         )
         for note in tally.misses[cls][: 10 if cls.startswith("hard event") else 3]:
             print(f"      missed: {note}")

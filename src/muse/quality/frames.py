@@ -50,10 +50,14 @@ def in_its_place(
     (:func:`changed_in_place`), or None when the frame is not there. Only another word counts:
     Han characters, none of them the term's (a word that keeps one is a variant of it: 斩断 and
     劈断, 师父 and 师傅, 军队 and 军马), and no name of the work (``everyone``: an outline's 师父
-    may be the 长老 of the prose)."""
+    may be the 长老 of the prose). Between two sides of the outline's words, the other word may
+    be a character shorter or longer (人参果 for 果子 is a change all the same); at the edge of
+    the event, where one side is open, only a word of the term's length counts (a shorter one
+    would be any first characters of whatever stands there)."""
     own = "".join(regex.escape(c) for c in set(term))
-    gap = f"((?:(?![{own}])\\p{{Script=Han}}){{{len(term)}}})"
-    for left, right in _frames(event, term, missing, names):
+    for left, right, anchored in _frames(event, term, missing, names):
+        fewest, most = (max(1, len(term) - 1), len(term) + 1) if anchored else (len(term),) * 2
+        gap = f"((?:(?![{own}])\\p{{Script=Han}}){{{fewest},{most}}})"
         for match in regex.finditer(left + gap + right, body):
             word: str = match.group(1)
             if word not in everyone:
@@ -74,7 +78,7 @@ def name_in_its_place(
     ``others``: the names of the work's other people and things (a card's); a name no card holds
     may be the same person under a name of the prose (镇元大仙 told as 大仙), so only a known other
     name counts, of any length (it may share the surname: 刘表 for 刘备)."""
-    for left, right in _frames(event, name, missing, [n for n in names if n != name]):
+    for left, right, _ in _frames(event, name, missing, [n for n in names if n != name]):
         for size in range(1, LONGEST_NAME + 1):
             for match in regex.finditer(left + f"(\\p{{Script=Han}}{{{size}}})" + right, body):
                 other: str = match.group(1)
@@ -88,19 +92,24 @@ LONGEST_NAME = 6
 
 def _frames(
     event: str, term: str, missing: Iterable[str], names: Iterable[str]
-) -> list[tuple[str, str]]:
+) -> list[tuple[str, str, bool]]:
     """The patterns either side of each occurrence of ``term`` in ``event`` that frame it (see
-    :func:`changed_in_place`)."""
+    :func:`changed_in_place`), and whether both sides hold the outline's own characters
+    (anchored: the other changed terms in it may then be words of about their length; at an
+    open edge, only of their own length)."""
     marks = _marks(event, [m for m in missing if m != term], list(names))
     frames = []
     at = event.find(term)
     while at >= 0:
         end = at + len(term)
-        left = _side(event, marks, range(at - 1, max(-1, at - 1 - REACH_FRAME), -1))
-        right = _side(event, marks, range(end, min(len(event), end + REACH_FRAME)))
-        (lp, ln, lh), (rp, rn, rh) = left, right
+        before = range(at - 1, max(-1, at - 1 - REACH_FRAME), -1)
+        after = range(end, min(len(event), end + REACH_FRAME))
+        (lp, ln, lh), (rp, rn, rh) = _side(event, marks, before), _side(event, marks, after)
         if lh + rh >= CONTEXT and (ln or rh >= CONTEXT) and (rn or lh >= CONTEXT):
-            frames.append((lp, rp))
+            anchored = bool(ln and rn)
+            if not anchored:
+                lp, rp = _side(event, marks, before, False)[0], _side(event, marks, after, False)[0]
+            frames.append((lp, rp, anchored))
         at = event.find(term, at + 1)
     return frames
 
@@ -117,10 +126,12 @@ def _marks(event: str, others: list[str], names: list[str]) -> list[str]:
     return marks
 
 
-def _side(event: str, marks: list[str], positions: range) -> tuple[str, int, int]:
+def _side(
+    event: str, marks: list[str], positions: range, flexible: bool = True
+) -> tuple[str, int, int]:
     """The frame on one side of a term, over ``positions`` outward: (pattern, literal characters,
-    Han characters of no name). A changed term is any text of its length; it stops at
-    ``CONTEXT`` Han characters."""
+    Han characters of no name). Another changed term is any word of about its length
+    (:func:`_another`); it stops at ``CONTEXT`` Han characters."""
     taken: list[int] = []
     han = 0
     for i in positions:
@@ -134,9 +145,17 @@ def _side(event: str, marks: list[str], positions: range) -> tuple[str, int, int
             run += 1
             continue
         if run:
-            pattern, run = pattern + f"\\p{{Script=Han}}{{{run}}}", 0
+            pattern, run = pattern + _another(run, flexible), 0
         pattern += regex.escape(event[i])
         literal += 1
     if run:
-        pattern += f"\\p{{Script=Han}}{{{run}}}"
+        pattern += _another(run, flexible)
     return pattern, literal, han
+
+
+def _another(size: int, flexible: bool = True) -> str:
+    """A pattern for another word in place of one of ``size`` characters: Han characters, one
+    fewer to one more (``flexible``) or exactly as many."""
+    if not flexible:
+        return f"\\p{{Script=Han}}{{{size}}}"
+    return f"\\p{{Script=Han}}{{{max(1, size - 1)},{size + 1}}}"
