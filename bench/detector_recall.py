@@ -138,6 +138,9 @@ class Book:
         return next((p for p in self.persons if term in p.terms()), None)
 
 
+MARKED = " (marked for the semantic detector)"
+
+
 @dataclass
 class Tally:
     variants: Counter = field(default_factory=Counter)
@@ -159,7 +162,7 @@ class Tally:
         self.marked[cls] += marked and not hit
         if not hit:
             self.misses[cls].append(
-                note + (" (marked for the semantic detector)" if marked else "")
+                note + (MARKED if marked else "")
             )
 
 
@@ -836,7 +839,9 @@ def print_tally(tally: Tally) -> None:
         print(
             f"  {cls:<52} {100 * hit / n:6.0f}%  {hit:>3}/{n:<4}  {100 * any_ / n:11.0f}%  {marked}"
         )
-        for note in tally.misses[cls][: 10 if cls.startswith("hard event") else 3]:
+        # the silent misses first: they are what nothing judged
+        misses = sorted(tally.misses[cls], key=lambda note: note.endswith(MARKED))
+        for note in misses[: 10 if cls.startswith("hard event") else 3]:
             print(f"      missed: {note}")
     if tally.unplanted:
         print(f"  hard events with no key term of the book to change in place: {tally.unplanted}")

@@ -280,6 +280,7 @@ def _best(
             in_claim=len(in_claim),
             absent=len(absent) + len(gone) + len(changed),
             missing=len(missing),
+            unseen=sum(is_name and label not in found for label, _, is_name in terms),
         )
         check = EventCheck(
             item.id,
@@ -335,12 +336,14 @@ def _status(
     in_claim: int = 0,
     absent: int = 0,
     missing: int = 0,
+    unseen: int = 0,
 ) -> str:
     """``found`` of ``total`` key terms near the claim; ``content`` of the terms are content
     words (not names), ``in_claim`` of them in the claimed span itself; ``absent`` of the names
     are nowhere in the candidate (with the book's distinctive terms the candidate changed in
     place); ``missing``: distinctive terms of the book the candidate never uses (an event
-    without them is not verified).
+    without them is not verified); ``unseen``: people and things of the event named nowhere near
+    the claim (under none of their names): an event is not verified without who does it.
 
     Contradicted only when certain: nothing of the event near the claim, or a person it names
     absent from the whole chapter. Verified when at least half of the terms are near the claim
@@ -350,7 +353,7 @@ def _status(
         return "unverifiable"
     if found == 0 or absent:
         return "contradicted"
-    if found >= VERIFIED * total and (content == 0 or in_claim > 0) and not missing:
+    if found >= VERIFIED * total and (content == 0 or in_claim > 0) and not missing | unseen:
         return "verified"
     return "unverifiable"
 
