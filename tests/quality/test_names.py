@@ -117,6 +117,18 @@ def test_a_title_in_book_quotes_is_an_entity(named, lexicons):  # noqa: F811
         ("上卷名《天遁》，中卷名《地遁》。", {"天遁", "地遁"}),  # coined titles are reported
         ("徐、丁二将慌忙下马。徐、丁二将领命。", set()),  # two generals, not one 丁二
         ("沈青禾推门而入。沈青禾坐下。", {"沈青禾"}),
+        # 西游记 chapter 94: the poems of the prose by their titles are no setting
+        ("长老拿起《春景诗》读罢，又看《和春景诗》与《喜词》。", set()),
+        ("长老拿起《春景诗》读罢，又翻开《焚诀》。", {"焚诀"}),
+        # 三国演义 chapters 29 and 23: a speech verb between two people's single names
+        ("权问肃曰：“子敬何来？”权问肃曰：“计将安出？”", set()),
+        ("祖问衡曰：“汝在许都有何人物？”", set()),
+        # 三国演义 chapter 107: a post before a name the chapter also writes alone
+        (
+            "且说曹爽手下司马鲁芝，见城中事变，来与参军辛敞商议。言未毕，参军辛敞、司马鲁芝到。"
+            "太尉蒋济曰：“尚有鲁芝、辛敞，斩关夺门而出。”",
+            {"鲁芝"},
+        ),
     ],
 )
 def test_unknown_entity_noise_filters(named, lexicons, body, reported):  # noqa: F811

@@ -56,6 +56,9 @@ from muse.quality.leak import LeakLexicon
 from muse.quality.surnames import COMPOUND, TITLES, surname_of
 
 _TITLE = re.compile(r"《([^《》\n]{1,40})》")
+POEM_ENDS = ("诗", "词", "赋")  # 《春景诗》《喜词》: a poem of the prose, no setting of the book
+# a speech verb between two single characters: 「权问肃曰」 is 权 asking 肃, not one 权问肃
+SPOKEN = frozenset("问谓曰答告请劝叱责")
 # words that introduce a name right before it: 「在下慕容秋」「一个名叫林远的少年」
 _NAMING_CUE = re.compile(
     r"(?:在下|名叫|叫做|叫作|名唤|唤作|唤做|自称|自号|人称|号称|名为|我乃|我是|我叫|姓)$"
@@ -372,9 +375,12 @@ def _unknown(
         inside = any(
             a < end and start < b for a, b in covered + [(s.start, s.end) for s in located]
         )
-        if not inside and unseen(title) and not shared_jieba().has_word(title):
+        poem = title.endswith(POEM_ENDS)
+        if not inside and not poem and unseen(title) and not shared_jieba().has_word(title):
             located.append(_Span(title, start, end, "title"))  # 《春秋》: a word, no coinage
     located = [s for s in located if _worth_reporting(body, s)]
+    terms = {s.term for s in located}
+    located = [s for s in located if not _post_before(s.term, terms)]
     located.sort(key=lambda s: s.start)
     return [_unknown_finding(body, s, n, lexicon) for s, n in _first_of_each(located)]
 
@@ -396,6 +402,8 @@ def _worth_reporting(body: str, span: _Span) -> bool:
         return False  # 「徐、丁二将」: two generals, 徐 and 丁, not one 丁二
     if span.category == "title":
         return True
+    if len(span.term) == 3 and span.term[1] in SPOKEN:
+        return False  # 「权问肃曰」「祖问衡曰」: one asks the other
     ordinary = len(given) == 1 and len(span.term) == 2 and ordinary_pair(shared_jieba(), span.term)
     if ordinary and not _read_as_name(body, span.term):
         return False  # 「白旗白甲」「祭祀宗祖」: no sign of a name anywhere in the chapter
@@ -409,6 +417,15 @@ def _worth_reporting(body: str, span: _Span) -> bool:
     if shaped and _ACTION_CUE.match(body, span.end):
         return True
     return _NAMING_CUE.search(body, max(0, span.start - 4), span.start) is not None
+
+
+def _post_before(term: str, terms: set[str]) -> bool:
+    """Whether ``term`` is a post or a compound surname before another reported name
+    (司马 + 鲁芝, where the chapter also names 鲁芝 alone): that name is the one to report."""
+    return any(
+        len(t) >= 2 and t != term and term.endswith(t) and term[: -len(t)] in COMPOUND | TITLES
+        for t in terms
+    )
 
 
 def _name_then_verb(body: str, term: str) -> bool:
