@@ -26,7 +26,7 @@ Searching reads the index as it is: call :func:`refresh_index` before freezing a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection
@@ -120,18 +120,31 @@ def search(
 
 
 def search_text(
-    conn: Connection, work_id: int, query: str, *, max_chapter: int, limit: int = 10
+    conn: Connection,
+    work_id: int,
+    query: str,
+    *,
+    max_chapter: int,
+    limit: int = 10,
+    total: Callable[[], int] | None = None,
 ) -> list[Hit]:
     """Chunks of chapters ``<= max_chapter`` sharing words with free text: OR over its tokens,
     single characters left out unless they are dictionary terms or all there is, words in more
     than half of those chunks left out unless they are all there is (see
-    :func:`informative_tokens`), and the rarest words first (see :func:`rarest_first`)."""
+    :func:`informative_tokens`), and the rarest words first (see :func:`rarest_first`).
+
+    ``total``: gives :func:`chunk_total` of ``max_chapter`` when asked (a reader that searches
+    one frozen state many times reads it once: ``AsOfView``); default: read it here."""
     tokenizer = _checked(conn, work_id, max_chapter, limit)
     tokens = list(tokenizer.query_tokens(query))
     if len(tokens) >= 2:
         counts = _match_counts(conn, work_id, tokens, max_chapter)
-        total = chunk_total(conn, work_id, max_chapter=max_chapter)
-        tokens = rarest_first(_informative(tokens, counts, total), counts, rank_window(limit))
+        total_chunks = (
+            total() if total is not None else chunk_total(conn, work_id, max_chapter=max_chapter)
+        )
+        tokens = rarest_first(
+            _informative(tokens, counts, total_chunks), counts, rank_window(limit)
+        )
     return _hits(conn, work_id, [(t,) for t in tokens], max_chapter, limit)
 
 
