@@ -132,13 +132,14 @@ def record_event(
     """One row of the run's event log; ``status``: ok | failed | blocked | not_built | started |
     timeout | swept | late_discarded (at most 16 characters)."""
     conn.execute(
-        run_events.insert().values(
-            run_id=run_id,
-            attempt=attempt,
-            node=node,
-            status=status,
-            duration_ms=duration_ms,
-            detail=detail,
-            created_at=utc_now(),
-        )
+        run_events.insert(),  # the values as parameters: one cached statement for every event
+        {
+            "run_id": run_id,
+            "attempt": attempt,
+            "node": node,
+            "status": status,
+            "duration_ms": duration_ms,
+            "detail": detail,
+            "created_at": utc_now(),
+        },
     )
