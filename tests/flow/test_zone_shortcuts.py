@@ -10,14 +10,28 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import Engine, event, exists, func, literal, select, text, union, union_all
+from sqlalchemy import (
+    Engine,
+    bindparam,
+    event,
+    exists,
+    func,
+    literal,
+    select,
+    text,
+    union,
+    union_all,
+)
 from sqlalchemy.sql import Join
 
 from muse.flow import zones
 from muse.flow.production import write_chapter
 from muse.flow.tables import candidates, runs
+from muse.flow.zones import zone
 from muse.works.tables import chapters, prose_blocks
 from tests.support.marked_book import NEXT
+
+from .test_zone import mixed  # noqa: F401 - the fixture
 
 SHAPES = {
     "runs": lambda: select(runs.c.id).where(runs.c.work_id == 1),
@@ -132,3 +146,33 @@ def test_every_select_of_a_write_gets_the_walks_answer(engine: Engine, book):
         if isinstance(statement, zones.Select):
             assert _same_froms(statement)
     assert (zones._NOTHING, False) in answers and len(answers) > 1  # both kinds were checked
+
+
+def test_a_value_free_reads_rewrite_is_kept_and_filters_as_before(engine, mixed):  # noqa: F811
+    work_id, (prod_run, _), (eval_run, _) = mixed
+    zones._rewritten.clear()
+
+    def by_id():  # built anew each time, as a caller may: the same key, no value in it
+        return select(runs.c.id, runs.c.run_type).where(runs.c.id == bindparam("rid"))
+
+    with engine.connect() as conn:
+        assert conn.execute(by_id(), {"rid": prod_run}).all() == [(prod_run, "production")]
+        assert conn.execute(by_id(), {"rid": eval_run}).all() == []  # hidden, from the kept one
+        assert zone(conn).execute(by_id(), {"rid": eval_run}).all() == [(eval_run, "evaluation")]
+    assert len(zones._rewritten) == 1
+    assert zones._production_only(by_id()) is zones._production_only(by_id())
+
+
+def test_a_read_with_values_in_it_is_rewritten_for_its_own_values(engine, mixed):  # noqa: F811
+    """Kept rewrites would carry the first statement's values: one with literal values is
+    rewritten each time, and each answers for its own value."""
+    work_id, (prod_run, prod_cand), (eval_run, _) = mixed
+    zones._rewritten.clear()
+    with engine.connect() as conn:
+        for run_id, expected in [(prod_run, [prod_run]), (eval_run, []), (prod_run, [prod_run])]:
+            assert conn.execute(select(runs.c.id).where(runs.c.id == run_id)).scalars().all() == (
+                expected
+            )
+            got = conn.execute(select(candidates.c.id).where(candidates.c.run_id == run_id))
+            assert got.scalars().all() == ([prod_cand] if expected else [])
+    assert zones._rewritten == {}

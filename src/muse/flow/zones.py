@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, event, select
 from sqlalchemy.sql import CompoundSelect, Select, Subquery
+from sqlalchemy.sql.cache_key import CacheKey
 from sqlalchemy.sql.functions import FunctionElement
 from sqlalchemy.sql.selectable import Exists, FromClause, SelectBase
 from sqlalchemy.sql.util import ClauseAdapter
@@ -45,8 +46,13 @@ ALL = "all"
 # subquery, an EXISTS, a UNION's SELECTs. Most statements of a write read neither table, and
 # scanning the key's tuples costs a fraction of the walk. A key holding a container other than
 # a tuple is walked, as a key SQLAlchemy could not build is.
+#
+# The rewrite of a statement whose every bound parameter takes its value at execution (a
+# statement built once with ``bindparam(name)``, as the run's own reads are) carries no value:
+# it is kept per key too, and such a read costs neither the rewrite nor its new cache key.
 _MAX_KEYS = 4096
 _by_key: dict[Any, tuple[int, bool]] = {}
+_rewritten: dict[Any, Select[Any] | CompoundSelect[Any]] = {}
 _lock = threading.Lock()
 
 
@@ -148,6 +154,29 @@ def _production_only(
     reads, plain = _shape(statement)
     if reads == _NOTHING:
         return statement
+    key = statement._generate_cache_key()  # memoized: computed once by _shape
+    if key is None or not _value_free(key):
+        return _rewrite(statement, reads, plain)
+    found = _rewritten.get(key.key)
+    if found is None:
+        found = _rewrite(statement, reads, plain)
+        with _lock:
+            if len(_rewritten) >= _MAX_KEYS:
+                _rewritten.clear()
+            _rewritten[key.key] = found
+    return found
+
+
+def _value_free(key: CacheKey) -> bool:
+    """Whether every bound parameter of the keyed statement takes its value at execution (a
+    ``bindparam(name)`` without a value): then any statement with this key rewrites to the same
+    statement, parameters and all, and the rewrite can be kept."""
+    return all(b.value is None and b.callable is None for b in key.bindparams)
+
+
+def _rewrite(
+    statement: Select[Any] | CompoundSelect[Any], reads: int, plain: bool
+) -> Select[Any] | CompoundSelect[Any]:
     runs, candidates = _zone_tables()
     if plain and isinstance(statement, Select):
         # One table and nothing nested: filtering it in WHERE reads exactly the rows the
