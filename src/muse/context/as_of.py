@@ -11,7 +11,14 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from muse.context.search import Hit, chunk_total, search, search_text
+from muse.context.search import (
+    Hit,
+    Tokenizer,
+    built_tokenizer,
+    chunk_total,
+    search,
+    search_text,
+)
 from muse.core.errors import ContractViolation
 from muse.core.length_target import MIN_VALID_HAN, SAMPLE_SIZE
 from muse.knowledge import (
@@ -96,7 +103,13 @@ class AsOfView:
             max_chapter=self.as_of,
             limit=limit,
             total=lambda: self._chunk_total,
+            tokenizer=self._tokenizer,
         )
+
+    @cached_property
+    def _tokenizer(self) -> Tokenizer | None:
+        """The tokenizer the index was built with (None: no index; the search then says so)."""
+        return built_tokenizer(self.conn, self.work_id)
 
     @cached_property
     def _chunk_total(self) -> int:

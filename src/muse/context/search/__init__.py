@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from muse.context.search.builder import (
         REFRESH_JOB,
         IndexStatus,
+        built_tokenizer,
         built_version,
         chapter_chunks,
         chunk_total,
@@ -35,11 +36,14 @@ if TYPE_CHECKING:
         run_refresh_job,
     )
     from muse.context.search.index import Hit, search, search_query, search_text
+    from muse.context.search.tokenizer import Tokenizer
 
 __all__ = [
     "Hit",
     "IndexStatus",
     "REFRESH_JOB",
+    "Tokenizer",
+    "built_tokenizer",
     "built_version",
     "chapter_chunks",
     "chunk_total",
@@ -58,6 +62,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "builder": (
         "IndexStatus",
         "REFRESH_JOB",
+        "built_tokenizer",
         "built_version",
         "chapter_chunks",
         "chunk_total",
@@ -69,6 +74,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "run_refresh_job",
     ),
     "index": ("Hit", "search", "search_query", "search_text"),
+    "tokenizer": ("Tokenizer",),
 }
 
 __getattr__, __dir__ = lazy_face(globals(), _FACE)

@@ -127,15 +127,17 @@ def search_text(
     max_chapter: int,
     limit: int = 10,
     total: Callable[[], int] | None = None,
+    tokenizer: Tokenizer | None = None,
 ) -> list[Hit]:
     """Chunks of chapters ``<= max_chapter`` sharing words with free text: OR over its tokens,
     single characters left out unless they are dictionary terms or all there is, words in more
     than half of those chunks left out unless they are all there is (see
     :func:`informative_tokens`), and the rarest words first (see :func:`rarest_first`).
 
-    ``total``: gives :func:`chunk_total` of ``max_chapter`` when asked (a reader that searches
-    one frozen state many times reads it once: ``AsOfView``); default: read it here."""
-    tokenizer = _checked(conn, work_id, max_chapter, limit)
+    ``total`` and ``tokenizer``: :func:`chunk_total` of ``max_chapter`` when asked, and the
+    index's :func:`built_tokenizer` (a reader that searches one frozen state many times reads
+    them once: ``AsOfView``); default: read here."""
+    tokenizer = _checked(conn, work_id, max_chapter, limit, tokenizer)
     tokens = list(tokenizer.query_tokens(query))
     if len(tokens) >= 2:
         counts = _match_counts(conn, work_id, tokens, max_chapter)
@@ -248,12 +250,14 @@ def _card_terms(conn: Connection, work_id: int, name: str, as_of: int) -> list[s
     return list(dict.fromkeys([card.name, *known]))
 
 
-def _checked(conn: Connection, work_id: int, max_chapter: int, limit: int) -> Tokenizer:
+def _checked(
+    conn: Connection, work_id: int, max_chapter: int, limit: int, known: Tokenizer | None = None
+) -> Tokenizer:
     if isinstance(max_chapter, bool) or not isinstance(max_chapter, int) or max_chapter < 0:
         raise InvalidInput(f"检索的章号上限必须是非负整数，收到 {max_chapter!r}。")
     if limit < 1:
         raise InvalidInput(f"检索条数必须至少为 1，收到 {limit}。")
-    tokenizer = built_tokenizer(conn, work_id)
+    tokenizer = known if known is not None else built_tokenizer(conn, work_id)
     if tokenizer is None:
         raise NotFound(
             f"作品 {work_id} 还没有检索索引。", hint=f"运行 muse index rebuild --work {work_id}。"
