@@ -11,7 +11,14 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from muse.context.search import Hit, search, search_text
+from muse.context.search import (
+    Hit,
+    Tokenizer,
+    built_tokenizer,
+    chunk_total,
+    search,
+    search_text,
+)
 from muse.core.errors import ContractViolation
 from muse.core.length_target import MIN_VALID_HAN, SAMPLE_SIZE
 from muse.knowledge import (
@@ -89,7 +96,26 @@ class AsOfView:
 
     def search_text(self, query: str, limit: int) -> list[Hit]:
         """Chunks up to the freeze point sharing words with ``query``."""
-        return search_text(self.conn, self.work_id, query, max_chapter=self.as_of, limit=limit)
+        return search_text(
+            self.conn,
+            self.work_id,
+            query,
+            max_chapter=self.as_of,
+            limit=limit,
+            total=lambda: self._chunk_total,
+            tokenizer=self._tokenizer,
+        )
+
+    @cached_property
+    def _tokenizer(self) -> Tokenizer | None:
+        """The tokenizer the index was built with (None: no index; the search then says so)."""
+        return built_tokenizer(self.conn, self.work_id)
+
+    @cached_property
+    def _chunk_total(self) -> int:
+        """Indexed chunks up to the freeze point: what every text search weighs its words
+        against, read once per view (a replay searches seven times), as the card states are."""
+        return chunk_total(self.conn, self.work_id, max_chapter=self.as_of)
 
     def search_names(self, names: list[str], limit: int) -> list[Hit]:
         """Chunks up to the freeze point naming any of ``names`` (a card's name and aliases)."""

@@ -242,19 +242,20 @@ def store_context(
     if not store:
         return FrozenContext(snapshot_id, context, blocking)
     conn.execute(
-        context_snapshots.insert().values(
-            id=snapshot_id,
-            run_id=context.run_id,
-            attempt=context.attempt,
-            work_id=context.work_id,
-            target_chapter=context.target_chapter,
-            as_of=context.as_of,
-            plan_id=context.manifest.plan_id,
-            manifest_id=context.manifest.manifest_id,
-            sha256=context.context_snapshot.sha256,
-            chapter_revisions={str(n): rev for n, rev in sorted(read_revisions.items())},
-            payload=context.wire(),
-            created_at=utc_now(),
-        )
+        context_snapshots.insert(),
+        {
+            "id": snapshot_id,
+            "run_id": context.run_id,
+            "attempt": context.attempt,
+            "work_id": context.work_id,
+            "target_chapter": context.target_chapter,
+            "as_of": context.as_of,
+            "plan_id": context.manifest.plan_id,
+            "manifest_id": context.manifest.manifest_id,
+            "sha256": context.context_snapshot.sha256,
+            "chapter_revisions": {str(n): rev for n, rev in sorted(read_revisions.items())},
+            "payload": context.wire(),
+            "created_at": utc_now(),
+        },
     )
     return FrozenContext(snapshot_id, context, blocking)

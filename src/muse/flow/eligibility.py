@@ -60,24 +60,25 @@ def insert_run(
     revision is the chapter's canonical revision now (0: no canonical text yet)."""
     run_id, now = new_id("run"), utc_now()
     conn.execute(
-        runs.insert().values(
-            id=run_id,
-            work_id=work_id,
-            target_chapter=chapter,
-            run_type=run_type,
-            mode=mode,
-            quality_policy_version=quality_policy_version,
-            state="validating_context",
-            attempt=1,
-            revision=0,
-            provider=provider,
-            model=model,
-            as_of=as_of,
-            base_revision=current_revision(conn, work_id, chapter) or 0,
-            created_at=now,
-            updated_at=now,
-            owner=process_owner(),
-        )
+        runs.insert(),
+        {
+            "id": run_id,
+            "work_id": work_id,
+            "target_chapter": chapter,
+            "run_type": run_type,
+            "mode": mode,
+            "quality_policy_version": quality_policy_version,
+            "state": "validating_context",
+            "attempt": 1,
+            "revision": 0,
+            "provider": provider,
+            "model": model,
+            "as_of": as_of,
+            "base_revision": current_revision(conn, work_id, chapter) or 0,
+            "created_at": now,
+            "updated_at": now,
+            "owner": process_owner(),
+        },
     )
     return run_id
 
@@ -95,22 +96,23 @@ def insert_candidate(
     """Write a new DRAFT candidate row for ``output``; its eligibility comes from the run."""
     now = utc_now()
     conn.execute(
-        candidates.insert().values(
-            id=candidate_id,
-            run_id=run_id,
-            work_id=work_id,
-            chapter=chapter,
-            version=output.candidate_version,
-            state="DRAFT",
-            revision=0,
-            acceptance_eligible=run_acceptance_eligible(conn, run_id),  # never the writer's word
-            body=output.candidate_body,
-            sha256=output.candidate_sha256,
-            han_count=count_han(output.candidate_body),
-            context_snapshot_id=context_snapshot_id,
-            writer_output=output.wire(),
-            report=None,
-            created_at=now,
-            updated_at=now,
-        )
+        candidates.insert(),
+        {
+            "id": candidate_id,
+            "run_id": run_id,
+            "work_id": work_id,
+            "chapter": chapter,
+            "version": output.candidate_version,
+            "state": "DRAFT",
+            "revision": 0,
+            "acceptance_eligible": run_acceptance_eligible(conn, run_id),  # never the writer's word
+            "body": output.candidate_body,
+            "sha256": output.candidate_sha256,
+            "han_count": count_han(output.candidate_body),
+            "context_snapshot_id": context_snapshot_id,
+            "writer_output": output.wire(),
+            "report": None,
+            "created_at": now,
+            "updated_at": now,
+        },
     )

@@ -421,6 +421,7 @@ def _summarise(
     reason: str | None,
 ) -> None:
     body = written.output.candidate_body
+    han_count = count_han(body)
     findings = [
         {**f.to_dict(), "location": located(body, f.start, f.end)} for f in verdict.findings
     ]
@@ -431,7 +432,7 @@ def _summarise(
             version=written.output.candidate_version,
             outcome=verdict.outcome,
             candidate_state=verdict.candidate_state,
-            han_count=count_han(body),
+            han_count=han_count,
             findings=findings,
             revision_list=[r.to_dict() for r in verdict.revision_list],
         )
@@ -440,7 +441,7 @@ def _summarise(
     summary.candidate_id, summary.findings, summary.han_count = (
         written.candidate_id,
         findings,
-        count_han(body),
+        han_count,
     )
     summary.semantic_status = verdict.semantic.status if verdict.semantic else None
     summary.evidence_gaps = [g.to_dict() for g in verdict.gaps]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, bindparam, select
 
 from muse.flow.deadlines import guard_result, remaining_s, start_node
 from muse.flow.states import WORKING_NODES
@@ -48,6 +48,10 @@ class Stopped(Exception):
 class _Late(Exception):
     def __init__(self, node: str) -> None:
         self.node = node
+
+
+# Read before every model call (its timeout): built once with a bound run id.
+_DEADLINE = select(runs.c.deadline_at).where(runs.c.id == bindparam("run_id", type_=runs.c.id.type))
 
 
 @dataclass
@@ -143,7 +147,5 @@ class RunCtx:
     def deadline_left(self) -> float | None:
         """Seconds left in the running node: the model call's timeout."""
         with self.engine.connect() as conn:
-            deadline = conn.execute(
-                select(runs.c.deadline_at).where(runs.c.id == self.run_id)
-            ).scalar()
+            deadline = conn.execute(_DEADLINE, {"run_id": self.run_id}).scalar()
         return remaining_s(deadline) if deadline is not None else None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, Table, select
+from sqlalchemy import Connection, Table, bindparam, select
 from sqlalchemy.exc import DBAPIError
 
 from muse.core.clock import utc_now
@@ -26,6 +26,15 @@ from muse.flow.states import candidate_move_allowed, run_move_allowed
 from muse.flow.tables import candidates, run_events, runs
 from muse.flow.triggers import is_state_machine_refusal
 from muse.store.cas import compare_and_set
+
+# Where a run or candidate stands, read before every move: built once with bound ids (a statement
+# built per move paid its construction, its cache key and the zone filter's rewrite each time).
+_RUN_POSITION = select(runs.c.state, runs.c.revision, runs.c.attempt).where(
+    runs.c.id == bindparam("run_id", type_=runs.c.id.type)
+)
+_CANDIDATE_POSITION = select(candidates.c.state, candidates.c.revision, candidates.c.version).where(
+    candidates.c.id == bindparam("candidate_id", type_=candidates.c.id.type)
+)
 
 
 def _check_expected(what: str, seen: dict[str, Any], expected: dict[str, Any]) -> None:
@@ -57,9 +66,7 @@ def move_run(
     **values: Any,
 ) -> None:
     """Move a run from its current state to ``new_state`` if the transition table allows it."""
-    row = conn.execute(
-        select(runs.c.state, runs.c.revision, runs.c.attempt).where(runs.c.id == run_id)
-    ).first()
+    row = conn.execute(_RUN_POSITION, {"run_id": run_id}).first()
     if row is None:
         raise NotFound(f"运行 {run_id} 不存在。")
     _check_expected(
@@ -98,11 +105,7 @@ def move_candidate(
     expected_revision: int | None = None,
     **values: Any,
 ) -> None:
-    row = conn.execute(
-        select(candidates.c.state, candidates.c.revision, candidates.c.version).where(
-            candidates.c.id == candidate_id
-        )
-    ).first()
+    row = conn.execute(_CANDIDATE_POSITION, {"candidate_id": candidate_id}).first()
     if row is None:
         raise NotFound(f"候选 {candidate_id} 不存在。")
     _check_expected(
@@ -132,13 +135,14 @@ def record_event(
     """One row of the run's event log; ``status``: ok | failed | blocked | not_built | started |
     timeout | swept | late_discarded (at most 16 characters)."""
     conn.execute(
-        run_events.insert().values(
-            run_id=run_id,
-            attempt=attempt,
-            node=node,
-            status=status,
-            duration_ms=duration_ms,
-            detail=detail,
-            created_at=utc_now(),
-        )
+        run_events.insert(),  # the values as parameters: one cached statement for every event
+        {
+            "run_id": run_id,
+            "attempt": attempt,
+            "node": node,
+            "status": status,
+            "duration_ms": duration_ms,
+            "detail": detail,
+            "created_at": utc_now(),
+        },
     )

@@ -18,11 +18,13 @@ no process can reference these tables without the filter being in place.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, event, select
 from sqlalchemy.sql import CompoundSelect, Select, Subquery
+from sqlalchemy.sql.cache_key import CacheKey
 from sqlalchemy.sql.functions import FunctionElement
 from sqlalchemy.sql.selectable import Exists, FromClause, SelectBase
 from sqlalchemy.sql.util import ClauseAdapter
@@ -37,8 +39,20 @@ ALL = "all"
 # reuses it to compile), so the answer is kept per cache key; a statement SQLAlchemy cannot key
 # is walked as before. The rewrite itself is not kept: it carries the statement's own bound
 # values (and its clones point back at the statement, so keeping it would keep every statement).
+#
+# A key first seen is not walked when it does not name either table: the key holds every table
+# the statement renders, as the Table object itself (that is how SQLAlchemy tells a SELECT of
+# one table from the same SELECT of another), wherever it sits — a column's table, a join, a
+# subquery, an EXISTS, a UNION's SELECTs. Most statements of a write read neither table, and
+# scanning the key's tuples costs a fraction of the walk. A key holding a container other than
+# a tuple is walked, as a key SQLAlchemy could not build is.
+#
+# The rewrite of a statement whose every bound parameter takes its value at execution (a
+# statement built once with ``bindparam(name)``, as the run's own reads are) carries no value:
+# it is kept per key too, and such a read costs neither the rewrite nor its new cache key.
 _MAX_KEYS = 4096
 _by_key: dict[Any, tuple[int, bool]] = {}
+_rewritten: dict[Any, Select[Any] | CompoundSelect[Any]] = {}
 _lock = threading.Lock()
 
 
@@ -78,8 +92,33 @@ def _shape(statement: Select[Any] | CompoundSelect[Any]) -> tuple[int, bool]:
     key = statement._generate_cache_key()
     if key is not None:
         found = _by_key.get(key.key)
-        if found is not None:
-            return found
+        if found is None:
+            found = _walk(statement) if _may_name_zone_table(key.key) else (_NOTHING, False)
+            with _lock:
+                if len(_by_key) >= _MAX_KEYS:
+                    _by_key.clear()
+                _by_key[key.key] = found
+        return found
+    return _walk(statement)
+
+
+def _may_name_zone_table(key: tuple[Any, ...]) -> bool:
+    """Whether a compiled-cache key names ``runs`` or ``candidates`` (or holds a container this
+    scan does not open, and so might)."""
+    runs, candidates = _zone_tables()
+    stack = [key]
+    while stack:
+        for part in stack.pop():
+            kind = type(part)
+            if kind is tuple:
+                stack.append(part)
+            elif part is runs or part is candidates or kind in (list, dict, set, frozenset):
+                return True
+    return False
+
+
+def _walk(statement: Select[Any] | CompoundSelect[Any]) -> tuple[int, bool]:
+    """:func:`_shape`, found by walking every element of the statement."""
     runs, candidates = _zone_tables()
     reads, nested = _NOTHING, False
     for element in iterate(statement):
@@ -94,15 +133,19 @@ def _shape(statement: Select[Any] | CompoundSelect[Any]) -> tuple[int, bool]:
             nested = True
     plain = False
     if not nested and reads in (_RUNS, _CANDIDATES) and isinstance(statement, Select):
-        froms = statement.get_final_froms()
+        froms = _final_froms(statement)
         plain = len(froms) == 1 and froms[0] is (runs if reads == _RUNS else candidates)
-    found = (reads, plain)
-    if key is not None:
-        with _lock:
-            if len(_by_key) >= _MAX_KEYS:
-                _by_key.clear()
-            _by_key[key.key] = found
-    return found
+    return reads, plain
+
+
+def _final_froms(statement: Select[Any]) -> Sequence[FromClause]:
+    """``statement.get_final_froms()`` without its price: that method compiles the whole
+    statement to a string to hand the compiler to the compile state, which a Core SELECT's state
+    (``SelectState``) never uses; the FROM list is the state's alone."""
+    if statement._propagate_attrs.get("compile_state_plugin", "default") != "default":
+        return statement.get_final_froms()  # an ORM statement's state does use the compiler
+    state = statement._compile_state_factory(statement, None)  # type: ignore[arg-type]
+    return state._get_display_froms()
 
 
 def _production_only(
@@ -111,6 +154,29 @@ def _production_only(
     reads, plain = _shape(statement)
     if reads == _NOTHING:
         return statement
+    key = statement._generate_cache_key()  # memoized: computed once by _shape
+    if key is None or not _value_free(key):
+        return _rewrite(statement, reads, plain)
+    found = _rewritten.get(key.key)
+    if found is None:
+        found = _rewrite(statement, reads, plain)
+        with _lock:
+            if len(_rewritten) >= _MAX_KEYS:
+                _rewritten.clear()
+            _rewritten[key.key] = found
+    return found
+
+
+def _value_free(key: CacheKey) -> bool:
+    """Whether every bound parameter of the keyed statement takes its value at execution (a
+    ``bindparam(name)`` without a value): then any statement with this key rewrites to the same
+    statement, parameters and all, and the rewrite can be kept."""
+    return all(b.value is None and b.callable is None for b in key.bindparams)
+
+
+def _rewrite(
+    statement: Select[Any] | CompoundSelect[Any], reads: int, plain: bool
+) -> Select[Any] | CompoundSelect[Any]:
     runs, candidates = _zone_tables()
     if plain and isinstance(statement, Select):
         # One table and nothing nested: filtering it in WHERE reads exactly the rows the

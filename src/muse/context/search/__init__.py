@@ -24,8 +24,10 @@ if TYPE_CHECKING:
     from muse.context.search.builder import (
         REFRESH_JOB,
         IndexStatus,
+        built_tokenizer,
         built_version,
         chapter_chunks,
+        chunk_total,
         index_chapter,
         index_overview,
         index_status,
@@ -34,13 +36,17 @@ if TYPE_CHECKING:
         run_refresh_job,
     )
     from muse.context.search.index import Hit, search, search_query, search_text
+    from muse.context.search.tokenizer import Tokenizer
 
 __all__ = [
     "Hit",
     "IndexStatus",
     "REFRESH_JOB",
+    "Tokenizer",
+    "built_tokenizer",
     "built_version",
     "chapter_chunks",
+    "chunk_total",
     "index_chapter",
     "index_overview",
     "index_status",
@@ -56,8 +62,10 @@ _FACE: dict[str, tuple[str, ...]] = {
     "builder": (
         "IndexStatus",
         "REFRESH_JOB",
+        "built_tokenizer",
         "built_version",
         "chapter_chunks",
+        "chunk_total",
         "index_chapter",
         "index_overview",
         "index_status",
@@ -66,6 +74,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "run_refresh_job",
     ),
     "index": ("Hit", "search", "search_query", "search_text"),
+    "tokenizer": ("Tokenizer",),
 }
 
 __getattr__, __dir__ = lazy_face(globals(), _FACE)

@@ -26,7 +26,7 @@ Searching reads the index as it is: call :func:`refresh_index` before freezing a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection
@@ -120,18 +120,33 @@ def search(
 
 
 def search_text(
-    conn: Connection, work_id: int, query: str, *, max_chapter: int, limit: int = 10
+    conn: Connection,
+    work_id: int,
+    query: str,
+    *,
+    max_chapter: int,
+    limit: int = 10,
+    total: Callable[[], int] | None = None,
+    tokenizer: Tokenizer | None = None,
 ) -> list[Hit]:
     """Chunks of chapters ``<= max_chapter`` sharing words with free text: OR over its tokens,
     single characters left out unless they are dictionary terms or all there is, words in more
     than half of those chunks left out unless they are all there is (see
-    :func:`informative_tokens`), and the rarest words first (see :func:`rarest_first`)."""
-    tokenizer = _checked(conn, work_id, max_chapter, limit)
+    :func:`informative_tokens`), and the rarest words first (see :func:`rarest_first`).
+
+    ``total`` and ``tokenizer``: :func:`chunk_total` of ``max_chapter`` when asked, and the
+    index's :func:`built_tokenizer` (a reader that searches one frozen state many times reads
+    them once: ``AsOfView``); default: read here."""
+    tokenizer = _checked(conn, work_id, max_chapter, limit, tokenizer)
     tokens = list(tokenizer.query_tokens(query))
     if len(tokens) >= 2:
         counts = _match_counts(conn, work_id, tokens, max_chapter)
-        total = chunk_total(conn, work_id, max_chapter=max_chapter)
-        tokens = rarest_first(_informative(tokens, counts, total), counts, rank_window(limit))
+        total_chunks = (
+            total() if total is not None else chunk_total(conn, work_id, max_chapter=max_chapter)
+        )
+        tokens = rarest_first(
+            _informative(tokens, counts, total_chunks), counts, rank_window(limit)
+        )
     return _hits(conn, work_id, [(t,) for t in tokens], max_chapter, limit)
 
 
@@ -235,12 +250,14 @@ def _card_terms(conn: Connection, work_id: int, name: str, as_of: int) -> list[s
     return list(dict.fromkeys([card.name, *known]))
 
 
-def _checked(conn: Connection, work_id: int, max_chapter: int, limit: int) -> Tokenizer:
+def _checked(
+    conn: Connection, work_id: int, max_chapter: int, limit: int, known: Tokenizer | None = None
+) -> Tokenizer:
     if isinstance(max_chapter, bool) or not isinstance(max_chapter, int) or max_chapter < 0:
         raise InvalidInput(f"检索的章号上限必须是非负整数，收到 {max_chapter!r}。")
     if limit < 1:
         raise InvalidInput(f"检索条数必须至少为 1，收到 {limit}。")
-    tokenizer = built_tokenizer(conn, work_id)
+    tokenizer = known if known is not None else built_tokenizer(conn, work_id)
     if tokenizer is None:
         raise NotFound(
             f"作品 {work_id} 还没有检索索引。", hint=f"运行 muse index rebuild --work {work_id}。"
