@@ -161,9 +161,7 @@ class Tally:
         self.hits[cls] += hit
         self.marked[cls] += marked and not hit
         if not hit:
-            self.misses[cls].append(
-                note + (MARKED if marked else "")
-            )
+            self.misses[cls].append(note + (MARKED if marked else ""))
 
 
 # ---------------------------------------------------------------- cards from the book

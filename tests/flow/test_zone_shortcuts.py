@@ -97,6 +97,21 @@ def test_the_final_froms_are_the_compiled_ones(build):
     assert _same_froms(statement)
 
 
+def test_sqlalchemy_internals_named_otherwise_fall_back_to_the_public_method(monkeypatch):
+    """Another SQLAlchemy release may change the compile state's internals: the FROM list then
+    comes from ``get_final_froms()``, never an error."""
+    statement = SHAPES["join"]()
+    original = type(statement)._compile_state_factory
+
+    def changed(cls_or_self, statement_, compiler, **kw):
+        if compiler is None:
+            raise TypeError("a compiler is required")
+        return original(statement_, compiler, **kw)
+
+    monkeypatch.setattr(type(statement), "_compile_state_factory", classmethod(changed))
+    assert _same_froms(statement)
+
+
 def test_a_statement_of_other_tables_is_not_walked(engine, monkeypatch):
     def no_walk(statement):
         raise AssertionError("walked")

@@ -144,8 +144,11 @@ def _final_froms(statement: Select[Any]) -> Sequence[FromClause]:
     (``SelectState``) never uses; the FROM list is the state's alone."""
     if statement._propagate_attrs.get("compile_state_plugin", "default") != "default":
         return statement.get_final_froms()  # an ORM statement's state does use the compiler
-    state = statement._compile_state_factory(statement, None)  # type: ignore[arg-type]
-    return state._get_display_froms()
+    try:  # SQLAlchemy's own internals (2.0, 2.1): another release may name them otherwise
+        state = statement._compile_state_factory(statement, None)  # type: ignore[arg-type]
+        return state._get_display_froms()
+    except (AttributeError, TypeError):
+        return statement.get_final_froms()
 
 
 def _production_only(
