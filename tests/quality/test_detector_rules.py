@@ -323,6 +323,8 @@ def test_hard_events(freeze, case: EventCase) -> None:
     assert check.status == case.status, (check.note(), check.changed)
     blocked = [f for f in findings if f.kind == "hard_event_unverified"]
     assert [f.severity for f in blocked] == (["high"] if case.status == "contradicted" else [])
+    for term, other in check.changed:  # the finding says what stands in the term's place
+        assert f"「{term}」换成了「{other}」" in blocked[0].message
     undecided = detector_input(frozen.context, output, known).get("mechanicalUndecided", [])
     assert [m["constraintId"] for m in undecided] == (
         ["H1"] if case.status == "unverifiable" else []

@@ -203,10 +203,10 @@ def event_findings(checks: Iterable[EventCheck], body: str) -> list[Finding]:
                     f"硬事件 {c.constraint_id} 的关键词「{gone}」在全章都没有出现（{c.note()}）。"
                 )
             if c.changed:
-                terms = "、".join(t for t, _ in c.changed)
+                swaps = "、".join(f"「{t}」换成了「{r}」" for t, r in c.changed)
                 message = (
-                    f"硬事件 {c.constraint_id} 所声明的句子沿用了细纲的原话，"
-                    f"关键词「{terms}」却换成了别的词（{c.note()}）。"
+                    f"硬事件 {c.constraint_id} 所声明的句子沿用了细纲的原话，却把{swaps}，"
+                    f"这件事没有照细纲发生（{c.note()}）。"
                 )
             if c.absent:
                 who = "、".join(c.absent)
