@@ -522,6 +522,15 @@ class Probe:
         why = next((c.note() for c in checks if c.constraint_id == cid), "")
         self.tally.count(cls, hit, f"{note} [{why}]", bool(blocking), marked)
 
+    def count_rewritten(
+        self, cls: str, cid: str, note: str, paragraphs, quote: str, rewritten: str
+    ) -> None:
+        """:meth:`count_event` of the claimed sentence ``quote`` rewritten in the first paragraph
+        holding it, the claim following the sentence."""
+        at = next(i for i, p in enumerate(paragraphs) if quote in p)
+        changed = [p.replace(quote, rewritten) if i == at else p for i, p in enumerate(paragraphs)]
+        self.count_event(cls, cid, note, changed, lambda s: rewritten if s == quote else s)
+
     def plant_event(self, number, paragraphs) -> None:
         """The event no longer happens: its sentence is rewritten into another deed of the same
         person (a real sentence of a distant chapter naming them, with none of the event's
@@ -532,16 +541,8 @@ class Probe:
             rewritten = other_deed(self.book, number, quote)
             if at is None or rewritten is None:
                 continue
-            changed = [
-                p.replace(quote, rewritten) if i == at else p for i, p in enumerate(paragraphs)
-            ]
-            self.count_event(
-                "hard event removed",
-                cid,
-                f"{number} {cid}: {quote} → {rewritten}",
-                changed,
-                lambda s, q=quote, r=rewritten: r if s == q else s,
-            )
+            note = f"{number} {cid}: {quote} → {rewritten}"
+            self.count_rewritten("hard event removed", cid, note, paragraphs, quote, rewritten)
 
     def plant_in_place(self, number, paragraphs) -> None:
         """The reviewer's removal: the event's key terms changed in place. Its key terms are the
@@ -609,17 +610,15 @@ class Probe:
             changed_quote = quote
             for w in sorted(swap, key=len, reverse=True):
                 changed_quote = changed_quote.replace(w, swap[w])
-            changed = [
-                p.replace(quote, changed_quote) if i == at else p for i, p in enumerate(paragraphs)
-            ]
             pairs = "、".join(f"{t}→{r}" for t, r in swap.items())
-            self.count_event(
+            self.count_rewritten(
                 "hard event, words changed in sentence"
                 + (", other lengths" if other_length else ""),
                 event.id,
                 f"{number} {event.id}: {event.text} [{pairs}]",
-                changed,
-                lambda s, q=quote, r=changed_quote: r if s == q else s,
+                paragraphs,
+                quote,
+                changed_quote,
             )
 
     def plant_doer(self, number, paragraphs) -> None:
@@ -653,15 +652,9 @@ class Probe:
             changed_quote = quote
             for t in sorted(person.terms(), key=len, reverse=True):
                 changed_quote = changed_quote.replace(t, other.name)
-            changed = [
-                p.replace(quote, changed_quote) if i == at else p for i, p in enumerate(paragraphs)
-            ]
-            self.count_event(
-                "hard event, someone else does it",
-                cid,
-                f"{number} {cid}: {quote} [{person.name}→{other.name}]",
-                changed,
-                lambda s, q=quote, r=changed_quote: r if s == q else s,
+            note = f"{number} {cid}: {quote} [{person.name}→{other.name}]"
+            self.count_rewritten(
+                "hard event, someone else does it", cid, note, paragraphs, quote, changed_quote
             )
 
     def plant_repetition(self, number, paragraphs) -> None:

@@ -30,12 +30,12 @@ Outcomes, per hard event (the best of its claims):
   - or a **distinctive book term** of the event was changed in place: a content word the book
     used before in at most a fifth of its chapters (:func:`distinctive`: its own vocabulary, not
     a common word, not the author's modern word), that the whole candidate never uses, while the
-    outline's words around it (three characters that are no name, :func:`~muse.quality.frames.changed_in_place`)
-    stand in the candidate with another word of its length in its place. Absence alone is not
-    enough: the hand-written paraphrased outlines of the bench use words the classic has a few
-    times (回到, 告诉, 商量) where the chapter says 回, 说与, 商议, and blocked 9 of 10 real chapters
-    on absence alone. A distinctive term absent without that frame makes the event
-    ``unverifiable``, never ``verified``;
+    outline's words around it (three characters that are no name,
+    :func:`~muse.quality.frames.changed_in_place`) stand in the candidate with another word of
+    its length in its place. Absence alone is not enough: the hand-written paraphrased outlines
+    of the bench use words the classic has a few times (回到, 告诉, 商量) where the chapter says
+    回, 说与, 商议, and blocked 9 of 10 real chapters on absence alone. A distinctive term
+    absent without that frame makes the event ``unverifiable``, never ``verified``;
   - or **a key word changed in the claimed sentence itself**: a content word of the event, common
     or rare, that the claimed span does not use, while the outline's words around it stand in the
     span or its paragraph with another word in its place (:mod:`muse.quality.frames`: Han
@@ -255,7 +255,7 @@ def _best(
         if not any(n in body for n in names) and distinctive(label, known)
     ]
     people = [n for _, names, is_name in terms if is_name for n in names]
-    everyone = frozenset(n for names in groups for n in names)
+    everyone = frozenset(n for names in groups for n in names)  # every name of the work
     gone = tuple(m for m in missing if changed_in_place(item.text, m, body, missing, people))
     best: EventCheck | None = None
     for claim_start, claim_end in claims:
@@ -263,16 +263,7 @@ def _best(
         text, claimed = body[start:end], body[claim_start:claim_end]
         found = tuple(label for label, names, _ in terms if any(n in text for n in names))
         in_claim = tuple(label for label, names in words if any(n in claimed for n in names))
-        away = [label for label, _ in words if label not in in_claim]
-        changed = tuple(
-            (m, r) for m in away if (r := in_its_place(item.text, m, text, away, people, everyone))
-        ) + tuple(
-            (label, r)
-            for label, names, is_name in terms
-            if is_name
-            and not any(n in claimed for n in names)
-            and (r := name_in_its_place(item.text, label, text, everyone - names, away, people))
-        )
+        changed = _changed(item.text, terms, in_claim, claimed, text, people, everyone)
         status = _status(
             len(found),
             len(terms),
@@ -299,6 +290,33 @@ def _best(
             best = check
     assert best is not None
     return best
+
+
+def _changed(
+    event: str,
+    terms: list[tuple[str, frozenset[str], bool]],
+    in_claim: tuple[str, ...],
+    claimed: str,
+    text: str,
+    people: list[str],
+    everyone: frozenset[str],
+) -> tuple[tuple[str, str], ...]:
+    """(term, what stands in its place) for each key term of ``event`` that the claimed span
+    ``claimed`` lacks while the outline's own words around it stand in ``text`` (the span and
+    its paragraph) with another word, or another card's name, in its place (``frames.py``).
+    ``people``: the names of the event's people; ``everyone``: every name of the work."""
+    away = [label for label, _, is_name in terms if not is_name and label not in in_claim]
+    words = tuple(
+        (m, r) for m in away if (r := in_its_place(event, m, text, away, people, everyone))
+    )
+    doers = tuple(
+        (label, r)
+        for label, names, is_name in terms
+        if is_name
+        and not any(n in claimed for n in names)
+        and (r := name_in_its_place(event, label, text, everyone - names, away, people))
+    )
+    return words + doers
 
 
 def distinctive(word: str, known: EntityLexicon | None) -> bool:
@@ -353,7 +371,7 @@ def _status(
         return "unverifiable"
     if found == 0 or absent:
         return "contradicted"
-    if found >= VERIFIED * total and (content == 0 or in_claim > 0) and not missing | unseen:
+    if found >= VERIFIED * total and (content == 0 or in_claim > 0) and not (missing or unseen):
         return "verified"
     return "unverifiable"
 
