@@ -283,6 +283,14 @@ EVENT_CASES = (
         elsewhere="苏晴早已换了一身衣裳。",
     ),
     EventCase(
+        "a name the outline gives a card this chapter is that card's in the event: someone else "
+        "in its place blocks",
+        "林少侠在山门前斩断石碑",
+        "苏晴在山门前斩断石碑。",
+        "contradicted",
+        elsewhere="林远早已换了一身衣裳。",
+    ),
+    EventCase(
         "a name no card holds in a person's place may be them: not blocked, left to the detector",
         "林远与苏晴在山门前交手",
         "林远与晴姑娘在山门前交手。",

@@ -61,6 +61,7 @@ from muse.quality import (
     detector_failed,
     entity_lexicon_from,
     gap_verdict,
+    introduced_names,
     leak_lexicon_from,
     mechanical_verdict,
     run_semantic_detector,
@@ -90,10 +91,9 @@ def check_lexicons(
         with reading(engine) as conn:
             return book_chapters_as_of(conn, work_id, as_of)
 
-    return (
-        leak_lexicon_from(appearances, work_id, as_of, leak_terms),
-        entity_lexicon_from(appearances, work_id, as_of, read_book=read_book),
-    )
+    leak = leak_lexicon_from(appearances, work_id, as_of, leak_terms)
+    entities = entity_lexicon_from(appearances, work_id, as_of, read_book=read_book)
+    return leak, replace(entities, introduced=introduced_names(context, leak))
 
 
 def check_candidate(

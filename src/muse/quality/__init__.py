@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from muse.quality.hard_events import detector_marks, event_checks
     from muse.quality.leak import LeakLexicon, leak_lexicon_from
     from muse.quality.mechanical import check
+    from muse.quality.names import introduced_names
     from muse.quality.semantic import (
         EvidenceGap,
         SemanticReport,
@@ -56,6 +57,7 @@ __all__ = [
     "entity_lexicon_from",
     "event_checks",
     "gap_verdict",
+    "introduced_names",
     "leak_lexicon_from",
     "mechanical_verdict",
     "run_semantic_detector",
@@ -78,6 +80,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "hard_events": ("detector_marks", "event_checks"),
     "leak": ("LeakLexicon", "leak_lexicon_from"),
     "mechanical": ("check",),
+    "names": ("introduced_names",),
     "semantic": (
         "EvidenceGap",
         "SemanticReport",

@@ -131,6 +131,11 @@ class EntityLexicon:
     terms: Mapping[str, KnownEntity]
     book: BookSoFar = ()
     read_book: Callable[[], BookSoFar] | None = field(default=None, compare=False, repr=False)
+    # names the context's outline introduces in its target chapter (term → card id: a declared
+    # debut's names, a nickname dated to the chapter that the outline writes): in the future of
+    # the freeze, so not in ``terms``, yet a hard event of the chapter names its card by them
+    # (:func:`muse.quality.names.introduced_names`, set by ``flow.checking.check_lexicons``)
+    introduced: Mapping[str, str] = field(default_factory=dict)
 
     @cached_property
     def _so_far(self) -> BookSoFar:

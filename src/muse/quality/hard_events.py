@@ -407,6 +407,8 @@ def _entity_groups(
     by_card: dict[str, set[str]] = {}
     for term, card in (known.terms if known else {}).items():
         by_card.setdefault(card.card_id, set()).add(term)
+    for term, card_id in (known.introduced if known else {}).items():
+        by_card.setdefault(card_id, set()).add(term)  # a name the outline gives it this chapter
     for names in by_card.values():  # one group per person: a card hit's group takes its names
         at = next((i for i, g in enumerate(groups) if g & names), None)
         if at is None:

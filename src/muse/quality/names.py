@@ -224,6 +224,17 @@ def debut_terms(context: WriterContext, leak: LeakLexicon | None) -> set[str]:
     return declared | exempt
 
 
+def introduced_names(context: WriterContext, leak: LeakLexicon) -> dict[str, str]:
+    """Term → card id of each name the outline introduces in this chapter (:func:`debut_terms`)
+    that is a card's: the hard-event check counts it among that card's names (王母 for
+    王母娘娘 when the outline says 本章起又称王母)."""
+    return {
+        term: leak.terms[term].card_id or ""
+        for term in debut_terms(context, leak)
+        if term in leak.terms and leak.terms[term].card_id
+    }
+
+
 def required_entity_findings(
     context: WriterContext,
     output: WriterOutput,
