@@ -108,6 +108,16 @@ META = {
     "好的，": lambda ps: ["好的，我将根据细纲续写本章。", *ps],
     "frontmatter": lambda ps: ["---\ntitle: 第一章\n---", *ps],
     "末尾说明": lambda ps: [*ps, "以上就是本章的全部内容，希望你喜欢。"],
+    # the same notes in the other shapes serial sites and models give them
+    "（作者的话）": lambda ps: _mid(ps, "（作者的话：今天加更一章，感谢书友们的支持！）"),
+    "【作者有话说】": lambda ps: _mid(ps, "【作者有话说】明天请假一天，后天补上。"),
+    "——本章完——": lambda ps: [*ps, "——本章完——"],
+    "求一波月票": lambda ps: [*ps, "月底了，各位书友求一波月票！"],
+    "感谢打赏": lambda ps: _mid(ps, "感谢书友“风中客”的打赏！"),
+    "章节标题": lambda ps: _mid(ps, f"第{len(ps) + 1}章　风云再起"),
+    "当然可以": lambda ps: ["当然可以！下面是本章的正文：", *ps],
+    "Markdown 加粗标题": lambda ps: ["**第一章　风起**", *ps],
+    "末尾说明（以上为）": lambda ps: [*ps, "以上为本章内容，如需调整请告诉我。"],
 }
 
 

@@ -65,6 +65,55 @@ CASES = (
         ("以上就是本章内容，希望你喜欢。",),
     ),
     Case("以下是 mid-body is prose", mid("以下是他的回答，众人都听呆了。"), ()),
+    # the shapes serial sites and models give these notes: bracketed, without a colon, mid-body
+    *(
+        Case(f"{line} mid-body", mid(line), (line,))
+        for line in (
+            "（作者的话：今天加更。）",
+            "【作者的话】今天两更",
+            "作者有话要说：明天请假",
+            "作者的话",
+            "PS 今天两更",
+            "P.S. 明天见",
+            "——本章完——",
+            "（第十章完）",
+            "求一波月票！",
+            "各位书友，月底了，求个月票！",
+            "感谢书友“风中”的打赏！",
+            "（本章约3200字）",
+            "**第十章　风起**",
+            "【第十章】",
+            "第十章　风起",
+            "* * *",
+            "```",
+            "> 引用的话",
+            "- 列表一项",
+            "<br>",
+        )
+    ),
+    *(
+        Case(f"{line} at the start", (line, *REAL), (line,))
+        for line in (
+            "当然可以！下面是第十章的正文：",
+            "Sure, here is chapter 10:",
+            "正文：",
+            "标题：风起",
+        )
+    ),
+    *(
+        Case(f"{line} at the end", (*REAL, line), (line,))
+        for line in (
+            "以上为本章内容。",
+            "希望这一章符合您的预期！",
+            "希望您满意。",
+            "注：本章地名均为虚构。",
+        )
+    ),
+    # prose that shares words with those notes
+    Case("a ticket begged in the story", mid("他求了一张船票，便上了船。"), ()),
+    Case("a letter of recommendation begged", mid("他去求个推荐信，好进京赶考。"), ()),
+    Case("thanks for a reward in dialogue", mid("掌柜笑道：“多谢大人打赏。”"), ()),
+    Case("a chapter named in a sentence", mid("第十章里的那场大战，他至今记得。"), ()),
     *(
         Case(f"modern chapter {n} is no meta text", tuple(lines), ())
         for n, lines in enumerate(MODERN, 1)

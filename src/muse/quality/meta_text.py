@@ -20,38 +20,79 @@ from collections.abc import Iterator
 from muse.quality.findings import Finding
 
 _NUM = "0-9０-９一二三四五六七八九十百千零〇两"
+_OPEN = r"[（(【\[〔「『]?\s*"  # a note is often bracketed: 「（作者的话：……）」「【本章完】」
+_CLOSE = r"\s*[）)】\]〕」』]?"
+_TITLE = rf"第[{_NUM}]+[章回节卷]"
 # anywhere in the body: each pattern is matched against one whole line (stripped)
 _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^#{1,6}\s*\S.*$"), "Markdown 标题"),
-    (re.compile(r"^(?:-{3,}|\*{3,}|={3,})$"), "frontmatter 或分隔线"),
     (
-        re.compile(r"^(?:作者的话|作者有话说|作者按|作者注|题外话|[Pp]\.?[Ss]\.?)\s*[：:].*$"),
+        re.compile(r"^(?:-{3,}|\*{3,}|={3,}|_{3,}|(?:\*\s+){2,}\*|(?:-\s+){2,}-)$"),
+        "frontmatter 或分隔线",
+    ),
+    # Chinese prose never opens a line with these ASCII marks: fences, quotes, lists, bold, tags
+    (
+        re.compile(r"^(?:```|~~~|>\s|[-*+]\s+\S|\*\*[^*]+\*\*[。！]?$|</?[A-Za-z][^>]*>)"),
+        "Markdown 或网页标记",
+    ),
+    (
+        re.compile(
+            rf"^{_OPEN}(?:作者的话|作者有话说|作者有话要说|作者按|作者注|作者留言|作者感言"
+            r"|题外话|写在(?:前面|后面|最后)的话|[Pp]\.?\s?[Ss]\.?(?![A-Za-z]))"
+            r"(?:\s*[：:，,）)】\]]|\s|$)"
+        ),
         "作者的话",
     ),
     (
         re.compile(
-            r"^[（(【\[]?\s*(?:本章完|本章结束|全文完|未完待续|待续)\s*[）)】\]]?[。！!…]*$"
+            rf"^[-—～~\s]*{_OPEN}(?:本章完|本章结束|全文完|全书完|未完待续|待续|{_TITLE}完)"
+            rf"[。！!…~～]*{_CLOSE}[-—～~\s。！!…]*$"
         ),
         "章末套话",
     ),
     (
         re.compile(
-            r"^.{0,12}求(?:月票|推荐票?|收藏|订阅|打赏|票|追读|评论)[！!。，,~～\s\S]{0,40}$"
+            r"^.{0,16}求(?:一波|一下|个|张|点|些|大家的|各位的)?"
+            r"(?:保底月票|月票|推荐(?![信人])票?|收藏|订阅|打赏|票票?|追读|书评|评论)"
+            r"[！!。，,~～\s\S]{0,40}$"
         ),
         "求票",
     ),
-    (re.compile(r"^[（(【\[]?\s*(?:本章)?字数[：:]\s*[0-9０-９]+.*$"), "字数说明"),
+    (
+        re.compile(
+            r"^[^“”\"：:]{0,6}(?:感谢|谢谢|多谢).{0,30}"
+            r"(?:打赏|月票|推荐票|订阅|盟主|舵主|万赏|催更).{0,30}$"
+        ),
+        "致谢读者",
+    ),
+    (
+        re.compile(
+            rf"^{_OPEN}(?:(?:本章|全文|正文|本文)?字数[：:]?\s*(?:约|共|计)?\s*[0-9０-９]+"
+            r"|(?:本章|全文|正文|本文)(?:约|共|计)\s*[0-9０-９]+\s*[千万]?字).*$"
+        ),
+        "字数说明",
+    ),
+    # a chapter title in the middle of the body: a second chapter or a title line; 「第四回中，…」
+    # is prose (the title must stand alone or be followed by a separator and a short name)
+    (
+        re.compile(
+            rf"^(?:\*\*)?{_OPEN}{_TITLE}{_CLOSE}(?:[\s　：:]+[^，。！？；,.!?;]{{1,30}})?(?:\*\*)?$"
+        ),
+        "章节标题",
+    ),
 )
 # the first line of the body only: a title line or assistant chatter
 _START: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(rf"^第[{_NUM}]+[章回节卷](?:[\s　：:].{{0,30}})?$"), "章节标题"),
+    (re.compile(rf"^{_OPEN}{_TITLE}(?:[\s　：:].{{0,30}})?$"), "章节标题"),
     (
         re.compile(
-            r"^(?:以下是|下面是|下面为|以下为"
+            r"^(?:以下是|下面是|下面为|以下为|(?:正文|标题|章节名|章名|本章标题)\s*[：:]"
             r"|这是(?:第.{1,8}[章回节]|本章|续写|改写|修改后|为你|为您|你要的|您要的|根据)"
             # 好的/当然/没问题 open a story's line too (好的，这下全完了): chatter only when it
             # speaks of the task
-            r"|(?:好的|当然|没问题)[，,。！!].{0,24}(?:续写|改写|本章|正文|细纲|以下|下面|为你|为您|根据))"
+            r"|(?:好的|当然|没问题|可以)(?:可以|的|啦|了)?[，,。！!~].{0,24}"
+            r"(?:续写|改写|本章|正文|细纲|以下|下面|为你|为您|根据|第.{1,8}[章回节])"
+            r"|(?i:sure|certainly|of course|okay|here(?:'s| is| are)|below is)\b)"
         ),
         "说明文字",
     ),
@@ -60,8 +101,10 @@ _START: tuple[tuple[re.Pattern[str], str], ...] = (
 _END: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
-            r"^(?:以上(?:就)?是|希望(?:你|您)喜欢|如(?:果)?(?:需要|有需要)|如需|需要我|我可以|"
-            r"(?:请|欢迎)(?:告诉我|指正))"
+            r"^(?:以上(?:就|便)?(?:是|为)|以上[。！!.]?$|希望(?:你|您)(?:能)?(?:喜欢|满意)"
+            r"|希望(?:这|本)一?章.{0,12}(?:符合|满足|喜欢|满意)|如(?:果)?(?:需要|有需要)|如需|需要我"
+            r"|我可以|(?:请|欢迎)(?:告诉我|指正)|(?:注|备注|说明)[：:]"
+            r"|(?i:let me know|i hope|hope you))"
         ),
         "说明文字",
     ),
