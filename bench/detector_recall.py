@@ -677,6 +677,10 @@ class Probe:
             *paragraphs[len(paragraphs) // 2 :],
         ]
         self.expect("repeated sentences", ("repetition",), stuck, f"{number}")
+        middle = len(paragraphs) // 2  # a model stuck inside a paragraph: 「……他道不好不好不好……」
+        phrase = next(w for w in rjieba.cut(paragraphs[middle]) if len(w) >= 2 and is_han(w[0]))
+        looped = [*paragraphs[:middle], paragraphs[middle] + phrase * 30, *paragraphs[middle + 1 :]]
+        self.expect("a phrase looping", ("repetition",), looped, f"{number}")
 
     def plant_invented(self, number, paragraphs) -> None:
         text = "\n".join(self.book.chapters[n] for n in range(1, number + 1))

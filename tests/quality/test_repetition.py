@@ -45,6 +45,15 @@ CASES = (
         ("medium",),
         previous=REAL[1],
     ),
+    Case("a loop of one character blocks", "\n".join([*REAL, "啊" * 60 + "！"]), ("high",)),
+    Case("a loop of a phrase blocks", "\n".join([*REAL, "不要走" * 25]), ("high",)),
+    Case(
+        "a shorter loop is advice",
+        "\n".join([*REAL, "他喊道：“" + "不要走" * 10 + "！”"]),
+        ("medium",),
+    ),
+    Case("a laugh in dialogue is no loop", "\n".join([*REAL, "“哈哈哈哈哈哈！”他笑道。"]), ()),
+    Case("dots and dashes are no loop", "\n".join([*REAL, "他说不出话来……" * 1 + "…" * 30]), ()),
 )
 
 

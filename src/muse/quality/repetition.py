@@ -14,7 +14,12 @@ for output that is degenerate beyond doubt and an advisory one below it:
   book with formulaic prose is judged by its own habits): blocking above
   max(0.5, 3 × baseline), advice above max(0.3, 2 × baseline);
 * the opening of the chapter repeating the previous chapter's opening: blocking when the whole
-  first paragraph (40+ characters) is the same, advice when the first sentence is.
+  first paragraph (40+ characters) is the same, advice when the first sentence is;
+* a loop: one short unit (1–8 characters holding a letter or a Han character) written back to
+  back, 啊啊啊… or 不要走不要走…, which no other measure sees when it is a small share of the
+  chapter: blocking from ``LOOP_BLOCK`` repetitions covering 40+ characters, advice from
+  ``LOOP_ADVICE`` covering 16+ (the corpus novels' longest run is 4: 「走，走，走，走」;
+  a web novel's 哈哈哈哈哈哈 is under the advice bar).
 
 Thresholds are deliberately far from real prose: on the two corpus novels (bench/detector_recall.py)
 no untouched chapter reaches an advisory threshold.
@@ -34,6 +39,9 @@ MIN_SENTENCE = 8
 NGRAM = 12
 _SENTENCE = re.compile(r"[^。！？!?…\n]+[。！？!?…]*[”’」』]?")
 _SPACE = re.compile(r"\s+")
+LOOP_ADVICE, LOOP_BLOCK = 8, 20  # back-to-back repetitions of one unit
+_LOOP = re.compile(r"(.{1,8}?)\1{%d,}" % (LOOP_ADVICE - 1), re.S)
+_WORDY = re.compile(r"[^\W\d_]")  # a letter or a Han character: not a run of dots or spaces
 
 
 def repetition_findings(context: WriterContext, body: str) -> list[Finding]:
@@ -48,6 +56,7 @@ def body_repetition(
     findings = _paragraphs(body) + _sentences(body)
     findings += _ngrams(body, baseline_texts)
     findings += _opening(body, previous_opening)
+    findings += _loops(body)
     return findings
 
 
@@ -120,6 +129,22 @@ def _opening(body: str, previous: str | None) -> list[Finding]:
         message = f"本章开头一句与上一章开头相同：「{sentence[:20]}」。"
         return [_finding(body, "medium", message, body.find(sentence), sentence)]
     return []
+
+
+def _loops(body: str) -> list[Finding]:
+    """The longest back-to-back loop of the body, if it reaches the advice bar."""
+    worst: tuple[int, int, str] | None = None  # (repetitions, start, unit)
+    for m in _LOOP.finditer(body):
+        unit = m.group(1)
+        times = len(m.group(0)) // len(unit)
+        if _WORDY.search(unit) and len(m.group(0)) >= 16 and (worst is None or times > worst[0]):
+            worst = (times, m.start(), unit)
+    if worst is None:
+        return []
+    times, start, unit = worst
+    severity = "high" if times >= LOOP_BLOCK and times * len(unit) >= 40 else "medium"
+    message = f"循环重复：「{unit}」连续写了 {times} 遍。"
+    return [_finding(body, severity, message, start, unit * times)]
 
 
 def _baseline_texts(context: WriterContext) -> list[str]:
