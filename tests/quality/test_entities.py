@@ -74,6 +74,16 @@ CASES = (
         ("魏邈", "施朔", "孙休"),
         "a common noun and a locative: 武库 + 内",
     ),
+    # 红楼梦 chapters 8, 10, 12, 16 and 18: forms of address, a pronoun, a demonstrative
+    Case("你就认得什么薛大爷了？那薛大爷不过是个呆子。", (), "a surname and a kin address: 薛大爷"),
+    Case("因说道：“林姐儿，你不要助着他。”林姐儿笑了。", (), "a surname and 姐儿"),
+    Case(
+        "贾蔷道：“你若谢我，放你不值什么。”又道：“你若谢我，便罢。”", (), "谢 + 我: a verb and 我"
+    ),
+    Case("还只当他去那府中看戏。", (), "那 + 府: that mansion, no place name"),
+    Case("大爷派了侄儿，带领着来管家。", (), "大爷 + 派: someone addressed and a verb"),
+    Case("写毕，向诸姊妹笑道：“诸姊妹且看。”", (), "诸 + 姊妹: all the sisters"),
+    Case("来到陈家庄，又见林姐姐。", ("陈家庄",), "a place with a kin word beside it still is one"),
 )
 
 

@@ -120,6 +120,10 @@ def test_a_title_in_book_quotes_is_an_entity(named, lexicons):  # noqa: F811
         # 西游记 chapter 94: the poems of the prose by their titles are no setting
         ("长老拿起《春景诗》读罢，又看《和春景诗》与《喜词》。", set()),
         ("长老拿起《春景诗》读罢，又翻开《焚诀》。", {"焚诀"}),
+        # 红楼梦 chapters 5, 18 and 22: essays, paintings and pieces performed
+        ("有唐伯虎画的《海棠春睡图》，又有《省亲颂》《大观园记》。", set()),
+        ("第三出，《仙缘》，第四出，《离魂》。又唱了一支《寄生草》，一套北《点绛唇》。", set()),
+        ("他翻开《太玄经》，又唱了一支《寄生草》。", {"太玄经"}),
         # 三国演义 chapters 29 and 23: a speech verb between two people's single names
         ("权问肃曰：“子敬何来？”权问肃曰：“计将安出？”", set()),
         ("祖问衡曰：“汝在许都有何人物？”", set()),

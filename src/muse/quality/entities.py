@@ -72,6 +72,8 @@ DIVISIONS = frozenset("郡州城")  # 长沙郡 is 长沙 (but 武安国 a man, 
 # a single character the HMM tends to glue in front of a name: 「奉云岚宗」「过云岚宗」
 LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟去来是连将让叫")
 PARTICLES = frozenset("之的了着地得吗呢吧啊么")
+PRONOUNS = frozenset("我你您他她它咱俺")  # 谢 + 我: 「你若谢我」, a verb and its object
+DEMONSTRATIVES = frozenset("这那此彼其该本")  # 那 + 府: 「他去那府中看戏」, that mansion
 LOCATIVES = frozenset("内中里外上下前后")  # where in a thing: 武库 + 内
 LEADING_VERB = frozenset("取攻至保守入出到往向在于自从现过近离回奔投围破据")
 PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
@@ -383,6 +385,7 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
     place = (
         word[-1] in PLACE_ORG_SUFFIXES
         and word[-2] not in NUMERALS
+        and word[0] not in DEMONSTRATIVES
         and (len(word) > 2 or char_tag(jieba, word[0]) not in MODIFIER_TAGS)
     )
     if not (person or place) or word[-1] in AFTER_NAME:
@@ -402,7 +405,7 @@ def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
     given = word[len(surname) :]
     if given in TITLES or given in ADDRESS or given[0] in NUMERALS and given[-1] in "人位个名":
         return False
-    if any(c in PARTICLES for c in given):  # 蒋奇 + 之
+    if any(c in PARTICLES or c in PRONOUNS for c in given):  # 蒋奇 + 之, 谢 + 我
         return False
     if len(word) == 3 and word[-1] in LOCATIVES and word_tag(jieba, word[:2]) == "n":
         return False  # 武库 + 内: a common noun and where in it (「又尽将武库内军器与之」)
@@ -463,6 +466,8 @@ def _suffixed(
     prev_word, prev_tag, prev_pos = previous
     if len(prev_word) != 2 or prev_tag not in NOUN_TAGS or not all_han(prev_word):
         return None
+    if prev_word in TITLES:
+        return None  # 大爷 + 派: 「大爷派了侄儿」, someone addressed and a verb
     if word in DIVISIONS and word_tag(jieba, prev_word) == "ns":
         return None  # 长沙 + 郡: a place of the dictionary and its division, the same place
     return EntitySpan(prev_word + word, prev_pos, pos + 1, "suffix")

@@ -56,7 +56,11 @@ from muse.quality.leak import LeakLexicon
 from muse.quality.surnames import COMPOUND, TITLES, surname_of
 
 _TITLE = re.compile(r"《([^《》\n]{1,40})》")
-POEM_ENDS = ("诗", "词", "赋")  # 《春景诗》《喜词》: a poem of the prose, no setting of the book
+# 《春景诗》《喜词》《省亲颂》《海棠春睡图》: a poem, essay, song or painting of the prose by its
+# genre, no setting of the book (a manual, 《焚诀》《太玄经》, is one and is still reported)
+POEM_ENDS = ("诗", "词", "赋", "颂", "文", "记", "图", "曲", "歌", "序", "铭", "赞")
+# a piece performed or sung, counted by its kind: 「第三出《仙缘》」「一支《寄生草》」「一套北《点绛唇》」
+_PERFORMED = re.compile(r"(?:[一二两三四五六七八九十百几第]+|这|那)[出折支套首阕段][南北]?[，、：:]?$")
 # a speech verb between two single characters: 「权问肃曰」 is 权 asking 肃, not one 权问肃
 SPOKEN = frozenset("问谓曰答告请劝叱责")
 # words that introduce a name right before it: 「在下慕容秋」「一个名叫林远的少年」
@@ -386,7 +390,10 @@ def _unknown(
         inside = any(
             a < end and start < b for a, b in covered + [(s.start, s.end) for s in located]
         )
-        poem = title.endswith(POEM_ENDS)
+        poem = (
+            title.endswith(POEM_ENDS)
+            or _PERFORMED.search(body, max(0, start - 9), start - 1) is not None
+        )
         if not inside and not poem and unseen(title) and not shared_jieba().has_word(title):
             located.append(_Span(title, start, end, "title"))  # 《春秋》: a word, no coinage
     located = [s for s in located if _worth_reporting(body, s)]

@@ -40,7 +40,7 @@ NGRAM = 12
 _SENTENCE = re.compile(r"[^。！？!?…\n]+[。！？!?…]*[”’」』]?")
 _SPACE = re.compile(r"\s+")
 LOOP_ADVICE, LOOP_BLOCK = 8, 20  # back-to-back repetitions of one unit
-_LOOP = re.compile(r"(.{1,8}?)\1{%d,}" % (LOOP_ADVICE - 1), re.S)
+_LOOP = re.compile(rf"(.{{1,8}}?)\1{{{LOOP_ADVICE - 1},}}", re.S)
 _WORDY = re.compile(r"[^\W\d_]")  # a letter or a Han character: not a run of dots or spaces
 
 
