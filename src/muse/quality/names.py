@@ -60,7 +60,9 @@ _TITLE = re.compile(r"《([^《》\n]{1,40})》")
 # genre, no setting of the book (a manual, 《焚诀》《太玄经》, is one and is still reported)
 POEM_ENDS = ("诗", "词", "赋", "颂", "文", "记", "图", "曲", "歌", "序", "铭", "赞")
 # a piece performed or sung, counted by its kind: 「第三出《仙缘》」「一支《寄生草》」「一套北《点绛唇》」
-_PERFORMED = re.compile(r"(?:[一二两三四五六七八九十百几第]+|这|那)[出折支套首阕段][南北]?[，、：:]?$")
+_PERFORMED = re.compile(
+    r"(?:[一二两三四五六七八九十百几第]+|这|那)[出折支套首阕段][南北]?[，、：:]?$"
+)
 # a speech verb between two single characters: 「权问肃曰」 is 权 asking 肃, not one 权问肃
 SPOKEN = frozenset("问谓曰答告请劝叱责")
 # words that introduce a name right before it: 「在下慕容秋」「一个名叫林远的少年」
