@@ -84,6 +84,10 @@ CASES = (
     Case("大爷派了侄儿，带领着来管家。", (), "大爷 + 派: someone addressed and a verb"),
     Case("写毕，向诸姊妹笑道：“诸姊妹且看。”", (), "诸 + 姊妹: all the sisters"),
     Case("来到陈家庄，又见林姐姐。", ("陈家庄",), "a place with a kin word beside it still is one"),
+    # 水浒传 chapters 4, 6 and 7: an honorific and a suffix, a place and a locative, a post
+    Case("智深道：“欲借贵庄投宿一宵。敢问贵庄今夜有甚事？”", (), "贵 + 庄: your manor"),
+    Case("两个来到樊楼前，寻个阁儿坐下。", (), "樊楼 + 前: a place and where by it"),
+    Case("张教头道：“贤婿，甚么话。”张教头越不肯应承。", (), "a surname and a post: 张教头"),
 )
 
 

@@ -74,6 +74,7 @@ LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟�
 PARTICLES = frozenset("之的了着地得吗呢吧啊么")
 PRONOUNS = frozenset("我你您他她它咱俺")  # 谢 + 我: 「你若谢我」, a verb and its object
 DEMONSTRATIVES = frozenset("这那此彼其该本")  # 那 + 府: 「他去那府中看戏」, that mansion
+HONORIFICS = frozenset("贵敝宝尊寒舍令")  # 贵 + 庄: 「欲借贵庄投宿」, your manor
 LOCATIVES = frozenset("内中里外上下前后")  # where in a thing: 武库 + 内
 LEADING_VERB = frozenset("取攻至保守入出到往向在于自从现过近离回奔投围破据")
 PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
@@ -386,6 +387,7 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
         word[-1] in PLACE_ORG_SUFFIXES
         and word[-2] not in NUMERALS
         and word[0] not in DEMONSTRATIVES
+        and word[-2] not in HONORIFICS
         and (len(word) > 2 or char_tag(jieba, word[0]) not in MODIFIER_TAGS)
     )
     if not (person or place) or word[-1] in AFTER_NAME:
@@ -407,8 +409,12 @@ def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
         return False
     if any(c in PARTICLES or c in PRONOUNS for c in given):  # 蒋奇 + 之, 谢 + 我
         return False
-    if len(word) == 3 and word[-1] in LOCATIVES and word_tag(jieba, word[:2]) == "n":
-        return False  # 武库 + 内: a common noun and where in it (「又尽将武库内军器与之」)
+    if (
+        len(word) == 3
+        and word[-1] in LOCATIVES
+        and (word_tag(jieba, word[:2]) == "n" or word[1] in PLACE_ORG_SUFFIXES)
+    ):
+        return False  # 武库 + 内, 樊楼 + 前: a thing or a place and where in it (「来到樊楼前」)
     if len(given) == 2 and (word_tag(jieba, given).startswith("v") or _opens_clause(jieba, given)):
         return False
     return not (len(given) == 2 and given[0] == given[1] and jieba.has_word(given))
