@@ -487,6 +487,10 @@ class Probe:
         self.plant_doer(number, paragraphs)
         for name, plant in META.items():
             self.expect("meta text", ("meta_text",), plant(paragraphs), f"{number} {name}")
+        middle = len(paragraphs) // 2  # a reply decoded wrongly on its way: 锟斤拷, U+FFFD
+        for name, junk in (("锟斤拷", "锟斤拷烫烫烫"), ("U+FFFD", "\ufffd\ufffd")):
+            garbled = [*paragraphs[:middle], junk + paragraphs[middle], *paragraphs[middle + 1 :]]
+            self.expect("garbled text", ("garbled_text",), garbled, f"{number} {name}")
         self.plant_repetition(number, paragraphs)
         self.plant_invented(number, paragraphs)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from muse.quality.meta_text import meta_text_findings
+from muse.quality.meta_text import garbled_findings, meta_text_findings
 
 PROSE = Path(__file__).parents[1] / "fixtures" / "prose"
 REAL = [
@@ -146,3 +146,23 @@ def test_meta_text(case: Case) -> None:
         assert f.severity == "high" and f.kind == "meta_text"
         assert body[f.start : f.end] == f.quote
         assert f.line == body[: f.start].count("\n") + 1
+
+
+@pytest.mark.parametrize(
+    ("rule", "line", "garbled"),
+    [
+        ("the replacement character", "他抬头望去，只见\ufffd\ufffd一片。", "\ufffd"),
+        ("mojibake of a broken decoding", "锟斤拷烫烫烫，他说不出话来。", "锟斤拷"),
+        ("a control character", "他推开门\x07走了进去。", "\x07"),
+        ("a private-use character", "他拔出\ue001剑来。", "\ue001"),
+        ("real prose with a dialogue dash and ellipsis", "“你……”他张了张嘴——终究没说。", None),
+        ("a tab-indented line is prose", "\t他推开门走了进去。", None),
+    ],
+)
+def test_garbled_text(rule: str, line: str, garbled: str | None) -> None:
+    body = "\n".join((*REAL[:2], line, *REAL[2:]))
+    findings = garbled_findings(body)
+    assert [f.quote for f in findings] == ([garbled] if garbled else [])
+    for f in findings:
+        assert f.kind == "garbled_text" and f.severity == "high"
+        assert body[f.start : f.end] == f.quote and f.line == 3

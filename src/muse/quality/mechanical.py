@@ -15,7 +15,7 @@ from muse.quality.entities import EntityLexicon
 from muse.quality.findings import Finding
 from muse.quality.hard_events import event_checks, event_findings
 from muse.quality.leak import LeakLexicon
-from muse.quality.meta_text import meta_text_findings
+from muse.quality.meta_text import garbled_findings, meta_text_findings
 from muse.quality.names import name_findings, required_entity_findings
 from muse.quality.repetition import repetition_findings
 
@@ -62,6 +62,7 @@ def _output_contract(context: WriterContext, output: WriterOutput) -> list[Findi
             Finding("length_band", "high", f"正文 {han} 个汉字，不在接受区间 {low}–{high} 内。")
         )
     findings += meta_text_findings(body)
+    findings += garbled_findings(body)
     return findings
 
 

@@ -10,6 +10,10 @@ What is not meta text: a first line that opens the story with 这是… or 好�
 第三天), a body line that merely starts like a heading (第四回中，…), a classic
 chapter's own closing formula (且听下回分解 is the story's voice, not the site's), a dash in a
 dialogue. Lines are judged whole: a pattern must cover the line's shape, not just occur in it.
+
+Garbled text (``garbled_text``, blocking) is not prose either: the replacement character U+FFFD
+and the mojibake a broken decoding leaves (锟斤拷, 烫烫烫, 屯屯屯), control characters and
+private-use characters. A reply cut or decoded wrongly on its way is not a chapter to accept.
 """
 
 from __future__ import annotations
@@ -124,6 +128,30 @@ def meta_text_findings(body: str) -> list[Finding]:
         what = next((label for pattern, label in rules if pattern.match(text)), None)
         if what is not None:
             findings.append(_finding(body, start, text, what))
+    return findings
+
+
+# U+FFFD, C0 and C1 controls but tab and line breaks, private use; mojibake of broken decodings
+_GARBLED = re.compile(
+    "[\ufffd\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ue000-\uf8ff]|锟斤拷|烫烫烫|屯屯屯"
+)
+
+
+def garbled_findings(body: str) -> list[Finding]:
+    """One ``garbled_text`` finding per line holding garbled text, at its first garbled run."""
+    findings = []
+    for start, text in _lines(body):
+        match = _GARBLED.search(text)
+        if match is not None:
+            at = start + match.start()
+            line = body.count("\n", 0, at) + 1
+            shown = repr(match.group())[1:-1]  # a control character shown as its escape
+            message = f"正文第 {line} 行有乱码或控制字符（{shown}），不是可接受的正文。"
+            findings.append(
+                Finding(
+                    "garbled_text", "high", message, at, match.end() + start, match.group(), line
+                )
+            )
     return findings
 
 

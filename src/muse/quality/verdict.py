@@ -47,6 +47,7 @@ Outcome = Literal[
 FIXES: Final[dict[str, str]] = {
     "length_band": "把篇幅调整到接受区间内：写透场景来加长，删去重复与总结来缩短；不砍硬事件。",
     "meta_text": "删去该行（标题、作者的话、章末套话、求票或说明文字），正文只写故事本身。",
+    "garbled_text": "删去乱码与控制字符，重新交付完整、可读的正文。",
     "claim_unlocated": "为该硬约束给出正文中逐字存在的引文（quote 必须逐字摘录）。",
     "claim_range": "重新给出该声明的逐字引文。",
     "claim_evidence": "只引用本次冻结上下文中存在的证据 id。",
