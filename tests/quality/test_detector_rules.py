@@ -283,6 +283,13 @@ EVENT_CASES = (
         elsewhere="苏晴早已换了一身衣裳。",
     ),
     EventCase(
+        "a person whose name holds the event's person's name is someone else: it blocks",
+        "林远在山门前斩断石碑",
+        "林远山在山门前斩断石碑。",
+        "contradicted",
+        elsewhere="林远早已换了一身衣裳。",
+    ),
+    EventCase(
         "a name the outline gives a card this chapter is that card's in the event: someone else "
         "in its place blocks",
         "林少侠在山门前斩断石碑",

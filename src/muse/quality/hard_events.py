@@ -242,12 +242,13 @@ def _best(
     the names of the outline's required entities; ``known``: the book so far (what is rare)."""
     terms = _key_terms(item.text, groups)
     words = [(label, names) for label, names, is_name in terms if not is_name]
+    everyone = frozenset(n for names in groups for n in names)  # every name of the work
     absent = tuple(
         label
         for label, names, is_name in terms
         if is_name
         and (names & required or _thing(names, known))
-        and not any(n in body for n in names)
+        and not _holds(body, names, everyone)
     )
     missing = [
         label
@@ -255,13 +256,16 @@ def _best(
         if not any(n in body for n in names) and distinctive(label, known)
     ]
     people = [n for _, names, is_name in terms if is_name for n in names]
-    everyone = frozenset(n for names in groups for n in names)  # every name of the work
     gone = tuple(m for m in missing if changed_in_place(item.text, m, body, missing, people))
     best: EventCheck | None = None
     for claim_start, claim_end in claims:
         start, end = _paragraph(body, claim_start, claim_end)
         text, claimed = body[start:end], body[claim_start:claim_end]
-        found = tuple(label for label, names, _ in terms if any(n in text for n in names))
+        found = tuple(
+            label
+            for label, names, is_name in terms
+            if (_holds(text, names, everyone) if is_name else any(n in text for n in names))
+        )
         in_claim = tuple(label for label, names in words if any(n in claimed for n in names))
         changed = _changed(item.text, terms, in_claim, claimed, text, people, everyone)
         status = _status(
@@ -313,10 +317,34 @@ def _changed(
         (label, r)
         for label, names, is_name in terms
         if is_name
-        and not any(n in claimed for n in names)
+        and not _holds(claimed, names, everyone)
         and (r := name_in_its_place(event, label, text, everyone - names, away, people))
     )
     return words + doers
+
+
+def _holds(text: str, names: frozenset[str], everyone: frozenset[str]) -> bool:
+    """Whether ``text`` names someone by one of ``names`` as a whole name: 林远 inside 林远山,
+    another card's name, is not 林远 (a presence check is a token match, as for required
+    people); inside a longer name of the same group (玄德 in 刘玄德) it is."""
+    for name in names:
+        longer = [o for o in everyone - names if name in o]
+        at = text.find(name)
+        while at >= 0:
+            if not any(_covers(text, other, name, at) for other in longer):
+                return True
+            at = text.find(name, at + 1)
+    return False
+
+
+def _covers(text: str, other: str, name: str, at: int) -> bool:
+    """Whether an occurrence of ``other`` in ``text`` covers ``name`` found at ``at``."""
+    inner = other.find(name)
+    while inner >= 0:
+        if text.startswith(other, at - inner) and at - inner >= 0:
+            return True
+        inner = other.find(name, inner + 1)
+    return False
 
 
 def distinctive(word: str, known: EntityLexicon | None) -> bool:
@@ -380,8 +408,14 @@ def _key_terms(text: str, groups: list[frozenset[str]]) -> list[tuple[str, froze
     """(label, the names that count, whether it is a name) of each key term of ``text``."""
     terms: list[tuple[str, frozenset[str], bool]] = []
     named: set[str] = set()
-    for names in groups:
-        inside = sorted((n for n in names if n in text), key=len, reverse=True)
+    everyone = frozenset(n for names in groups for n in names)
+    for names in groups:  # a name inside another person's longer name is not theirs (林远山)
+        others = everyone - names
+        inside = sorted(
+            (n for n in names if n in text and _holds(text, frozenset({n}), others)),
+            key=len,
+            reverse=True,
+        )
         if inside:
             terms.append((inside[0], names, True))
             named |= set(inside)
