@@ -75,6 +75,8 @@ PARTICLES = frozenset("之的了着地得吗呢吧啊么")
 PRONOUNS = frozenset("我你您他她它咱俺")  # 谢 + 我: 「你若谢我」, a verb and its object
 DEMONSTRATIVES = frozenset("这那此彼其该本")  # 那 + 府: 「他去那府中看戏」, that mansion
 HONORIFICS = frozenset("贵敝宝尊寒舍令")  # 贵 + 庄: 「欲借贵庄投宿」, your manor
+# words for "all of them" that a place suffix follows as a noun: 全部 + 门 「全部门的人」
+DETERMINERS = frozenset({"全部", "全体", "所有", "整个", "各个", "每个", "其他", "其它", "一些"})
 LOCATIVES = frozenset("内中里外上下前后")  # where in a thing: 武库 + 内
 LEADING_VERB = frozenset("取攻至保守入出到往向在于自从现过近离回奔投围破据")
 PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
@@ -82,6 +84,7 @@ PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
 AFTER_NAME = frozenset(
     "说道曰云笑问答叫喊见来去了着过也又便就却都皆亦乃遂到至为者率领令闻听谓与同及其所以而于在自"
     "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有谏"
+    "看想走瞧瞪瞥盯"  # a modern chapter's looks and thoughts: 「他盯着陆沉看了很久」
 )
 MAX_CHARS = 6
 # what only a person does, right after their name: 「顾长歌推门而入」「苏晚晴冷笑一声」; the
@@ -472,8 +475,8 @@ def _suffixed(
     prev_word, prev_tag, prev_pos = previous
     if len(prev_word) != 2 or prev_tag not in NOUN_TAGS or not all_han(prev_word):
         return None
-    if prev_word in TITLES:
-        return None  # 大爷 + 派: 「大爷派了侄儿」, someone addressed and a verb
+    if prev_word in TITLES or prev_word in DETERMINERS:
+        return None  # 大爷 + 派: 「大爷派了侄儿」, someone addressed and a verb; 全部 + 门
     if word in DIVISIONS and word_tag(jieba, prev_word) == "ns":
         return None  # 长沙 + 郡: a place of the dictionary and its division, the same place
     return EntitySpan(prev_word + word, prev_pos, pos + 1, "suffix")
