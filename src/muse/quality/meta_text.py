@@ -34,9 +34,13 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(r"^(?:-{3,}|\*{3,}|={3,}|_{3,}|(?:\*\s+){2,}\*|(?:-\s+){2,}-)$"),
         "frontmatter 或分隔线",
     ),
-    # Chinese prose never opens a line with these ASCII marks: fences, quotes, lists, bold, tags
+    # Chinese prose never opens a line with these ASCII marks (fences, quotes, lists, bold,
+    # tags) nor holds Markdown bold anywhere in it (「他**愣住**了」)
     (
-        re.compile(r"^(?:```|~~~|>\s|[-*+]\s+\S|\*\*[^*]+\*\*[。！]?$|</?[A-Za-z][^>]*>)"),
+        re.compile(
+            r"^(?:```|~~~|>\s|[-*+]\s+\S|\*\*[^*]+\*\*[。！]?$|</?[A-Za-z][^>]*>"
+            r"|.*?\*\*[^*\n]{1,40}\*\*)"
+        ),
         "Markdown 或网页标记",
     ),
     (
