@@ -1,5 +1,6 @@
 """``muse discard``, ``muse candidate edit`` / ``diff`` and the candidate view, through the CLI."""
 
+import json
 import sys
 
 import pytest
@@ -129,3 +130,22 @@ def test_accept_takes_the_actor_like_every_decision(muse, engine, book):
     with engine.connect() as conn:
         view = candidate_view(conn, summary.candidate_id)
     assert [(d["kind"], d["actor"]) for d in view["decisions"]] == [("accept", "lin")]
+
+
+def test_an_edit_with_an_author_note_and_garbled_text_is_rejected(muse, engine, book, tmp_path):
+    """Issue 18 through the command an author uses: a bracketed author's note and mojibake
+    pasted into the chapter block the new version (exit 1, both findings named)."""
+    summary = write_offline(engine, book, NEXT)
+    body = _body(engine, summary.candidate_id)
+    path = tmp_path / "edit.txt"
+    edited = body.replace("\n\n", "\n\n（作者的话：今天加更。）\n\n锟斤拷", 1)
+    path.write_text(edited, encoding="utf-8")
+    result = muse(
+        "candidate", "edit", summary.candidate_id, "--file", str(path), "--json", ok=False
+    )
+    out = json.loads(result.stdout)
+    assert (out["state"], out["run_state"]) == ("REJECTED", "blocked_user_action")
+    assert [(f["kind"], f["severity"]) for f in out["findings"]] == [
+        ("meta_text", "high"),
+        ("garbled_text", "high"),
+    ]
