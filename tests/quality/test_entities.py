@@ -89,7 +89,11 @@ CASES = (
     Case("两个来到樊楼前，寻个阁儿坐下。", (), "樊楼 + 前: a place and where by it"),
     Case("张教头道：“贤婿，甚么话。”张教头越不肯应承。", (), "a surname and a post: 张教头"),
     # a modern chapter (tests/fixtures/prose/modern_webnovel.txt, chapters 3 and 4)
-    Case("陆沉看着周子昂。周子昂盯着陆沉看了很久。", ("周子昂", "周子昂"), "陆沉 + 看: a name and a look"),
+    Case(
+        "陆沉看着周子昂。周子昂盯着陆沉看了很久。",
+        ("周子昂", "周子昂"),
+        "陆沉 + 看: a name and a look",
+    ),
     Case("第二天，全部门的人都知道了。", (), "全部 + 门: the whole department"),
 )
 

@@ -13,9 +13,11 @@ paragraph. Key terms are
 Outcomes, per hard event (the best of its claims):
 
 * ``verified``: at least half of the key terms are in the claimed span or its paragraph, and at
-  least one of the event's content words is in the claimed span itself (an event is what
+  least half of the event's content words are in the claimed span itself (an event is what
   happens, not only who is there: a sentence that keeps the people under any alias, or sits
-  beside the words of the event, while saying something else, is not verified);
+  beside the words of the event, or keeps one word of it while the rest changed — 水浒传
+  ch. 34, 「心中疑惑，便问道」 rewritten around 庄上 — while saying something else, is not
+  verified);
 * ``contradicted`` — a blocking ``hard_event_unverified`` finding at the claim — only where the
   gate is certain, because a blocking finding is one the semantic detector cannot overrule:
 
@@ -79,7 +81,9 @@ RARE_MIN_CHAPTERS = 5  # fewer chapters so far: no word is known to be rare
 THING_TYPES = frozenset(
     {"technique", "ability", "item", "artifact", "location", "region", "sect", "faction", "race"}
 )
-VERIFIED = 0.5  # share of the key terms near the claim that, with a content word in it, verifies
+VERIFIED = (
+    0.5  # share of the key terms near the claim, and of its content words in it, that verifies
+)
 REACH = 60  # code points of the paragraph either side of the claimed span that still count
 _CONTENT_TAGS = ("n", "v", "a", "s", "t", "i", "l")
 _EMPTY = frozenset(
@@ -393,13 +397,14 @@ def _status(
 
     Contradicted only when certain: nothing of the event near the claim, or a person it names
     absent from the whole chapter. Verified when at least half of the terms are near the claim
-    and, for an event with content words, the claimed span holds one (names prove who is there,
-    not what happens). Everything else is left to the semantic detector."""
+    and, for an event with content words, the claimed span holds at least half of them (names
+    prove who is there, not what happens). Everything else is left to the semantic detector."""
     if total < 2 and not absent:
         return "unverifiable"
     if found == 0 or absent:
         return "contradicted"
-    if found >= VERIFIED * total and (content == 0 or in_claim > 0) and not (missing or unseen):
+    said = content == 0 or in_claim >= VERIFIED * content
+    if found >= VERIFIED * total and said and not (missing or unseen):
         return "verified"
     return "unverifiable"
 
