@@ -88,6 +88,10 @@ CASES = (
     Case("智深道：“欲借贵庄投宿一宵。敢问贵庄今夜有甚事？”", (), "贵 + 庄: your manor"),
     Case("两个来到樊楼前，寻个阁儿坐下。", (), "樊楼 + 前: a place and where by it"),
     Case("张教头道：“贤婿，甚么话。”张教头越不肯应承。", (), "a surname and a post: 张教头"),
+    # 水浒传 chapters 12, 19 and 38: a side and a limb, "a certain Wu", an old man addressed
+    Case("他把左肩一拍。又把左肩一拍。", (), "左 + 肩: a side and a limb"),
+    Case("吴某不才，愿往。吴某去也。", (), "吴 + 某: a certain Wu, the speaker himself"),
+    Case("宋老儿道：“好。”宋老儿去了。", (), "a surname and 老儿: an old man addressed"),
     # a modern chapter (tests/fixtures/prose/modern_webnovel.txt, chapters 3 and 4)
     Case(
         "陆沉看着周子昂。周子昂盯着陆沉看了很久。",

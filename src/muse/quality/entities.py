@@ -72,7 +72,8 @@ DIVISIONS = frozenset("郡州城")  # 长沙郡 is 长沙 (but 武安国 a man, 
 # a single character the HMM tends to glue in front of a name: 「奉云岚宗」「过云岚宗」
 LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟去来是连将让叫")
 PARTICLES = frozenset("之的了着地得吗呢吧啊么")
-PRONOUNS = frozenset("我你您他她它咱俺")  # 谢 + 我: 「你若谢我」, a verb and its object
+PRONOUNS = frozenset("我你您他她它咱俺某")  # 谢 + 我: 「你若谢我」; 吴 + 某: 「吴某不才」
+BODY_PARTS = frozenset("肩手脚头眼耳口鼻腿臂背腰胸腹膝")  # 左 + 肩: 「把左肩一拍」
 DEMONSTRATIVES = frozenset("这那此彼其该本")  # 那 + 府: 「他去那府中看戏」, that mansion
 HONORIFICS = frozenset("贵敝宝尊寒舍令")  # 贵 + 庄: 「欲借贵庄投宿」, your manor
 # words for "all of them" that a place suffix follows as a noun: 全部 + 门 「全部门的人」
@@ -411,6 +412,8 @@ def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
     if given in TITLES or given in ADDRESS or given[0] in NUMERALS and given[-1] in "人位个名":
         return False
     if any(c in PARTICLES or c in PRONOUNS for c in given):  # 蒋奇 + 之, 谢 + 我
+        return False
+    if given in BODY_PARTS:  # a one-character given name that is a body part: a side and a limb
         return False
     if (
         len(word) == 3
