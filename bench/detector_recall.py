@@ -120,6 +120,9 @@ META = {
     "当然可以": lambda ps: ["当然可以！下面是本章的正文：", *ps],
     "Markdown 加粗标题": lambda ps: ["**第一章　风起**", *ps],
     "末尾说明（以上为）": lambda ps: [*ps, "以上为本章内容，如需调整请告诉我。"],
+    # glued to the prose of a line
+    "句末（本章完）": lambda ps: [*ps[:-1], ps[-1] + "（本章完）"],
+    "段中（作者的话）": lambda ps: _mid(ps[:-1], ps[-1] + "（作者的话：今天加更。）"),
 }
 
 

@@ -110,6 +110,17 @@ CASES = (
             "注：本章地名均为虚构。",
         )
     ),
+    # notes glued to a line of prose: only the note is reported
+    Case("本章完 after the last sentence", (*REAL, "他转身离去。（本章完）"), ("（本章完）",)),
+    Case("未完待续 after the last sentence", (*REAL, "他转身离去。未完待续"), ("未完待续",)),
+    Case(
+        "an author's note inside a paragraph",
+        mid("他笑了笑。（作者的话：今天加更。）继续往前走。"),
+        ("（作者的话：今天加更。）",),
+    ),
+    Case("a PS after a sentence", (*REAL, "他走了。PS：明天见。"), ("PS：明天见。",)),
+    Case("本章完 asked in dialogue", mid("“本章完了吗？”他问。"), ()),
+    Case("本章完 as a title in prose", mid("他把《本章完》念了一遍。"), ()),
     # prose that shares words with those notes
     Case("a ticket begged in the story", mid("他求了一张船票，便上了船。"), ()),
     Case("a letter of recommendation begged", mid("他去求个推荐信，好进京赶考。"), ()),

@@ -89,6 +89,26 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
         "章节标题",
     ),
 )
+# inside a line of prose, searched: a bracketed author's note, and a chapter-end formula or a PS
+# right after the line's last sentence (「……他转身离去。（本章完）」「……他走了。PS：明天见」)
+_END_MARK = r"(?<=[。！？!?…”」』）)])\s*"
+_INLINE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"[（(【\[]\s*(?:作者的话|作者有话说|作者有话要说|作者按|作者注|作者留言)"
+            r"[^）)】\]\n]*[）)】\]]?"
+        ),
+        "作者的话",
+    ),
+    (
+        re.compile(
+            rf"{_END_MARK}[（(【\[]?\s*(?:本章完|本章结束|全文完|全书完|未完待续|待续|{_TITLE}完)"
+            r"\s*[）)】\]]?[。！!…~～]*\s*$"
+        ),
+        "章末套话",
+    ),
+    (re.compile(rf"{_END_MARK}[Pp]\.?\s?[Ss]\.?\s*[：:].*$"), "作者的话"),
+)
 # the first line of the body only: a title line or assistant chatter
 _START: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^{_OPEN}{_TITLE}(?:[\s　：:].{{0,30}})?$"), "章节标题"),
@@ -132,6 +152,15 @@ def meta_text_findings(body: str) -> list[Finding]:
         what = next((label for pattern, label in rules if pattern.match(text)), None)
         if what is not None:
             findings.append(_finding(body, start, text, what))
+            continue
+        for pattern, label in _INLINE:
+            found = pattern.search(text)
+            if found is not None:
+                note = found.group().strip()
+                findings.append(
+                    _finding(body, start + text.index(note, found.start()), note, label)
+                )
+                break
     return findings
 
 
