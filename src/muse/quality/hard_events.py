@@ -81,9 +81,7 @@ RARE_MIN_CHAPTERS = 5  # fewer chapters so far: no word is known to be rare
 THING_TYPES = frozenset(
     {"technique", "ability", "item", "artifact", "location", "region", "sect", "faction", "race"}
 )
-VERIFIED = (
-    0.5  # share of the key terms near the claim, and of its content words in it, that verifies
-)
+VERIFIED = 0.5  # share of the key terms near the claim, and of the content words in it
 REACH = 60  # code points of the paragraph either side of the claimed span that still count
 _CONTENT_TAGS = ("n", "v", "a", "s", "t", "i", "l")
 _EMPTY = frozenset(
@@ -331,8 +329,9 @@ def _holds(text: str, names: frozenset[str], everyone: frozenset[str]) -> bool:
     """Whether ``text`` names someone by one of ``names`` as a whole name: 林远 inside 林远山,
     another card's name, is not 林远 (a presence check is a token match, as for required
     people); inside a longer name of the same group (玄德 in 刘玄德) it is."""
+    others = everyone - names
     for name in names:
-        longer = [o for o in everyone - names if name in o]
+        longer = [o for o in others if name in o]
         at = text.find(name)
         while at >= 0:
             if not any(_covers(text, other, name, at) for other in longer):
@@ -345,7 +344,7 @@ def _covers(text: str, other: str, name: str, at: int) -> bool:
     """Whether an occurrence of ``other`` in ``text`` covers ``name`` found at ``at``."""
     inner = other.find(name)
     while inner >= 0:
-        if text.startswith(other, at - inner) and at - inner >= 0:
+        if at >= inner and text.startswith(other, at - inner):
             return True
         inner = other.find(name, inner + 1)
     return False

@@ -27,6 +27,9 @@ _NUM = "0-9０-９一二三四五六七八九十百千零〇两"
 _OPEN = r"[（(【\[〔「『]?\s*"  # a note is often bracketed: 「（作者的话：……）」「【本章完】」
 _CLOSE = r"\s*[）)】\]〕」』]?"
 _TITLE = rf"第[{_NUM}]+[章回节卷]"
+# the words that open an author's note, and a chapter-end formula (whole lines and glued ones)
+_NOTE = "作者的话|作者有话说|作者有话要说|作者按|作者注|作者留言"
+_CHAPTER_END = rf"(?:本章完|本章结束|全文完|全书完|未完待续|待续|{_TITLE}完)"
 # anywhere in the body: each pattern is matched against one whole line (stripped)
 _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^#{1,6}\s*\S.*$"), "Markdown 标题"),
@@ -45,17 +48,14 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(
-            rf"^{_OPEN}(?:作者的话|作者有话说|作者有话要说|作者按|作者注|作者留言|作者感言"
+            rf"^{_OPEN}(?:{_NOTE}|作者感言"
             r"|题外话|写在(?:前面|后面|最后)的话|[Pp]\.?\s?[Ss]\.?(?![A-Za-z]))"
             r"(?:\s*[：:，,）)】\]]|\s|$)"
         ),
         "作者的话",
     ),
     (
-        re.compile(
-            rf"^[-—～~\s]*{_OPEN}(?:本章完|本章结束|全文完|全书完|未完待续|待续|{_TITLE}完)"
-            rf"[。！!…~～]*{_CLOSE}[-—～~\s。！!…]*$"
-        ),
+        re.compile(rf"^[-—～~\s]*{_OPEN}{_CHAPTER_END}[。！!…~～]*{_CLOSE}[-—～~\s。！!…]*$"),
         "章末套话",
     ),
     (
@@ -94,17 +94,11 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
 _END_MARK = r"(?<=[。！？!?…”」』）)])\s*"
 _INLINE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
-        re.compile(
-            r"[（(【\[]\s*(?:作者的话|作者有话说|作者有话要说|作者按|作者注|作者留言)"
-            r"[^）)】\]\n]*[）)】\]]?"
-        ),
+        re.compile(rf"[（(【\[]\s*(?:{_NOTE})[^）)】\]\n]*[）)】\]]?"),
         "作者的话",
     ),
     (
-        re.compile(
-            rf"{_END_MARK}[（(【\[]?\s*(?:本章完|本章结束|全文完|全书完|未完待续|待续|{_TITLE}完)"
-            r"\s*[）)】\]]?[。！!…~～]*\s*$"
-        ),
+        re.compile(rf"{_END_MARK}[（(【\[]?\s*{_CHAPTER_END}\s*[）)】\]]?[。！!…~～]*\s*$"),
         "章末套话",
     ),
     (re.compile(rf"{_END_MARK}[Pp]\.?\s?[Ss]\.?\s*[：:].*$"), "作者的话"),
@@ -177,12 +171,18 @@ def garbled_findings(body: str) -> list[Finding]:
         match = _GARBLED.search(text)
         if match is not None:
             at = start + match.start()
-            line = body.count("\n", 0, at) + 1
+            line = _line_of(body, at)
             shown = repr(match.group())[1:-1]  # a control character shown as its escape
             message = f"正文第 {line} 行有乱码或控制字符（{shown}），不是可接受的正文。"
             findings.append(
                 Finding(
-                    "garbled_text", "high", message, at, match.end() + start, match.group(), line
+                    "garbled_text",
+                    "high",
+                    message,
+                    at,
+                    at + len(match.group()),
+                    match.group(),
+                    line,
                 )
             )
     return findings
@@ -198,8 +198,12 @@ def _lines(body: str) -> Iterator[tuple[int, str]]:
         pos += len(raw) + 1
 
 
+def _line_of(body: str, at: int) -> int:
+    return body.count("\n", 0, at) + 1
+
+
 def _finding(body: str, start: int, text: str, what: str) -> Finding:
-    line = body.count("\n", 0, start) + 1
+    line = _line_of(body, start)
     return Finding(
         "meta_text",
         "high",
