@@ -77,7 +77,7 @@ def _run(total: int, *, quiet: bool) -> list[JobRun]:
         MofNCompleteColumn(),
         TextColumn("{task.description}"),
     )
-    with Progress(*columns, console=console, transient=False) as bar:
+    with Progress(*columns, console=console.real(), transient=False) as bar:
         task = bar.add_task("", total=total)
 
         def advance(run: JobRun) -> None:

@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
-from muse.cli.output import console, emit, fail
+from muse.cli.output import console, emit, fail, new_table
 from muse.core.clock import utc_now
 from muse.core.errors import ConfigError, InvalidInput, RevisionConflict
 from muse.store.engine import reading
@@ -156,7 +155,7 @@ def chapter_history_cmd(
 
 
 def _render_history(number: int, rows: list[dict[str, Any]]) -> None:
-    table = Table(
+    table = new_table(
         "修订版", "来源", "时间（UTC）", "汉字数", "内容哈希", "", title=f"第 {number} 章修订历史"
     )
     for r in rows:
@@ -196,7 +195,7 @@ def rebuild_cmd(work: str = WorkOption, json_out: bool = JsonOption) -> None:
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            console=console,
+            console=console.real(),
             transient=True,
         ) as bar:
             task = bar.add_task("", total=None)

@@ -19,11 +19,10 @@ from types import ModuleType
 from typing import Any
 
 import typer
-from rich.markup import escape
 from typer._click.exceptions import ClickException, UsageError  # Typer vendors Click
 from typer.core import TyperGroup
 
-from muse.cli.output import err_console
+from muse.cli.output import err_console, escape
 
 PANELS: dict[str, tuple[str, ...]] = {
     "作品与正文": ("init", "import", "export", "works", "work", "chapters", "chapter", "search"),

@@ -14,16 +14,52 @@ import json
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from muse.core.errors import MuseError
 
-console = Console()
-err_console = Console(stderr=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class LazyConsole:
+    """A rich ``Console`` built on first use, so that a command printing ``--json`` (or nothing)
+    never imports rich (about 100 M instructions of start-up, issue 12). Attribute access goes
+    to the real console; :meth:`real` is the console itself, for rich APIs that take one."""
+
+    def __init__(self, *, stderr: bool = False) -> None:
+        self._stderr = stderr
+        self._real: Console | None = None
+
+    def real(self) -> Console:
+        if self._real is None:
+            from rich.console import Console
+
+            self._real = Console(stderr=self._stderr)
+        return self._real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+
+console = LazyConsole()
+err_console = LazyConsole(stderr=True)
+
+
+def new_table(*columns: str, **options: Any) -> Any:
+    """A ``rich.table.Table`` (rich is imported when a table is first printed)."""
+    from rich.table import Table
+
+    return Table(*columns, **options)
+
+
+def escape(text: str) -> str:
+    """``text`` with rich markup escaped (:func:`rich.markup.escape`, imported when used)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
 
 
 def print_json(data: Any) -> None:

@@ -11,12 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from muse.cli import editing
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
-from muse.cli.output import console, emit, fail, print_json, print_prose
+from muse.cli.output import console, emit, escape, fail, new_table, print_json, print_prose
 from muse.core.limits import MAX_BOOK_MB, MAX_CHAPTER_CHARS, read_capped
 from muse.store.engine import database_url, make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
@@ -129,7 +127,7 @@ def _import_and_index(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        console=console,
+        console=console.real(),
         transient=True,
     ) as bar:
         return _import_and_index_with(data, title, source_kind, purposes, limits, bar)
@@ -165,7 +163,7 @@ def _bar_task(bar: Progress | None, label: str) -> Callable[[int, int], None] | 
 
 
 def _render_import(report: ImportReport, index: dict[str, Any] | None = None) -> None:
-    table = Table("章号", "标题", "卷", "汉字数", title=f"《{report.title}》识别到的章节")
+    table = new_table("章号", "标题", "卷", "汉字数", title=f"《{report.title}》识别到的章节")
     for c in report.chapters:
         table.add_row(str(c.number), c.title, c.volume or "", str(c.han_count))
     console.print(table)
@@ -247,7 +245,7 @@ def _render_works(rows: list[dict[str, Any]]) -> None:
     if not rows:
         console.print("还没有作品。用 muse import 导入，或运行 make demo。")
         return
-    table = Table("ID", "书名", "来源", "用途", "状态", "章数", "汉字数")
+    table = new_table("ID", "书名", "来源", "用途", "状态", "章数", "汉字数")
     for r in rows:
         table.add_row(
             str(r["id"]),
@@ -269,7 +267,7 @@ def list_chapters(work: str = WorkOption, json_out: bool = JsonOption) -> None:
 
 
 def _render_chapters(rows: list[dict[str, Any]]) -> None:
-    table = Table("章号", "标题", "卷", "汉字数", "修订版", "内容哈希")
+    table = new_table("章号", "标题", "卷", "汉字数", "修订版", "内容哈希")
     for r in rows:
         table.add_row(
             str(r["number"]),

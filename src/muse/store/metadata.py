@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from typing import Any
+
 from sqlalchemy import JSON, DateTime, MetaData, TypeDecorator
-from sqlalchemy.dialects.postgresql import JSONB
 
 from muse.core.clock import as_utc
 
@@ -23,9 +24,27 @@ metadata = MetaData(
     }
 )
 
-# JSON documents: JSONB on PostgreSQL, JSON text on SQLite. Never hash what comes back out:
-# JSONB reorders keys (ARCHITECTURE.md principle 5); hashes are computed before storing.
-JsonDoc = JSON().with_variant(JSONB(), "postgresql")
+class _JsonDoc(TypeDecorator[Any]):
+    """JSON documents: JSONB on PostgreSQL, JSON text on SQLite.
+
+    Never hash what comes back out: JSONB reorders keys (ARCHITECTURE.md principle 5); hashes are
+    computed before storing. The PostgreSQL type is chosen per dialect rather than through
+    ``with_variant(JSONB())`` so that a SQLite process never imports the PostgreSQL dialect
+    (about 130 M instructions of start-up, issue 12).
+    """
+
+    impl = JSON
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Any) -> Any:
+        if dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import JSONB
+
+            return dialect.type_descriptor(JSONB())
+        return dialect.type_descriptor(JSON())
+
+
+JsonDoc = _JsonDoc()
 
 
 class UtcDateTime(TypeDecorator[datetime]):
