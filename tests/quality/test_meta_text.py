@@ -126,6 +126,20 @@ CASES = (
     Case("a letter of recommendation begged", mid("他去求个推荐信，好进京赶考。"), ()),
     Case("thanks for a reward in dialogue", mid("掌柜笑道：“多谢大人打赏。”"), ()),
     Case("a chapter named in a sentence", mid("第十章里的那场大战，他至今记得。"), ()),
+    # what download sites put into TXT books (the importer removes the same lines)
+    Case(
+        "a site's chapter-end footer",
+        (*REAL, "--(本章结束)-多多电子书--"),
+        ("--(本章结束)-多多电子书--",),
+    ),
+    Case(
+        "a site's advertisement mid-body",
+        mid("更多精彩小说请访问 www.example-books.com"),
+        ("更多精彩小说请访问 www.example-books.com",),
+    ),
+    Case("a bare web address", mid("（www.example.com）"), ("（www.example.com）",)),
+    Case("a web address a character types", mid("他在浏览器里输入了www.example.com，回车。"), ()),
+    Case("a vote plea with a bonus chapter", (*REAL, "今天月票加更！"), ("今天月票加更！",)),
     *(
         Case(f"modern chapter {n} is no meta text", tuple(lines), ())
         for n, lines in enumerate(MODERN, 1)

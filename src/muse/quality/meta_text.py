@@ -22,15 +22,18 @@ import re
 from collections.abc import Iterator
 
 from muse.quality.findings import Finding
+from muse.works import (
+    CHAPTER_END,
+    CHAPTER_TITLE,
+    CLOSE_BRACKET,
+    NOTE_LINES,
+    NOTE_WORDS,
+    OPEN_BRACKET,
+)
 
-_NUM = "0-9０-９一二三四五六七八九十百千零〇两"
-_OPEN = r"[（(【\[〔「『]?\s*"  # a note is often bracketed: 「（作者的话：……）」「【本章完】」
-_CLOSE = r"\s*[）)】\]〕」』]?"
-_TITLE = rf"第[{_NUM}]+[章回节卷]"
-# the words that open an author's note, and a chapter-end formula (whole lines and glued ones)
-_NOTE = "作者的话|作者有话说|作者有话要说|作者按|作者注|作者留言"
-_CHAPTER_END = rf"(?:本章完|本章结束|全文完|全书完|未完待续|待续|{_TITLE}完)"
-# anywhere in the body: each pattern is matched against one whole line (stripped)
+_OPEN, _CLOSE, _TITLE = OPEN_BRACKET, CLOSE_BRACKET, CHAPTER_TITLE
+# anywhere in the body: each pattern is matched against one whole line (stripped); the lines
+# that are not the story in a book too (作者的话, 章末套话, 求票 …) are the importer's own
 _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^#{1,6}\s*\S.*$"), "Markdown 标题"),
     (
@@ -46,40 +49,7 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "Markdown 或网页标记",
     ),
-    (
-        re.compile(
-            rf"^{_OPEN}(?:{_NOTE}|作者感言"
-            r"|题外话|写在(?:前面|后面|最后)的话|[Pp]\.?\s?[Ss]\.?(?![A-Za-z]))"
-            r"(?:\s*[：:，,）)】\]]|\s|$)"
-        ),
-        "作者的话",
-    ),
-    (
-        re.compile(rf"^[-—～~\s]*{_OPEN}{_CHAPTER_END}[。！!…~～]*{_CLOSE}[-—～~\s。！!…]*$"),
-        "章末套话",
-    ),
-    (
-        re.compile(
-            r"^.{0,16}求(?:一波|一下|个|张|点|些|大家的|各位的)?"
-            r"(?:保底月票|月票|推荐(?![信人])票?|收藏|订阅|打赏|票票?|追读|书评|评论)"
-            r"[！!。，,~～\s\S]{0,40}$"
-        ),
-        "求票",
-    ),
-    (
-        re.compile(
-            r"^[^“”\"：:]{0,6}(?:感谢|谢谢|多谢).{0,30}"
-            r"(?:打赏|月票|推荐票|订阅|盟主|舵主|万赏|催更).{0,30}$"
-        ),
-        "致谢读者",
-    ),
-    (
-        re.compile(
-            rf"^{_OPEN}(?:(?:本章|全文|正文|本文)?字数[：:]?\s*(?:约|共|计)?\s*[0-9０-９]+"
-            r"|(?:本章|全文|正文|本文)(?:约|共|计)\s*[0-9０-９]+\s*[千万]?字).*$"
-        ),
-        "字数说明",
-    ),
+    *NOTE_LINES,
     # a chapter title in the middle of the body: a second chapter or a title line; 「第四回中，…」
     # is prose (the title must stand alone or be followed by a separator and a short name)
     (
@@ -94,11 +64,11 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
 _END_MARK = r"(?<=[。！？!?…”」』）)])\s*"
 _INLINE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
-        re.compile(rf"[（(【\[]\s*(?:{_NOTE})[^）)】\]\n]*[）)】\]]?"),
+        re.compile(rf"[（(【\[]\s*(?:{NOTE_WORDS})[^）)】\]\n]*[）)】\]]?"),
         "作者的话",
     ),
     (
-        re.compile(rf"{_END_MARK}[（(【\[]?\s*{_CHAPTER_END}\s*[）)】\]]?[。！!…~～]*\s*$"),
+        re.compile(rf"{_END_MARK}[（(【\[]?\s*{CHAPTER_END}\s*[）)】\]]?[。！!…~～]*\s*$"),
         "章末套话",
     ),
     (re.compile(rf"{_END_MARK}[Pp]\.?\s?[Ss]\.?\s*[：:].*$"), "作者的话"),

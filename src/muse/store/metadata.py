@@ -7,7 +7,6 @@ migrations and the migration test compare the same names on both backends.
 from __future__ import annotations
 
 from datetime import datetime
-
 from typing import Any
 
 from sqlalchemy import JSON, DateTime, MetaData, TypeDecorator
@@ -23,6 +22,7 @@ metadata = MetaData(
         "pk": "pk_%(table_name)s",
     }
 )
+
 
 class _JsonDoc(TypeDecorator[Any]):
     """JSON documents: JSONB on PostgreSQL, JSON text on SQLite.

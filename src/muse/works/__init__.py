@@ -7,6 +7,15 @@ from typing import TYPE_CHECKING
 from muse.core.faces import lazy_face
 
 if TYPE_CHECKING:
+    from muse.works.author_notes import (
+        CHAPTER_END,
+        CHAPTER_TITLE,
+        CLOSE_BRACKET,
+        NOTE_LINES,
+        NOTE_WORDS,
+        OPEN_BRACKET,
+        note_label,
+    )
     from muse.works.authorization import (
         PURPOSE_LABELS,
         get_snapshot,
@@ -53,6 +62,13 @@ if TYPE_CHECKING:
     from muse.works.rows import WorkRow
 
 __all__ = [
+    "CHAPTER_END",
+    "CHAPTER_TITLE",
+    "CLOSE_BRACKET",
+    "NOTE_LINES",
+    "NOTE_WORDS",
+    "OPEN_BRACKET",
+    "note_label",
     "AuthorizationSnapshot",
     "ChapterText",
     "FORMATS",
@@ -100,6 +116,15 @@ __all__ = [
 ]
 
 _FACE: dict[str, tuple[str, ...]] = {
+    "author_notes": (
+        "CHAPTER_END",
+        "CHAPTER_TITLE",
+        "CLOSE_BRACKET",
+        "NOTE_LINES",
+        "NOTE_WORDS",
+        "OPEN_BRACKET",
+        "note_label",
+    ),
     "authorization": (
         "PURPOSE_LABELS",
         "get_snapshot",

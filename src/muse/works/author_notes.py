@@ -1,15 +1,27 @@
-"""Author notes in web-novel files (作者的话): found at import, kept out of the canonical prose.
+"""Lines that are not the story (作者的话, 本章完, 求月票, a site's footer): one vocabulary for the
+importer and the gate.
 
-Serialised web novels carry lines that are not the story: 「（作者的话：……）」, 「PS：……」,
-「求月票」「求推荐票」 between chapters. Imported as prose they would reach the writer's context
-and the style profile as if they were the book. :func:`split_notes` removes whole lines only —
-never part of a line of prose — of these kinds:
+Serialised web novels, and the TXT files download sites make of them, carry lines that are not
+the story: 「（作者的话：……）」, 「PS：……」, 「求月票」 between chapters, 「——本章完——」,
+「--(本章结束)-多多电子书--」, 「更多精彩小说请访问 www.…」. Imported as prose they would reach the
+writer's context and the style profile as if they were the book; written by a model they are no
+chapter to accept. :func:`note_label` names such a line (whole lines only, never part of a line of
+prose) and the mechanical gate (``muse.quality.meta_text``) blocks the same shapes; at import,
+:func:`split_notes` removes them:
 
-* a line opening with 作者的话 / 作者有话说 (bracketed or not); an opening bracket that is not
-  closed on its line runs on until the line that closes it;
-* a line opening with PS / P.S. followed by a colon or comma;
-* a short line (at most ``SHORT_LINE`` characters) asking for votes or support: 求月票, 求推荐
-  (票), 求收藏, 求订阅, 求打赏, 求票, 月票加更.
+* an author's note: a line opening with 作者的话 / 作者有话说 / 作者按 … (bracketed or not; an
+  opening bracket that is not closed on its line runs on until the line that closes it), or
+  with PS / P.S.;
+* a chapter-end formula standing alone: 本章完, 本章结束, 未完待续, 第十章完, with dashes or
+  brackets around it and a site's name after it (「--(本章结束)-多多电子书--」);
+* a short plea for votes or support (求月票, 求推荐票, 求收藏 …), thanks for them (感谢…的打赏),
+  a word count (本章约3200字);
+* a site's advertisement: a web address with a word of the trade (访问, 下载, 电子书, 小说网,
+  最新章节 …), or a line that is only a web address.
+
+What is not one: a classic chapter's own closing formula (且听下回分解 is the story's voice), 本章完
+inside dialogue or a title (「“本章完了吗？”他问」, 《本章完》), a plea inside prose (他求了一张船票,
+他去求个推荐信), a web address a character types (他输入了www.example.com).
 
 The import report lists every note (``--dry-run`` shows them first); with ``--keep-notes`` the
 author keeps them in the prose. Removed notes are kept with the chapter's import attribution.
@@ -20,11 +32,81 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-SHORT_LINE = 60
-_OPENING = re.compile(r"^[（(【\[]?\s*(?:作者的话|作者有话说|作者有话要说)")
-_PS = re.compile(r"^(?:[pP]\.?\s?[sS]\.?)\s*[：:，,]")
-_PLEA = re.compile(r"求(?:月票|推荐票?|收藏|订阅|打赏|票)|月票加更")
+_NUM = "0-9０-９一二三四五六七八九十百千零〇两"
+OPEN_BRACKET = (
+    r"[（(【\[〔「『]?\s*"  # a note is often bracketed: 「（作者的话：……）」「【本章完】」
+)
+CLOSE_BRACKET = r"\s*[）)】\]〕」』]?"
+CHAPTER_TITLE = rf"第[{_NUM}]+[章回节卷]"
+# the words that open an author's note, and a chapter-end formula (whole lines and glued ones)
+NOTE_WORDS = "作者的话|作者有话说|作者有话要说|作者按|作者注|作者留言"
+CHAPTER_END = rf"(?:本章完|本章结束|全文完|全书完|未完待续|待续|{CHAPTER_TITLE}完)"
 _CLOSERS = "）)】]"
+_DASHES = r"[-—～~\s]*"
+_URL = (
+    r"(?:https?://|www\.)[A-Za-z0-9./?=&_%#-]+"
+    r"|(?<![A-Za-z0-9.])(?:[A-Za-z0-9-]+\.)+(?:com|net|org|cn|cc|info|la|me|tw|top|xyz)"
+    r"(?![A-Za-z0-9])"
+)
+# words of a site's advertisement beside its address
+_TRADE = (
+    r"访问|下载|电子书|小说网|文学网|书城|书网|书库|[Tt][Xx][Tt]|最新章节|全文阅读|免费阅读|手机阅读"
+    r"|阅读网|收藏本站|本站|首发|网址"
+)
+# each pattern is matched against one whole line (stripped)
+NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            rf"^{OPEN_BRACKET}(?:{NOTE_WORDS}|作者感言"
+            r"|题外话|写在(?:前面|后面|最后)的话|[Pp]\.?\s?[Ss]\.?(?![A-Za-z]))"
+            r"(?:\s*[：:，,）)】\]]|\s|$)"
+        ),
+        "作者的话",
+    ),
+    (
+        re.compile(
+            rf"^{_DASHES}{OPEN_BRACKET}{CHAPTER_END}[。！!…~～]*{CLOSE_BRACKET}"
+            rf"(?:[-—～~]+[^\s，。！？“”\"]{{1,12}})?[-—～~\s。！!…]*$"
+        ),
+        "章末套话",
+    ),
+    (
+        re.compile(
+            r"^.{0,16}求(?:一波|一下|个|张|点|些|大家的|各位的)?"
+            r"(?:保底月票|月票|推荐(?![信人])票?|收藏|订阅|打赏|票票?|追读|书评|评论)"
+            r"[！!。，,~～\s\S]{0,40}$"
+            r"|^.{0,20}(?:月票|打赏)加更.{0,30}$"
+        ),
+        "求票",
+    ),
+    (
+        re.compile(
+            r"^[^“”\"：:]{0,6}(?:感谢|谢谢|多谢).{0,30}"
+            r"(?:打赏|月票|推荐票|订阅|盟主|舵主|万赏|催更).{0,30}$"
+        ),
+        "致谢读者",
+    ),
+    (
+        re.compile(
+            rf"^{OPEN_BRACKET}(?:(?:本章|全文|正文|本文)?字数[：:]?\s*(?:约|共|计)?\s*[0-9０-９]+"
+            r"|(?:本章|全文|正文|本文)(?:约|共|计)\s*[0-9０-９]+\s*[千万]?字).*$"
+        ),
+        "字数说明",
+    ),
+    (
+        re.compile(
+            rf"^(?=.*(?:{_URL}))(?=.*(?:{_TRADE})).{{0,80}}$"
+            rf"|^{OPEN_BRACKET}(?:{_URL}){CLOSE_BRACKET}$"
+        ),
+        "网址或网站广告",
+    ),
+)
+
+
+def note_label(line: str) -> str | None:
+    """What kind of line that is not the story ``line`` is (作者的话, 章末套话 …), or None."""
+    stripped = line.strip()
+    return next((label for pattern, label in NOTE_LINES if pattern.match(stripped)), None)
 
 
 @dataclass(frozen=True)
@@ -35,12 +117,7 @@ class AuthorNote:
 
 
 def _is_note(line: str) -> bool:
-    stripped = line.strip()
-    if not stripped:
-        return False
-    if _OPENING.match(stripped) or _PS.match(stripped):
-        return True
-    return len(stripped) <= SHORT_LINE and bool(_PLEA.search(stripped))
+    return bool(line.strip()) and note_label(line) is not None
 
 
 def _opens_unclosed(line: str) -> bool:
@@ -61,7 +138,7 @@ def split_notes(chapter: int, body: str) -> tuple[str, list[AuthorNote]]:
             i += 1
             continue
         start, block = i, [line]
-        if _OPENING.match(line.strip()) and _opens_unclosed(line):
+        if note_label(line) == "作者的话" and _opens_unclosed(line):
             while i + 1 < len(lines) and not lines[i].strip().endswith(tuple(_CLOSERS)):
                 i += 1
                 block.append(lines[i])
