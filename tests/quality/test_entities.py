@@ -92,6 +92,10 @@ CASES = (
     Case("他把左肩一拍。又把左肩一拍。", (), "左 + 肩: a side and a limb"),
     Case("吴某不才，愿往。吴某去也。", (), "吴 + 某: a certain Wu, the speaker himself"),
     Case("宋老儿道：“好。”宋老儿去了。", (), "a surname and 老儿: an old man addressed"),
+    # 封神演义 chapters 25 and 41: a compound surname and a locative, a clan and a ruler's title
+    Case("这些在轩辕坟内狐狸，采天地之灵气。", (), "轩辕 + 坟内: a locative is no given name"),
+    Case("乃轩辕皇帝之后，轩辕皇帝之德。", (), "轩辕 + 皇帝: a clan and a ruler's title"),
+    Case("司马长风走进轩辕坟内。", ("司马长风",), "a compound surname and a given name still"),
     # a modern chapter (tests/fixtures/prose/modern_webnovel.txt, chapters 3 and 4)
     Case(
         "陆沉看着周子昂。周子昂盯着陆沉看了很久。",

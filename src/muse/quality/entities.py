@@ -296,6 +296,9 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
     return spans
 
 
+PLACE_WORD_TAGS = frozenset({"f", "s"})  # jieba's locatives (坟内, 之后) and place words (城外)
+
+
 def _joined_surnames(
     jieba: rjieba.Jieba, tokens: Iterable[tuple[str, str]]
 ) -> list[tuple[str, str]]:
@@ -307,8 +310,13 @@ def _joined_surnames(
         word, tag = tokens[i]
         # a compound surname (慕容) or one with a character glued on (慕容秋 cut as 慕容秋 + …)
         if word[:2] in COMPOUND and 2 <= len(word) <= 3:
-            nxt = tokens[i + 1][0] if i < last else ""
-            given = _given_after(jieba, nxt) if len(word) == 2 or len(nxt) == 1 else None
+            nxt, nxt_tag = tokens[i + 1] if i < last else ("", "")
+            # a locative or a place word is where, not who: 轩辕 + 坟内 (「在轩辕坟内」)
+            given = (
+                _given_after(jieba, nxt)
+                if (len(word) == 2 or len(nxt) == 1) and nxt_tag not in PLACE_WORD_TAGS
+                else None
+            )
             if given is not None:
                 out.append((word + given, "nr"))
                 if given != nxt:

@@ -194,5 +194,14 @@ TITLES = frozenset(
         "老儿",
         "老汉",
         "老丈",
+        # rulers and immortals named by a surname or a clan (封神演义: 轩辕皇帝, 张天君)
+        "皇帝",
+        "天子",
+        "大王",
+        "国王",
+        "天君",
+        "娘娘",
+        "圣母",
+        "仙姑",
     ]
 )
