@@ -96,6 +96,7 @@ CASES = (
     Case("这些在轩辕坟内狐狸，采天地之灵气。", (), "轩辕 + 坟内: a locative is no given name"),
     Case("乃轩辕皇帝之后，轩辕皇帝之德。", (), "轩辕 + 皇帝: a clan and a ruler's title"),
     Case("司马长风走进轩辕坟内。", ("司马长风",), "a compound surname and a given name still"),
+    Case("只见张天君乘鹿而来，张天君大呼曰：", (), "张天 + 君大呼: a title cut in two"),
     # a modern chapter (tests/fixtures/prose/modern_webnovel.txt, chapters 3 and 4)
     Case(
         "陆沉看着周子昂。周子昂盯着陆沉看了很久。",
