@@ -48,7 +48,7 @@ def test_import_previews_chapters_and_author_notes_then_imports_once(client, csr
     fields = {"title": "青阳宗", "source": "own", "book": _b64(data), "filename": BOOK.name}
     preview = post(client, "/works/import/preview", csrf, **fields)
     assert preview.status_code == 200
-    assert "识别到 3 章" in preview.text and "作者的话（" in preview.text
+    assert "识别到 3 章" in preview.text and "作者的话等非正文的行（" in preview.text
     assert "新书上传，求收藏求推荐" in preview.text  # the detected note, shown before importing
     assert _work_count(engine) == 0  # the preview wrote nothing
 

@@ -43,6 +43,11 @@ def test_note_lines(line, is_note):
     assert (line not in body) is is_note
 
 
+def test_a_site_footer_is_named_for_what_it_is():
+    body, [note] = split_notes(3, "他走了。\n\n--(本章结束)-多多电子书--")
+    assert body == "他走了。" and note.kind == "章末套话" and note.line == 3
+
+
 def test_a_bracketed_note_runs_until_it_closes():
     body, [note] = split_notes(2, "开头。\n（作者的话：\n感谢打赏，\n明天加更。）\n结尾。")
     assert body == "开头。\n结尾。" and note.line == 2 and note.text.endswith("明天加更。）")
@@ -56,7 +61,8 @@ def test_dry_run_lists_the_notes_and_writes_nothing():
         (2, "求月票！"),
         (2, "（作者的话："),
     ]
-    assert any("作者的话 4 处" in w for w in report.warnings)
+    assert any("不属于正文的行 4 处（作者的话 3、求票 1）" in w for w in report.warnings)
+    assert [n.kind for n in report.author_notes] == ["作者的话", "作者的话", "求票", "作者的话"]
     assert report.to_dict()["authorNotes"][0]["chapter"] == 1
 
 

@@ -81,7 +81,9 @@ def import_(
         MAX_CHAPTER_CHARS, "--max-chapter-chars", min=1, help="单章字符数上限"
     ),
     keep_notes: bool = typer.Option(
-        False, "--keep-notes", help="保留作者的话（PS、求月票等）在正文中；默认排除"
+        False,
+        "--keep-notes",
+        help="保留作者的话等非正文的行（PS、本章完、求月票、网站广告等）在正文中；默认排除",
     ),
     json_out: bool = JsonOption,
 ) -> None:
@@ -174,7 +176,7 @@ def _render_import(report: ImportReport, index: dict[str, Any] | None = None) ->
     for warning in report.warnings:
         console.print(f"[yellow]注意：[/]{warning}")
     for note in report.author_notes[:20]:
-        console.print(f"  作者的话 第 {note.chapter} 章第 {note.line} 行：{escape(note.text)}")
+        console.print(f"  {note.kind} 第 {note.chapter} 章第 {note.line} 行：{escape(note.text)}")
     if len(report.author_notes) > 20:
         console.print(f"  ……另有 {len(report.author_notes) - 20} 处（--json 查看全部）")
     if report.duplicates:

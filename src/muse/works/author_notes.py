@@ -114,10 +114,21 @@ class AuthorNote:
     chapter: int
     line: int  # 1-based line within the chapter body
     text: str
+    kind: str = (
+        "作者的话"  # what the line is: a label of NOTE_LINES (章末套话, 求票, 网址或网站广告 …)
+    )
 
 
 def _is_note(line: str) -> bool:
     return bool(line.strip()) and note_label(line) is not None
+
+
+def kinds_summary(notes: list[AuthorNote] | tuple[AuthorNote, ...]) -> str:
+    """「作者的话 2、章末套话 19」: how many notes of each kind, in order of first appearance."""
+    counts: dict[str, int] = {}
+    for n in notes:
+        counts[n.kind] = counts.get(n.kind, 0) + 1
+    return "、".join(f"{kind} {count}" for kind, count in counts.items())
 
 
 def _opens_unclosed(line: str) -> bool:
@@ -137,12 +148,12 @@ def split_notes(chapter: int, body: str) -> tuple[str, list[AuthorNote]]:
             kept.append(line)
             i += 1
             continue
-        start, block = i, [line]
-        if note_label(line) == "作者的话" and _opens_unclosed(line):
+        start, block, kind = i, [line], note_label(line) or "作者的话"
+        if kind == "作者的话" and _opens_unclosed(line):
             while i + 1 < len(lines) and not lines[i].strip().endswith(tuple(_CLOSERS)):
                 i += 1
                 block.append(lines[i])
-        notes.append(AuthorNote(chapter, start + 1, "\n".join(b.strip() for b in block)))
+        notes.append(AuthorNote(chapter, start + 1, "\n".join(b.strip() for b in block), kind))
         i += 1
     if not notes:
         return body, []

@@ -21,7 +21,7 @@ from muse.core.errors import ImportFailed
 from muse.core.limits import MAX_CHAPTER_CHARS
 from muse.core.prose_chars import removal_summary, strip_refused
 from muse.core.text import count_han
-from muse.works.author_notes import AuthorNote, split_notes
+from muse.works.author_notes import AuthorNote, kinds_summary, split_notes
 from muse.works.book_decoding import decode_book
 from muse.works.book_parser import ParsedBook, parse_book
 from muse.works.catalog import create_work
@@ -78,7 +78,8 @@ class ImportReport:
             "duplicates": list(self.duplicates),
             "warnings": list(self.warnings),
             "authorNotes": [
-                {"chapter": n.chapter, "line": n.line, "text": n.text} for n in self.author_notes
+                {"chapter": n.chapter, "line": n.line, "text": n.text, "kind": n.kind}
+                for n in self.author_notes
             ],
             "authorNotesKept": self.notes_kept,
             "chapters": [
@@ -178,7 +179,8 @@ def analyse(
         action = "按 --keep-notes 保留在正文中" if keep_notes else "已排除在正式正文之外"
         report = replace(
             report,
-            warnings=report.warnings + (f"检测到作者的话 {len(notes)} 处，{action}。",),
+            warnings=report.warnings
+            + (f"检测到不属于正文的行 {len(notes)} 处（{kinds_summary(notes)}），{action}。",),
         )
     if renumber:
         report = replace(report, warnings=report.warnings + _renumber_warnings(original, book))
