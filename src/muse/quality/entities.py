@@ -58,7 +58,7 @@ from muse.core.segmentation import shared_jieba
 from muse.core.text import all_han
 from muse.knowledge import TermAppearance, card_type, term_appearances
 from muse.quality.leak import dating_owners
-from muse.quality.surnames import COMPOUND, SINGLE, TITLES, surname_of
+from muse.quality.surnames import COMPOUND, SINGLE, TITLES, surname_of, title_straddled
 from muse.works import chapter_bytes_after, chapter_hashes
 
 if TYPE_CHECKING:
@@ -288,7 +288,7 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
         elif (
             tag in PROPER_TAGS
             and (span := _entity(jieba, word, tag, pos)) is not None
-            and not _title_straddled(text, span.end - offset)
+            and not title_straddled(text, span.end - offset)
         ):
             spans.append(span)
         previous = (word, tag, pos)
@@ -298,12 +298,6 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
             spans.append(extra)
     spans.sort(key=lambda s: s.start)
     return spans
-
-
-def _title_straddled(text: str, end: int) -> bool:
-    """Whether the name ending at ``end`` ends with the first character of a title that the text
-    goes on with: 张天 + 君 is 张天君 (张 and 天君, an address), 王老 + 爷 is 王老爷."""
-    return any(text[end - 1 : end + k] in TITLES for k in (1, 2))
 
 
 PLACE_WORD_TAGS = frozenset({"f", "s"})  # jieba's locatives (坟内, 之后) and place words (城外)

@@ -205,3 +205,9 @@ TITLES = frozenset(
         "仙姑",
     ]
 )
+
+
+def title_straddled(text: str, end: int) -> bool:
+    """Whether the name ending at ``end`` in ``text`` ends with the first character of a title
+    the text goes on with: 张天 + 君 is 张天君 (张 and 天君, an address), 王老 + 爷 is 王老爷."""
+    return any(text[end - 1 : end + k] in TITLES for k in (1, 2))
