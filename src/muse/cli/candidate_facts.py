@@ -8,12 +8,11 @@ They enter the fact ledger only when the author names them at ``muse accept --ap
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
 
 from muse.agents import recorded_choice, resolve_model
 from muse.cli.cards import print_table
 from muse.cli.common import JsonOption, get_engine
-from muse.cli.output import console, emit, fail
+from muse.cli.output import console, emit, escape, fail
 from muse.core.errors import MuseError
 from muse.flow import CandidateFacts, list_candidate_facts, propose_candidate_facts
 from muse.flow import load as load_candidate

@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.markup import escape
 
 from muse.cli.cards import JsonOpt, WorkOpt, print_table, work_session
-from muse.cli.output import console, emit, fail
+from muse.cli.output import console, emit, escape, fail
 from muse.core.errors import InvalidInput
 from muse.knowledge import (
     FACT_TYPE_LABELS,

@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 from sqlalchemy import Connection
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, read_yaml_text
-from muse.cli.output import console, emit, fail
+from muse.cli.output import console, emit, fail, new_table
 from muse.core.errors import InvalidInput, MuseError, NotFound
 from muse.knowledge import (
     BookTerms,
@@ -78,7 +77,7 @@ def work_session(work: str | None) -> Iterator[tuple[Connection, int]]:
 
 def print_table(title: str, columns: str, rows: Iterable[Iterable[object]]) -> None:
     """A table with space-separated ``columns``; cells are printed as text."""
-    table = Table(title=title, title_justify="left", header_style="bold")
+    table = new_table(title=title, title_justify="left", header_style="bold")
     for column in columns.split():
         table.add_column(column)
     for row in rows:

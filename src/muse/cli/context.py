@@ -4,10 +4,9 @@ omitted and why (a context viewer in the terminal), or the whole WriterContext a
 from __future__ import annotations
 
 import typer
-from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine
-from muse.cli.output import console, emit
+from muse.cli.output import console, emit, new_table
 from muse.context import WriterContext, freeze_context
 from muse.core.errors import InvalidInput
 from muse.core.ids import new_id
@@ -62,7 +61,7 @@ def _render(ctx: WriterContext) -> None:
         f"planId {ctx.manifest.plan_id[:12]} · manifestId {ctx.manifest.manifest_id[:12]} · "
         f"sha256 {ctx.context_snapshot.sha256[:12]}"
     )
-    table = Table("类型", "来源", "版本", "范围", "tokens", "理由", title="读取的来源")
+    table = new_table("类型", "来源", "版本", "范围", "tokens", "理由", title="读取的来源")
     for s in ctx.manifest.sources:
         span = f"第{s.chapter}章 [{s.start}, {s.end})" if s.chapter else "—"
         table.add_row(s.kind, s.source_id, s.source_version, span, str(s.tokens), s.reason)
@@ -73,11 +72,11 @@ def _render(ctx: WriterContext) -> None:
         f"历史证据 {budget.historical_evidence} · 范式 {budget.patterns}（tokens，估算见文档）"
     )
     if ctx.omitted_sources:
-        omitted = Table("类型", "来源", "原因", title="未纳入的来源")
+        omitted = new_table("类型", "来源", "原因", title="未纳入的来源")
         for o in ctx.omitted_sources:
             omitted.add_row(o.kind, o.source_id, o.reason)
         console.print(omitted)
-    cover = Table("细纲要素", "类别", "覆盖", "说明", title="证据覆盖")
+    cover = new_table("细纲要素", "类别", "覆盖", "说明", title="证据覆盖")
     for row in ctx.evidence_coverage:
         cover.add_row(row.element_id, row.element_kind, STATE_LABELS[row.state], row.note)
     console.print(cover)

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 
 from muse.cli.common import JsonOption, get_engine
-from muse.cli.output import console, emit, fail, local_time, print_prose
+from muse.cli.output import console, emit, escape, fail, local_time, print_prose
 from muse.cli.write_display import render_gaps
 from muse.core.errors import InvalidInput
 from muse.flow import (

@@ -7,10 +7,9 @@ run are all stored or none; ``--dry-run`` stores nothing.
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
 
 from muse.cli.cards import JsonOpt, WorkOpt, cards_app, print_table, work_session
-from muse.cli.output import console, emit
+from muse.cli.output import console, emit, escape
 from muse.knowledge import DiscoveryReport, card_type, discover_work, parse_chapter_range
 
 STATUS_LABELS = {"new": "新草稿", "known": "已有卡片/草稿"}

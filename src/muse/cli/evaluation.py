@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.table import Table
 
 from muse.cli.common import JsonOption, get_engine
-from muse.cli.output import console, emit, err_console, fail, print_json
+from muse.cli.output import console, emit, err_console, fail, new_table, print_json
 from muse.core.errors import MuseError
 
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ def _render_estimate(est: Estimate) -> None:
     console.print(
         f"待运行样本 {est.samples} 个；预计模型调用 {est.calls} 次（最多 {est.max_calls} 次）。"
     )
-    table = Table("模型", "调用", "输入 token", "输出 token", "估算费用")
+    table = new_table("模型", "调用", "输入 token", "输出 token", "估算费用")
     for name, u in est.by_provider.items():
         cost = f"{u['cost']} {u['currency']}" if u.get("cost") is not None else u.get("note", "—")
         table.add_row(name, str(u["calls"]), str(u["inputTokens"]), str(u["outputTokens"]), cost)
@@ -228,7 +227,7 @@ def _render_report(report: dict[str, Any]) -> None:
             for key in ("C-A", "C-B"):
                 console.print(f"  {key}：{_scores_line(s['deltas'][key], dims)}", markup=False)
     console.print("\n增量分布（有效样本）：")
-    table = Table("维度", "C−A 均值", "C−A 正/零/负", "C−B 均值", "C−B 正/零/负")
+    table = new_table("维度", "C−A 均值", "C−A 正/零/负", "C−B 均值", "C−B 正/零/负")
     for d, name in dims.items():
         ca, cb = report["deltas"]["C-A"][d], report["deltas"]["C-B"][d]
         table.add_row(

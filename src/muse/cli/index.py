@@ -6,10 +6,9 @@ from dataclasses import asdict
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
-from muse.cli.output import console, emit
+from muse.cli.output import console, emit, new_table
 from muse.context import Hit, IndexStatus, index_status, rebuild_index, refresh_index, search_query
 from muse.works import latest_chapter_number, list_works
 
@@ -97,7 +96,7 @@ def _render_status(rows: list[dict[str, Any]]) -> None:
     if not rows:
         console.print("还没有作品。")
         return
-    table = Table("作品", "章数", "已索引", "片段", "过期章节", "状态")
+    table = new_table("作品", "章数", "已索引", "片段", "过期章节", "状态")
     for r in rows:
         table.add_row(
             str(r["workId"]),
@@ -169,7 +168,7 @@ def _render_search(d: dict[str, Any]) -> None:
     if not d["hits"]:
         console.print("没有找到。")
         return
-    table = Table("章", "修订", "位置", "得分", "片段")
+    table = new_table("章", "修订", "位置", "得分", "片段")
     for h in d["hits"]:
         snippet = h["text"].replace("\n", " ")
         if len(snippet) > SNIPPET_CHARS:

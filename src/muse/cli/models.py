@@ -10,7 +10,6 @@ from dataclasses import asdict
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from muse.agents import (
     SOURCE_LABELS,
@@ -27,7 +26,7 @@ from muse.agents import (
     work_choices,
 )
 from muse.cli.common import JsonOption, WorkOption, get_engine, ready_engine, work_id_for
-from muse.cli.output import console, emit, fail, local_time
+from muse.cli.output import console, emit, fail, local_time, new_table
 from muse.core.errors import MuseError
 
 models_app = typer.Typer(
@@ -51,7 +50,7 @@ def _policies() -> list[dict[str, Any]]:
 
 
 def _render_list(data: dict[str, Any]) -> None:
-    table = Table(title="模型提供方")
+    table = new_table(title="模型提供方")
     for column in ("名称", "说明", "服务地址", "密钥", "结构化输出"):
         table.add_column(column)
     for p in data["providers"]:
@@ -64,7 +63,7 @@ def _render_list(data: dict[str, Any]) -> None:
     for p in data["providers"]:
         if p["problem"]:
             console.print(f"[yellow]{p['name']}：{p['problem']}[/]")
-    roles = Table(title="角色模型策略（当前版本）")
+    roles = new_table(title="角色模型策略（当前版本）")
     for column in ("角色", "策略", "允许的模型"):
         roles.add_column(column)
     for r in data["policies"]:
@@ -224,7 +223,7 @@ def _render_choices(rows: list[dict[str, Any]]) -> None:
             "这部作品还没有选定任何模型。例如：muse models use writer deepseek:deepseek-chat"
         )
         return
-    table = Table("角色", "模型", "选定人", "时间")
+    table = new_table("角色", "模型", "选定人", "时间")
     for c in rows:
         table.add_row(
             c["role"],

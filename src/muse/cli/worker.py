@@ -11,10 +11,9 @@ import threading
 from datetime import timedelta
 
 import typer
-from rich.markup import escape
 
 from muse.cli.common import JsonOption, get_engine, work_id_for
-from muse.cli.output import console, emit, print_json
+from muse.cli.output import console, emit, escape, print_json
 from muse.store.engine import reading
 from muse.store.jobs import (
     DEFAULT_BACKOFF,

@@ -8,13 +8,13 @@ located in the text, and what to do next.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-from rich.status import Status
-
-from muse.cli.output import console, local_time
+from muse.cli.output import console, escape, local_time
 from muse.flow import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS, NodeEvent, RunSummary
+
+if TYPE_CHECKING:
+    from rich.status import Status
 
 MARKS = {"ok": "[green]✓[/]", "failed": "[red]✗[/]", "blocked": "[yellow]■[/]"}
 _LABELS = {

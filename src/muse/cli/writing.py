@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from muse.agents import recorded_choice
 from muse.cli.common import (
@@ -18,7 +17,7 @@ from muse.cli.common import (
     work_id_for,
 )
 from muse.cli.decisions import ActorOption
-from muse.cli.output import console, emit, fail
+from muse.cli.output import console, emit, fail, new_table
 from muse.cli.write_display import LiveProgress, render_run, render_summary
 from muse.core.errors import MuseError
 from muse.flow import (
@@ -146,7 +145,7 @@ def list_runs(work: str = WorkOption, json_out: bool = JsonOption) -> None:
 
 
 def _render_runs(rows: list[dict[str, Any]]) -> None:
-    table = Table("运行", "章", "状态", "模型", "缓存命中", "原因")
+    table = new_table("运行", "章", "状态", "模型", "缓存命中", "原因")
     for r in rows:
         table.add_row(
             r["id"],
@@ -189,7 +188,7 @@ def list_candidates(
 
 
 def _render_candidates(rows: list[dict[str, Any]]) -> None:
-    table = Table("候选", "章", "版本", "状态", "汉字数", "哈希")
+    table = new_table("候选", "章", "版本", "状态", "汉字数", "哈希")
     for r in rows:
         table.add_row(
             r["id"],
