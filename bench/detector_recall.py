@@ -252,7 +252,8 @@ def cards_yaml(persons: list[Person], book: Book) -> str:
             "    字段: {简介: 原书人物。, 身份: 原书人物, 性格: 原书人物}",
             "    演变历程:",
             f"      - {{章: {p.first}, 周期: 登场, 台阶: 登场, "
-            f'出处: [{{章: {p.first}, 引文: "{quote}"}}]}}',
+            # a JSON string is a YAML flow scalar: a quote with "…" in it (阿Q正传's dialogue)
+            f"出处: [{{章: {p.first}, 引文: {json.dumps(quote, ensure_ascii=False)}}}]}}",
         ]
     return "\n".join(lines) + "\n"
 

@@ -97,6 +97,8 @@ CASES = (
     Case("乃轩辕皇帝之后，轩辕皇帝之德。", (), "轩辕 + 皇帝: a clan and a ruler's title"),
     Case("司马长风走进轩辕坟内。", ("司马长风",), "a compound surname and a given name still"),
     Case("只见张天君乘鹿而来，张天君大呼曰：", (), "张天 + 君大呼: a title cut in two"),
+    # 阿Q正传 chapter 4: a numeral word that opens with a surname's character
+    Case("却是许多日以后的事。确乎有许多日，没有人来。", (), "许多 + 日: many days"),
     # a modern chapter (tests/fixtures/prose/modern_webnovel.txt, chapters 3 and 4)
     Case(
         "陆沉看着周子昂。周子昂盯着陆沉看了很久。",

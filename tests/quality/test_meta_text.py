@@ -114,6 +114,11 @@ CASES = (
     Case("本章完 after the last sentence", (*REAL, "他转身离去。（本章完）"), ("（本章完）",)),
     Case("未完待续 after the last sentence", (*REAL, "他转身离去。未完待续"), ("未完待续",)),
     Case(
+        "本章完 after an ASCII closing quote",
+        (*REAL, '他想道："难道他们还没有知道么？"（本章完）'),
+        ("（本章完）",),
+    ),
+    Case(
         "an author's note inside a paragraph",
         mid("他笑了笑。（作者的话：今天加更。）继续往前走。"),
         ("（作者的话：今天加更。）",),

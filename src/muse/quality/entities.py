@@ -301,6 +301,7 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
 
 
 PLACE_WORD_TAGS = frozenset({"f", "s"})  # jieba's locatives (坟内, 之后) and place words (城外)
+FUNCTION_WORD_TAGS = frozenset({"m", "q", "r", "d", "c", "p", "f"})  # numeral, measure … locative
 
 
 def _joined_surnames(
@@ -352,13 +353,14 @@ def _recurring_names(
     name occurs at least twice in ``text`` (a recurring unknown word led by a surname) or a
     person's gesture follows it (「顾长歌推门而入」: ``GESTURE``)."""
     pos = offset
-    for (word, _), (nxt, _) in zip(tokens, tokens[1:], strict=False):
+    for (word, tag), (nxt, _) in zip(tokens, tokens[1:], strict=False):
         # pure tests, cheapest first: lengths and a surname at the start rule out most pairs
         # before the pair is joined (_person_like needs the surname too)
         if (
             len(nxt) <= 2
             and 2 <= len(word) + len(nxt) <= 3
             and (word[0] in SINGLE or (word + nxt)[:2] in COMPOUND)
+            and not (len(word) > 1 and tag in FUNCTION_WORD_TAGS)  # 许多 + 日: a word, no surname
         ):
             joined = word + nxt
             if (

@@ -61,7 +61,7 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 # inside a line of prose, searched: a bracketed author's note, and a chapter-end formula or a PS
 # right after the line's last sentence (「……他转身离去。（本章完）」「……他走了。PS：明天见」)
-_END_MARK = r"(?<=[。！？!?…”」』）)])\s*"
+_END_MARK = r"(?<=[。！？!?…”」』）)\"'])\s*"
 _INLINE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(rf"[（(【\[]\s*(?:{NOTE_WORDS})[^）)】\]\n]*[）)】\]]?"),
