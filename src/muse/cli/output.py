@@ -22,6 +22,7 @@ from muse.core.errors import MuseError
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
 
 class LazyConsole:
@@ -48,7 +49,7 @@ console = LazyConsole()
 err_console = LazyConsole(stderr=True)
 
 
-def new_table(*columns: str, **options: Any) -> Any:
+def new_table(*columns: str, **options: Any) -> Table:
     """A ``rich.table.Table`` (rich is imported when a table is first printed)."""
     from rich.table import Table
 

@@ -81,6 +81,8 @@ DETERMINERS = frozenset({"全部", "全体", "所有", "整个", "各个", "每�
 LOCATIVES = frozenset("内中里外上下前后")  # where in a thing: 武库 + 内
 LEADING_VERB = frozenset("取攻至保守入出到往向在于自从现过近离回奔投围破据")
 PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
+PLACE_WORD_TAGS = frozenset({"f", "s"})  # jieba's locatives (坟内, 之后) and place words (城外)
+FUNCTION_WORD_TAGS = frozenset({"m", "q", "r", "d", "c", "p", "f"})  # numeral, measure … locative
 # what follows a name in a sentence, never the end of a given name: 「慕容秋说罢」
 AFTER_NAME = frozenset(
     "说道曰云笑问答叫喊见来去了着过也又便就却都皆亦乃遂到至为者率领令闻听谓与同及其所以而于在自"
@@ -298,10 +300,6 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
             spans.append(extra)
     spans.sort(key=lambda s: s.start)
     return spans
-
-
-PLACE_WORD_TAGS = frozenset({"f", "s"})  # jieba's locatives (坟内, 之后) and place words (城外)
-FUNCTION_WORD_TAGS = frozenset({"m", "q", "r", "d", "c", "p", "f"})  # numeral, measure … locative
 
 
 def _joined_surnames(

@@ -31,7 +31,6 @@ from muse.works import (
     OPEN_BRACKET,
 )
 
-_OPEN, _CLOSE, _TITLE = OPEN_BRACKET, CLOSE_BRACKET, CHAPTER_TITLE
 # anywhere in the body: each pattern is matched against one whole line (stripped); the lines
 # that are not the story in a book too (作者的话, 章末套话, 求票 …) are the importer's own
 _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -54,7 +53,7 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     # is prose (the title must stand alone or be followed by a separator and a short name)
     (
         re.compile(
-            rf"^(?:\*\*)?{_OPEN}{_TITLE}{_CLOSE}(?:[\s　：:]+[^，。！？；,.!?;]{{1,30}})?(?:\*\*)?$"
+            rf"^(?:\*\*)?{OPEN_BRACKET}{CHAPTER_TITLE}{CLOSE_BRACKET}(?:[\s　：:]+[^，。！？；,.!?;]{{1,30}})?(?:\*\*)?$"
         ),
         "章节标题",
     ),
@@ -75,7 +74,7 @@ _INLINE: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 # the first line of the body only: a title line or assistant chatter
 _START: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(rf"^{_OPEN}{_TITLE}(?:[\s　：:].{{0,30}})?$"), "章节标题"),
+    (re.compile(rf"^{OPEN_BRACKET}{CHAPTER_TITLE}(?:[\s　：:].{{0,30}})?$"), "章节标题"),
     (
         re.compile(
             r"^(?:以下是|下面是|下面为|以下为|(?:正文|标题|章节名|章名|本章标题)\s*[：:]"

@@ -30,6 +30,7 @@ author keeps them in the prose. Removed notes are kept with the chapter's import
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 _NUM = "0-9０-９一二三四五六七八九十百千零〇两"
@@ -114,21 +115,12 @@ class AuthorNote:
     chapter: int
     line: int  # 1-based line within the chapter body
     text: str
-    kind: str = (
-        "作者的话"  # what the line is: a label of NOTE_LINES (章末套话, 求票, 网址或网站广告 …)
-    )
-
-
-def _is_note(line: str) -> bool:
-    return bool(line.strip()) and note_label(line) is not None
+    kind: str  # what the line is: a label of NOTE_LINES (作者的话, 章末套话, 求票 …)
 
 
 def kinds_summary(notes: list[AuthorNote] | tuple[AuthorNote, ...]) -> str:
     """「作者的话 2、章末套话 19」: how many notes of each kind, in order of first appearance."""
-    counts: dict[str, int] = {}
-    for n in notes:
-        counts[n.kind] = counts.get(n.kind, 0) + 1
-    return "、".join(f"{kind} {count}" for kind, count in counts.items())
+    return "、".join(f"{kind} {count}" for kind, count in Counter(n.kind for n in notes).items())
 
 
 def _opens_unclosed(line: str) -> bool:
@@ -144,11 +136,12 @@ def split_notes(chapter: int, body: str) -> tuple[str, list[AuthorNote]]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if not _is_note(line):
+        kind = note_label(line)
+        if kind is None:
             kept.append(line)
             i += 1
             continue
-        start, block, kind = i, [line], note_label(line) or "作者的话"
+        start, block = i, [line]
         if kind == "作者的话" and _opens_unclosed(line):
             while i + 1 < len(lines) and not lines[i].strip().endswith(tuple(_CLOSERS)):
                 i += 1
