@@ -44,8 +44,9 @@ from muse.context.search.backend import (  # noqa: E402
 )
 from muse.knowledge.cards import insert_card  # noqa: E402
 from muse.knowledge.contracts import CardSpec, CardStatus  # noqa: E402
-from muse.store.engine import make_engine, normalize_url  # noqa: E402
+from muse.store.engine import make_engine  # noqa: E402
 from muse.store.migrate import upgrade  # noqa: E402
+from muse.store.urls import normalize_url  # noqa: E402
 from muse.works.catalog import iter_chapter_texts, latest_chapter_number  # noqa: E402
 from muse.works.importer import import_book  # noqa: E402
 

@@ -35,8 +35,9 @@ from hypothesis import HealthCheck, settings
 from sqlalchemy import Engine, text
 
 from muse import offline
-from muse.store.engine import make_engine, normalize_url
+from muse.store.engine import make_engine
 from muse.store.migrate import upgrade
+from muse.store.urls import normalize_url
 from tests.support.fakes import Scripts
 from tests.support.pg_schema import WorkerSchema, can_empty
 from tests.support.stub_server import STUB_SECRET, StubServer, configure_stub, isolate_config

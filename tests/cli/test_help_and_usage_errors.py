@@ -61,3 +61,27 @@ def test_usage_errors_are_chinese_exit_2_without_traceback(case, tmp_path, monke
     for english in ("Missing option", "No such option", "Invalid value", "Traceback"):
         assert english not in result.output
     assert not (tmp_path / "never.db").exists()  # refused before any command ran
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese"),
+    [
+        # Click's wording (Typer < 0.29) and pydantic's (Typer 0.29): the same Chinese
+        ("'abc' is not a valid int.", "应为整数"),
+        ("'abc' is not a valid integer.", "应为整数"),
+        ("Input should be a valid integer, unable to parse string", "应为整数"),
+        ("'x' is not a valid float.", "应为数字"),
+        ("'maybe' is not a valid boolean.", "应为 true 或 false"),
+        ("-1 is not in the range x>=0.", "不能小于 0"),
+        ("0 is not in the range x>0.", "应大于 0"),
+        ("11 is not in the range x<=10.", "不能大于 10"),
+        ("10 is not in the range x<10.", "应小于 10"),
+        ("0.5 is not in the range 1<=x<=10.", "应在 1 到 10 之间"),
+        ("-3 is not in the range -2.5<=x<=2.5.", "应在 -2.5 到 2.5 之间"),
+        ("Input should be greater than or equal to 0", "不能小于 0"),
+    ],
+)
+def test_a_bad_value_reads_the_same_in_chinese_whichever_wording(english, chinese):
+    from muse.cli.help_panels import _value_message
+
+    assert _value_message(english) == chinese

@@ -252,28 +252,39 @@ def test_runs_sweep_command(db_url, engine, monkeypatch, tmp_path):
         get_engine.cache_clear()
 
 
-def test_the_startup_probe_says_no_only_when_no_run_is_in_a_working_node(engine, monkeypatch):
-    from muse.flow.sweep_probe import sweep_may_move
+def test_the_startup_probe_says_no_only_when_no_run_is_in_a_working_node(
+    db_url, engine, monkeypatch
+):
+    """Both probes: the engine's and the plain read path's (``muse chapters``), which must agree."""
+    from muse.flow.sweep_probe import sweep_may_move, sweep_may_move_plain
+    from muse.store.plain import open_reader
+
+    def may_move() -> bool:
+        with open_reader(db_url) as reader:
+            plain = sweep_may_move_plain(reader)
+        assert plain is sweep_may_move(engine)
+        return plain
 
     monkeypatch.delenv("MUSE_SWEEP_STALE_AFTER_S", raising=False)
     work_id = new_work(engine)
     run_in_state(engine, work_id, "shadow_ready")  # the author's turn: nothing to sweep
-    assert sweep_may_move(engine) is False
+    assert may_move() is False
     with engine.begin() as conn:  # an evaluation run: the probe sees it too (so only says yes)
         evaluation = insert_run(conn, work_id, run_type="evaluation")
-    assert sweep_may_move(engine) is True
+    assert may_move() is True
     raw_update(engine, runs, evaluation, state="failed", revision=1)
-    assert sweep_may_move(engine) is False
+    assert may_move() is False
     for node in WORKING_NODES:
         run_id = run_in_state(engine, work_id, node)
-        assert sweep_may_move(engine) is True, node
+        assert may_move() is True, node
         revision = row(engine, runs, run_id)["revision"] + 1
         raw_update(engine, runs, run_id, state=f"{node}_timeout", revision=revision)
     monkeypatch.setenv("MUSE_SWEEP_STALE_AFTER_S", "soon")  # the sweep must get to validate it
-    assert sweep_may_move(engine) is True
+    assert may_move() is True
 
 
-def test_the_cli_startup_still_sweeps_a_crashed_run(db_url, engine, monkeypatch, tmp_path):
+@pytest.mark.parametrize("command", ["works", "chapters"])  # chapters: the plain path hands over
+def test_the_cli_startup_still_sweeps_a_crashed_run(db_url, engine, monkeypatch, tmp_path, command):
     from muse.cli.main import app
 
     crashed = run_in_state(engine, new_work(engine), "writing")
@@ -282,7 +293,7 @@ def test_the_cli_startup_still_sweeps_a_crashed_run(db_url, engine, monkeypatch,
     monkeypatch.chdir(tmp_path)
     get_engine.cache_clear()
     try:
-        result = CliRunner().invoke(app, ["works", "--json"], catch_exceptions=False)
+        result = CliRunner().invoke(app, [command, "--json"], catch_exceptions=False)
         assert result.exit_code == 0, result.output
         assert "1 个中断的运行已标记为超时" in result.stderr
         assert row(engine, runs, crashed)["state"] == "writing_timeout"

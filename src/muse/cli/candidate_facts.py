@@ -11,7 +11,8 @@ import typer
 
 from muse.agents import recorded_choice, resolve_model
 from muse.cli.cards import print_table
-from muse.cli.common import JsonOption, get_engine
+from muse.cli.common import get_engine
+from muse.cli.options import JsonOption
 from muse.cli.output import console, emit, escape, fail
 from muse.core.errors import MuseError
 from muse.flow import CandidateFacts, list_candidate_facts, propose_candidate_facts

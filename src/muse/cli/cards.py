@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 import typer
 from sqlalchemy import Connection
 
-from muse.cli.common import JsonOption, WorkOption, get_engine, read_yaml_text
+from muse.cli.common import get_engine, read_yaml_text
+from muse.cli.options import JsonOption, WorkOption
 from muse.cli.output import console, emit, fail, new_table
 from muse.core.errors import InvalidInput, MuseError, NotFound
 from muse.knowledge import (

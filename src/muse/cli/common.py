@@ -1,12 +1,10 @@
-"""What every command needs: the database engine and the ``--work`` / ``--json`` options."""
+"""What every command needs: the ready database engine (the shared options: :mod:`.options`)."""
 
 from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import typer
 
 from muse.cli.output import err_console, fail
 from muse.core.errors import ConfigError, MuseError
@@ -19,18 +17,6 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
     from muse.agents import ModelChoice
-
-JsonOption = typer.Option(False, "--json", help="以 JSON 输出，便于脚本处理。")
-WorkOption = typer.Option(None, "--work", "-w", help="作品 ID 或书名；只有一部作品时可省略。")
-ProviderOption = typer.Option(
-    None,
-    "--provider",
-    "-p",
-    help="模型提供方，如 deepseek、ollama；省略时用 muse models use 的选择",
-)
-ModelOption = typer.Option(
-    None, "--model", "-m", help="完整的模型 ID；与 --provider 同时给出，优先于作品的模型选择"
-)
 
 
 def get_engine() -> Engine:

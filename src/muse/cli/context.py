@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import typer
 
-from muse.cli.common import JsonOption, WorkOption, get_engine
+from muse.cli.common import get_engine
+from muse.cli.options import JsonOption, WorkOption
 from muse.cli.output import console, emit, new_table
 from muse.context import WriterContext, freeze_context
 from muse.core.errors import InvalidInput

@@ -16,7 +16,8 @@ from typing import Any
 
 import typer
 
-from muse.cli.common import JsonOption, get_engine
+from muse.cli.common import get_engine
+from muse.cli.options import JsonOption
 from muse.cli.output import console, emit, escape, fail, local_time, print_prose
 from muse.cli.write_display import render_gaps
 from muse.core.errors import InvalidInput

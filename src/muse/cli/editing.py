@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
+from muse.cli.common import get_engine, work_id_for
+from muse.cli.options import JsonOption, WorkOption
 from muse.cli.output import console, emit, fail, new_table
 from muse.core.clock import utc_now
 from muse.core.errors import ConfigError, InvalidInput, RevisionConflict

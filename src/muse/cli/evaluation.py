@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from muse.cli.common import JsonOption, get_engine
+from muse.cli.common import get_engine
+from muse.cli.options import JsonOption
 from muse.cli.output import console, emit, err_console, fail, new_table, print_json
 from muse.core.errors import MuseError
 

@@ -134,6 +134,15 @@ _VALUE_PATTERNS: list[tuple[str, str]] = [
     (r"Input should be greater than (\S+)", r"应大于 \1"),
     (r"Input should be less than or equal to (\S+)", r"不能大于 \1"),
     (r"Input should be less than (\S+)", r"应小于 \1"),
+    # Click's own wording (Typer before 0.29 leaves the conversion to Click)
+    (r"is not a valid (?:int|integer)\b", "应为整数"),
+    (r"is not a valid (?:float|number)\b", "应为数字"),
+    (r"is not a valid boolean\b", "应为 true 或 false"),
+    (r"is not in the range (-?[\d.]*\d)<=x<=(-?[\d.]*\d)", r"应在 \1 到 \2 之间"),
+    (r"is not in the range x>=(-?[\d.]*\d)", r"不能小于 \1"),
+    (r"is not in the range x>(-?[\d.]*\d)", r"应大于 \1"),
+    (r"is not in the range x<=(-?[\d.]*\d)", r"不能大于 \1"),
+    (r"is not in the range x<(-?[\d.]*\d)", r"应小于 \1"),
     (r"(?:file|directory|path) (.+) does not exist\.", r"路径 \1 不存在"),
     (r"(?:file|directory|path) (.+) is a directory\.", r"\1 是目录，这里需要文件"),
     (r"(?:file|directory|path) (.+) is a file\.", r"\1 是文件，这里需要目录"),
@@ -155,7 +164,7 @@ def _hint(error: Any) -> str:
     param = getattr(error, "param", None)
     hint = getattr(error, "param_hint", None)
     if hint is None and param is not None:
-        hint = param.get_error_hint()
+        hint = param.get_error_hint(getattr(error, "ctx", None))
     if isinstance(hint, list | tuple):
         hint = " / ".join(str(h) for h in hint)
     return str(hint or "").replace("'", "")

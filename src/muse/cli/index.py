@@ -7,7 +7,8 @@ from typing import Any
 
 import typer
 
-from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
+from muse.cli.common import get_engine, work_id_for
+from muse.cli.options import JsonOption, WorkOption
 from muse.cli.output import console, emit, new_table
 from muse.context import Hit, IndexStatus, index_status, rebuild_index, refresh_index, search_query
 from muse.works import latest_chapter_number, list_works

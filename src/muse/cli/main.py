@@ -48,6 +48,7 @@ def _config(app: typer.Typer) -> None:
 
 LOADERS: dict[str, Loader] = {
     "works": _register("works"),
+    "listing": _register("listing"),
     "plan": _register("plan"),
     "writing": _writing,
     "revise": _register("revise"),
@@ -81,9 +82,9 @@ COMMANDS: dict[str, LazyCommand] = {
             "导出正式正文（Canonical）：标题与导入时一致，可再次导入；EPUB 带目录，卷为分节。",
         ),
         ("works", "列出作品。"),
-        ("chapters", "列出章节（章号、标题、卷、汉字数、修订版、内容哈希）。"),
         ("rebuild", "只凭正式正文重算全部派生数据：检索索引、出处有效性、设定台账。可重复执行。"),
     ),
+    **_table("listing", ("chapters", "列出章节（章号、标题、卷、汉字数、修订版、内容哈希）。")),
     **_table(
         "writing",
         ("write", "按已确认细纲写下一章，产出 Shadow 候选（不会自动入正文）。"),

@@ -25,7 +25,8 @@ from muse.agents import (
     stored_approvals,
     work_choices,
 )
-from muse.cli.common import JsonOption, WorkOption, get_engine, ready_engine, work_id_for
+from muse.cli.common import get_engine, ready_engine, work_id_for
+from muse.cli.options import JsonOption, WorkOption
 from muse.cli.output import console, emit, fail, local_time, new_table
 from muse.core.errors import MuseError
 

@@ -21,16 +21,8 @@ import typer
 import yaml
 
 from muse.agents import recorded_choice
-from muse.cli.common import (
-    JsonOption,
-    ModelOption,
-    ProviderOption,
-    WorkOption,
-    chosen_model,
-    get_engine,
-    read_yaml_text,
-    work_id_for,
-)
+from muse.cli.common import chosen_model, get_engine, read_yaml_text, work_id_for
+from muse.cli.options import JsonOption, ModelOption, ProviderOption, WorkOption
 from muse.cli.output import console, emit
 from muse.core.errors import InvalidInput
 from muse.core.yaml_safe import safe_load

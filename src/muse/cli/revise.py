@@ -6,8 +6,9 @@ from typing import Any
 
 import typer
 
-from muse.cli.common import JsonOption, get_engine
+from muse.cli.common import get_engine
 from muse.cli.decisions import ActorOption, CommandIdOption
+from muse.cli.options import JsonOption
 from muse.cli.output import console, emit
 from muse.cli.write_display import LiveProgress, render_summary
 from muse.flow import ReviseOutcome, revise_candidate

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import typer
 
-from muse.cli.common import JsonOption, WorkOption, ready_engine
+from muse.cli.common import ready_engine
+from muse.cli.options import JsonOption, WorkOption
 from muse.cli.output import console, emit
 from muse.flow import RUN_STATE_LABELS, SweepReport, sweep
 

@@ -12,7 +12,8 @@ from datetime import timedelta
 
 import typer
 
-from muse.cli.common import JsonOption, get_engine, work_id_for
+from muse.cli.common import get_engine, work_id_for
+from muse.cli.options import JsonOption
 from muse.cli.output import console, emit, escape, print_json
 from muse.store.engine import reading
 from muse.store.jobs import (

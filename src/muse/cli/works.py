@@ -1,4 +1,6 @@
-"""``muse init``, ``import``, ``export``, ``works``, ``chapters``, ``chapter show``, ``work status``.
+"""``muse init``, ``import``, ``export``, ``works``, ``chapter show``, ``work status``.
+
+``muse chapters`` lives in :mod:`muse.cli.listing` (it starts without SQLAlchemy).
 
 The author's own edits (``chapter edit / revert / history``) and ``rebuild`` live in
 :mod:`muse.cli.editing` and are registered with these.
@@ -13,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from muse.cli import editing
-from muse.cli.common import JsonOption, WorkOption, get_engine, work_id_for
+from muse.cli.common import get_engine, work_id_for
+from muse.cli.options import JsonOption, WorkOption
 from muse.cli.output import console, emit, escape, fail, new_table, print_json, print_prose
 from muse.core.limits import MAX_BOOK_MB, MAX_CHAPTER_CHARS, read_capped
-from muse.store.engine import database_url, make_engine, reading
+from muse.store.engine import make_engine, reading
 from muse.store.migrate import current_revisions, upgrade
+from muse.store.urls import database_url
 from muse.works import (
     PURPOSE_LABELS,
     SOURCE_KIND_LABELS,
@@ -29,9 +33,6 @@ from muse.works import (
     resolve_work,
     set_source_status,
     work_info,
-)
-from muse.works import (
-    list_chapters as chapters_of,
 )
 from muse.works import (
     list_works as all_works,
@@ -261,27 +262,6 @@ def _render_works(rows: list[dict[str, Any]]) -> None:
     console.print(table)
 
 
-def list_chapters(work: str = WorkOption, json_out: bool = JsonOption) -> None:
-    """列出章节（章号、标题、卷、汉字数、修订版、内容哈希）。"""
-    with reading(get_engine()) as conn:
-        rows = chapters_of(conn, work_id_for(work))
-    emit([r.model_dump(mode="json") for r in rows], json_out, _render_chapters)
-
-
-def _render_chapters(rows: list[dict[str, Any]]) -> None:
-    table = new_table("章号", "标题", "卷", "汉字数", "修订版", "内容哈希")
-    for r in rows:
-        table.add_row(
-            str(r["number"]),
-            r["title"],
-            r["volume"] or "",
-            str(r["han_count"]),
-            str(r["revision"]),
-            r["content_sha256"][:12],
-        )
-    console.print(table)
-
-
 @chapter_app.command("show")
 def chapter_show(
     number: int = typer.Argument(..., help="章号"),
@@ -333,7 +313,6 @@ def register(app: typer.Typer) -> None:
     app.command("import")(import_)
     app.command("export")(export)
     app.command("works")(list_works)
-    app.command("chapters")(list_chapters)
     editing.register(app, chapter_app)
     app.add_typer(chapter_app, name="chapter")
     app.add_typer(work_app, name="work")

@@ -7,16 +7,9 @@ from typing import Any
 import typer
 
 from muse.agents import recorded_choice
-from muse.cli.common import (
-    JsonOption,
-    ModelOption,
-    ProviderOption,
-    WorkOption,
-    chosen_model,
-    get_engine,
-    work_id_for,
-)
+from muse.cli.common import chosen_model, get_engine, work_id_for
 from muse.cli.decisions import ActorOption
+from muse.cli.options import JsonOption, ModelOption, ProviderOption, WorkOption
 from muse.cli.output import console, emit, fail, new_table
 from muse.cli.write_display import LiveProgress, render_run, render_summary
 from muse.core.errors import MuseError

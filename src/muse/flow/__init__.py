@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from muse.flow.run_detail import show_run_detail
     from muse.flow.run_steps import NodeEvent, Observer
     from muse.flow.states import OUTCOME_LABELS, RUN_STATE_LABELS, STEP_LABELS, WORKING_NODES
-    from muse.flow.sweep_probe import sweep_may_move
+    from muse.flow.sweep_probe import sweep_may_move, sweep_may_move_plain
     from muse.flow.sweeping import SweepReport, orphaned_runs, sweep, sweep_on_startup
     from muse.flow.transitions import move_candidate, move_run
     from muse.flow.triggers import is_state_machine_refusal
@@ -134,6 +134,7 @@ __all__ = [
     "previous_outcome",
     "sweep",
     "sweep_may_move",
+    "sweep_may_move_plain",
     "sweep_on_startup",
     "version_diff",
     "with_attempt",
@@ -195,7 +196,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "run_detail": ("show_run_detail",),
     "run_steps": ("NodeEvent", "Observer"),
     "states": ("OUTCOME_LABELS", "RUN_STATE_LABELS", "STEP_LABELS", "WORKING_NODES"),
-    "sweep_probe": ("sweep_may_move",),
+    "sweep_probe": ("sweep_may_move", "sweep_may_move_plain"),
     "sweeping": ("SweepReport", "orphaned_runs", "sweep", "sweep_on_startup"),
     "transitions": ("move_candidate", "move_run"),
     "triggers": ("is_state_machine_refusal",),

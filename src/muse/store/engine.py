@@ -7,31 +7,12 @@ instead of failing at once). PostgreSQL URLs are given to psycopg 3.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 
 from muse.core.redaction import json_dumps_storable, storable_text
-
-DEFAULT_SQLITE_FILE = "muse.db"
-
-
-def database_url(explicit: str | None = None) -> str:
-    """The database URL: explicit, else ``MUSE_DATABASE_URL``, else SQLite in the workspace."""
-    url = explicit or os.environ.get("MUSE_DATABASE_URL")
-    if url:
-        return normalize_url(url)
-    return f"sqlite:///{Path.cwd() / DEFAULT_SQLITE_FILE}"
-
-
-def normalize_url(url: str) -> str:
-    """Route plain ``postgresql://`` URLs to psycopg 3."""
-    for prefix in ("postgresql://", "postgres://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
-    return url
+from muse.store.urls import database_url
 
 
 def make_engine(url: str | None = None, *, schema: str | None = None, **kwargs: Any) -> Engine:

@@ -10,22 +10,19 @@ Parallel work on two domains therefore never fights over one linear chain, and `
 always migrates to every head.
 
 Alembic costs ~0.3 s CPU to import, so it is imported only to migrate: the check every command
-makes (:func:`is_up_to_date`) reads the heads from the scripts' ``revision`` / ``down_revision``
-lines and the current revisions from ``alembic_version`` directly (a test compares both with
-Alembic's own answers).
+makes (:func:`is_up_to_date`) reads the heads from the scripts (:mod:`muse.store.heads`) and the
+current revisions from ``alembic_version`` directly (a test compares both with Alembic's own
+answers).
 """
 
 from __future__ import annotations
 
-import ast
 import importlib
-import re
-from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, MetaData, inspect, text
 
+from muse.store.heads import MIGRATIONS, script_heads
 from muse.store.metadata import metadata
 
 if TYPE_CHECKING:
@@ -45,8 +42,6 @@ TABLE_MODULES = (
     "muse.evaluation.tables",
 )
 
-_MIGRATIONS = Path(__file__).with_name("migrations")
-
 
 def load_all_tables() -> MetaData:
     for name in TABLE_MODULES:
@@ -58,7 +53,7 @@ def alembic_config(engine: Engine) -> Config:
     from alembic.config import Config
 
     cfg = Config()
-    cfg.set_main_option("script_location", str(_MIGRATIONS))
+    cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["engine"] = engine
     return cfg
 
@@ -71,28 +66,8 @@ def upgrade(engine: Engine, revision: str = "heads") -> None:
 
 
 def head_revisions(engine: Engine | None = None) -> set[str]:
-    """The revisions ``alembic_version`` holds once every head is applied: those no other script
-    names as its ``down_revision`` or in its ``depends_on`` (Alembic does not record a revision
-    another recorded one depends on)."""
-    return set(_script_heads())
-
-
-_SCRIPT_LINE = re.compile(r"^(revision|down_revision|depends_on)\s*=\s*(.+?)\s*(#.*)?$", re.M)
-
-
-@cache
-def _script_heads() -> frozenset[str]:
-    revisions: set[str] = set()
-    parents: set[str] = set()
-    for script in (_MIGRATIONS / "versions").glob("*.py"):
-        found = {k: v for k, v, _ in _SCRIPT_LINE.findall(script.read_text(encoding="utf-8"))}
-        if "revision" not in found:
-            continue  # __init__.py
-        revisions.add(ast.literal_eval(found["revision"]))
-        for key in ("down_revision", "depends_on"):
-            named = ast.literal_eval(found.get(key, "None"))
-            parents.update((named,) if isinstance(named, str) else named or ())
-    return frozenset(revisions - parents)
+    """The revisions ``alembic_version`` holds once every head is applied (:mod:`.heads`)."""
+    return set(script_heads())
 
 
 def current_revisions(engine: Engine) -> set[str]:

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from muse.works.export import FORMATS, export_book, export_epub
     from muse.works.history import chapter_history
     from muse.works.importer import ImportReport, analyse, import_book, source_version_of
+    from muse.works.plain_reads import plain_chapter_list
     from muse.works.rows import WorkRow
 
 __all__ = [
@@ -102,6 +103,7 @@ __all__ = [
     "latest_chapter_number",
     "list_chapters",
     "list_works",
+    "plain_chapter_list",
     "prose_attributions",
     "prose_slices",
     "recent_chapter_lengths",
@@ -169,6 +171,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "export": ("FORMATS", "export_book", "export_epub"),
     "history": ("chapter_history",),
     "importer": ("ImportReport", "analyse", "import_book", "source_version_of"),
+    "plain_reads": ("plain_chapter_list",),
 }
 
 __getattr__, __dir__ = lazy_face(globals(), _FACE)

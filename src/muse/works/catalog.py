@@ -97,8 +97,13 @@ def find_imported_work(conn: Connection, title: str, source_version: str) -> int
     return None if found is None else int(found[0])
 
 
+MAX_ID = 2**63 - 1  # the widest id either backend stores (BIGINT)
+
+
 def get_work_row(conn: Connection, work_id: int) -> WorkRow:
-    row = conn.execute(select(works).where(works.c.id == work_id)).mappings().first()
+    row = None
+    if 0 < work_id <= MAX_ID:  # a wider number is no id (SQLite would refuse to bind it)
+        row = conn.execute(select(works).where(works.c.id == work_id)).mappings().first()
     if row is None:
         raise NotFound(f"作品 {work_id} 不存在。", hint="用 muse works 查看已有作品。")
     return WorkRow.from_row(row)
@@ -147,7 +152,7 @@ def resolve_work(conn: Connection, work: int | str | None) -> int:
         if not ids:
             raise NotFound("还没有作品。", hint="用 muse import 导入一本书，或运行 make demo。")
         raise InvalidInput(f"有 {len(ids)} 部作品，请用 --work 指定作品 ID 或书名。")
-    if isinstance(work, int) or str(work).isdigit():
+    if isinstance(work, int) or str(work).isdecimal():  # not isdigit(): "²" is no number
         return get_work_row(conn, int(work)).id
     found = conn.execute(select(works.c.id).where(works.c.title == str(work))).scalars().all()
     if len(found) != 1:
