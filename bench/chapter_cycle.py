@@ -1,6 +1,6 @@
 """Chapter-cycle benchmark: one full `muse write` with the offline provider on a 2,000-chapter book.
 
-    .venv/bin/python bench/chapter_cycle.py
+    .venv/bin/python bench/chapter_cycle.py [--instructions]
 
 Prints each node's wall time, the model-call latency inside it (from the receipts), and the time
 spent outside model calls, and the CPU time of the write in this process. Target: under 150 ms
@@ -8,11 +8,15 @@ outside model calls in all (issue 12; was 300 ms). Wall times lie on a loaded ma
 verdict is on CPU: the write's process CPU minus the CPU the offline provider spent in its
 calls (measured on the calls' own threads). Like ``muse write`` (``cli.main.main``), the write
 runs with what was built before it frozen out of full garbage collections (``gc.freeze``). The whole ``muse write`` process (start-up
-included) is measured by running it: under 1 s CPU with the offline provider.
+included) is measured by running it: under 1 s CPU with the offline provider. ``--instructions``
+also runs that process once more under ``valgrind --tool=callgrind`` and prints the instructions
+it executed (the same on any day and load, so commits and machines can be compared; bench/startup.py
+converts the same way).
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import resource
@@ -26,6 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from sqlalchemy import select  # noqa: E402
+from startup import instructions  # noqa: E402
 from synthetic_book import synthetic_web_novel  # noqa: E402
 
 from context import outline  # noqa: E402  (the same fine outline as bench/context.py)
@@ -59,6 +64,11 @@ def _timed_complete(complete):  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--instructions", action="store_true", help="also count the whole write's instructions"
+    )
+    args = parser.parse_args()
     offline.install()  # a composition root: the offline provider's generators
     OfflineProvider.complete = _timed_complete(OfflineProvider.complete)  # type: ignore[method-assign]
     url = f"sqlite:///{tempfile.mkdtemp()}/cycle.db"
@@ -121,7 +131,7 @@ def main() -> None:
     )
     book_read(engine, work_id)
     second_write(engine, work_id)
-    whole_process(url)
+    whole_process(url, args.instructions)
 
 
 def second_write(engine, work_id: int) -> None:  # type: ignore[no-untyped-def]
@@ -156,17 +166,23 @@ def book_read(engine, work_id: int) -> None:  # type: ignore[no-untyped-def]
     )
 
 
-def whole_process(url: str) -> None:
+WRITE = [sys.executable, "-c", "from muse.cli.main import main; main()"] + [
+    "write",
+    "2001",
+    "-p",
+    "offline",
+    "-m",
+    "offline-1",
+    "--json",
+]
+
+
+def whole_process(url: str, count: bool) -> None:
     """The same write (a second attempt at chapter 2001) as a whole ``muse write`` process:
     user + system CPU of the child, start-up included. Target: under 1 s."""
+    env = {**os.environ, "MUSE_DATABASE_URL": url}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(
-        [sys.executable, "-c", "from muse.cli.main import main; main()"]
-        + ["write", "2001", "-p", "offline", "-m", "offline-1", "--json"],
-        env={**os.environ, "MUSE_DATABASE_URL": url},
-        capture_output=True,
-        text=True,
-    )
+    done = subprocess.run(WRITE, env=env, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     verdict = "ok" if cpu < WHOLE_TARGET_S else "SLOW"
@@ -176,6 +192,12 @@ def whole_process(url: str) -> None:
     )
     if done.returncode not in (0, 3):
         print(done.stderr.strip()[-800:])
+    if count:
+        counted = instructions(WRITE, {**env, "MUSE_BENCH_DIR": tempfile.mkdtemp()})
+        print(
+            "whole `muse write` process under callgrind: "
+            + (f"{counted / 1e6:,.0f} M instructions" if counted else "no valgrind")
+        )
 
 
 if __name__ == "__main__":
