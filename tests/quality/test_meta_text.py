@@ -90,6 +90,19 @@ CASES = (
             "- 列表一项",
             "<br>",
             "他**愣住**了，半晌说不出话。",
+            "【作者题外话】：感谢打赏",
+            "新书求支持",
+            "今天两更，晚上还有一章。",
+            "更新时间：2023-05-01 12:00",
+            "作者：某某某",
+            "手机用户请浏览阅读，更优质的阅读体验。",
+            "Chapter 5",
+            "（完）",
+            "（注：此处为伏笔）",
+            "下一章：决战之夜",
+            "本章要点：林远获得传承",
+            "总结：本章写了林远的成长。",
+            "【写作说明】本章重点描写了主角的心理变化。",
         )
     ),
     *(
@@ -131,6 +144,11 @@ CASES = (
     Case("a letter of recommendation begged", mid("他去求个推荐信，好进京赶考。"), ()),
     Case("thanks for a reward in dialogue", mid("掌柜笑道：“多谢大人打赏。”"), ()),
     Case("a chapter named in a sentence", mid("第十章里的那场大战，他至今记得。"), ()),
+    Case("a night watch in the story", mid("今晚三更，城东见。"), ()),
+    Case("support begged in a sentence", mid("他向朝廷求支持，却无人理会。"), ()),
+    Case("完了 is prose", mid("完了。"), ()),
+    Case("the next chapter of a book in the story", mid("他翻到下一章，读了起来。"), ()),
+    Case("a note of the story, not of the writing", mid("注意到门外的脚步声，他停下了笔。"), ()),
     # what download sites put into TXT books (the importer removes the same lines)
     Case(
         "a site's chapter-end footer",

@@ -57,6 +57,8 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "章节标题",
     ),
+    # an English heading a model copies from its training: 「Chapter 5」「CHAPTER 12: The Storm」
+    (re.compile(r"^(?:Chapter|CHAPTER)\s+(?:[0-9]+|[IVXLC]+)\b.{0,40}$"), "章节标题"),
 )
 # inside a line of prose, searched: a bracketed author's note, and a chapter-end formula or a PS
 # right after the line's last sentence (「……他转身离去。（本章完）」「……他走了。PS：明天见」)

@@ -17,11 +17,18 @@ prose) and the mechanical gate (``muse.quality.meta_text``) blocks the same shap
 * a short plea for votes or support (求月票, 求推荐票, 求收藏 …), thanks for them (感谢…的打赏),
   a word count (本章约3200字);
 * a site's advertisement: a web address with a word of the trade (访问, 下载, 电子书, 小说网,
-  最新章节 …), or a line that is only a web address.
+  最新章节 …), a line that is only a web address, or words only a site's page says (手机用户请浏览,
+  最快更新, 无弹窗);
+* the serial's schedule in a short line that speaks of chapters or readers (今天两更，晚上还有一章;
+  明天请假，后天补更), an update time (更新时间：2023-05-01), a byline (作者：某某);
+* a note on the writing, not the story: a label such as 写作说明, 本章要点, 前情提要, 下一章 (with a
+  colon or in brackets), or an annotation (注：, 说明：) that speaks of the chapter, a 伏笔 or the
+  reader (（注：此处为伏笔）); 完 or 终 alone in brackets (（完）).
 
 What is not one: a classic chapter's own closing formula (且听下回分解 is the story's voice), 本章完
 inside dialogue or a title (「“本章完了吗？”他问」, 《本章完》), a plea inside prose (他求了一张船票,
-他去求个推荐信), a web address a character types (他输入了www.example.com).
+他去求个推荐信), a web address a character types (他输入了www.example.com), a night watch
+(今晚三更，城东见), 完了 standing alone.
 
 The import report lists every note (``--dry-run`` shows them first); with ``--keep-notes`` the
 author keeps them in the prose. Removed notes are kept with the chapter's import attribution.
@@ -40,7 +47,7 @@ OPEN_BRACKET = (
 CLOSE_BRACKET = r"\s*[）)】\]〕」』]?"
 CHAPTER_TITLE = rf"第[{_NUM}]+[章回节卷]"
 # the words that open an author's note, and a chapter-end formula (whole lines and glued ones)
-NOTE_WORDS = "作者的话|作者有话说|作者有话要说|作者按|作者注|作者留言"
+NOTE_WORDS = "作者的话|作者有话说|作者有话要说|作者题外话|作者按|作者注|作者留言"
 CHAPTER_END = rf"(?:本章完|本章结束|全文完|全书完|未完待续|待续|{CHAPTER_TITLE}完)"
 _CLOSERS = "）)】]"
 _DASHES = r"[-—～~\s]*"
@@ -53,6 +60,12 @@ _URL = (
 _TRADE = (
     r"访问|下载|电子书|小说网|文学网|书城|书网|书库|[Tt][Xx][Tt]|最新章节|全文阅读|免费阅读|手机阅读"
     r"|阅读网|收藏本站|本站|首发|网址"
+)
+# labels of notes on the writing itself (a model's or an author's), never of the story
+_WRITING_LABELS = (
+    r"写作说明|创作说明|写作思路|创作思路|写作要点|修改说明|改写说明|续写说明|本章要点|本章看点"
+    r"|本章提要|本章概要|本章总结|本章小结|本章简介|章节总结|章节概要|内容提要|剧情梗概|下章预告"
+    r"|下一章预告|下一章|上一章回顾|上章回顾|前情提要|前情回顾"
 )
 # each pattern is matched against one whole line (stripped)
 NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -68,6 +81,8 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(
             rf"^{_DASHES}{OPEN_BRACKET}{CHAPTER_END}[。！!…~～]*{CLOSE_BRACKET}"
             rf"(?:[-—～~]+[^\s，。！？“”\"]{{1,12}})?[-—～~\s。！!…]*$"
+            # 完 or 终 alone only in brackets: 「完了。」 is a line of prose
+            rf"|^{_DASHES}[（(【\[〔]\s*(?:全文|全书)?[完终]\s*[）)】\]〕]{_DASHES}$"
         ),
         "章末套话",
     ),
@@ -77,6 +92,8 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
             r"(?:保底月票|月票|推荐(?![信人])票?|收藏|订阅|打赏|票票?|追读|书评|评论)"
             r"[！!。，,~～\s\S]{0,40}$"
             r"|^.{0,20}(?:月票|打赏)加更.{0,30}$"
+            # 「新书求支持！」: a short line of its own (他向朝廷求支持，… is a sentence)
+            r"|^.{0,6}求(?:支持|关注|鼓励|包养)[！!。~～…\s]*$"
         ),
         "求票",
     ),
@@ -96,8 +113,36 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(
+            # 「今天两更，晚上还有一章。」「明天请假，后天补更。」: the serial's schedule, in a
+            # short line that speaks of chapters or readers (「今晚三更，城东见。」 is a meeting,
+            # 「往火里加更多的柴」 a fire)
+            r"^(?=.{0,40}$)(?:.*(?:断更|补更|爆更)|(?=.*(?:章|书友|读者|订阅|月票))"
+            r".*(?:加更(?![多加好大深远快小高长重强新])"
+            r"|(?:今天|今日|明天|明日|今晚|晚上|稍后|本周)"
+            rf".{{0,4}}[{_NUM}]+更(?![天时夜半鼓的次])))"
+            rf"|^{OPEN_BRACKET}(?:更新时间|发布时间|上传时间|更新日期|发表时间)\s*[：:]\s*[0-9０-９]"
+        ),
+        "更新说明",
+    ),
+    (re.compile(r"^作者\s*[：:]\s*[^，。！？,.!?\s]{1,16}$"), "作者署名"),
+    (
+        re.compile(
+            # a label of the writing, not the story: 「【写作说明】本章…」「本章要点：…」「下一章：…」
+            rf"^[（(【\[〔]\s*(?:{_WRITING_LABELS})\s*[）)】\]〕]"
+            rf"|^(?:{_WRITING_LABELS})\s*[：:]"
+            # an annotation about the writing: 「注：本章地名均为虚构」「（注：此处为伏笔）」
+            rf"|^{OPEN_BRACKET}(?:注|备注|说明|总结)\s*[：:].*?"
+            r"(?:本章|本文|本书|本回|此处|伏笔|读者|作者|字数|设定|细纲|大纲|正文|续写|改写)"
+        ),
+        "写作说明",
+    ),
+    (
+        re.compile(
             rf"^(?=.*(?:{_URL}))(?=.*(?:{_TRADE})).{{0,80}}$"
             rf"|^{OPEN_BRACKET}(?:{_URL}){CLOSE_BRACKET}$"
+            # the same without an address: words only a site's page says
+            r"|^.{0,30}(?:手机用户请|更优质的阅读体验|请记住本(?:站|书)|最快更新|无弹窗"
+            r"|全文字手打|手打(?:更新|首发)).{0,40}$"
         ),
         "网址或网站广告",
     ),
