@@ -53,7 +53,7 @@ advisory findings of every untouched real chapter. A 3× padding that stays insi
 band (≤ 10,000 Han, spec 000 §8) is no defect and is not counted.
 
 Goal (issue 18): 100% on required people, future names, length, meta text and degenerate
-repetition; ≥ 90% on removed hard events; 0 blocking and a median ≤ 3 advisory findings on
+repetition (prose copied from the context counted with it); ≥ 90% on removed hard events; 0 blocking and a median ≤ 3 advisory findings on
 untouched real chapters, with quoted and with paraphrased outlines.
 """
 
@@ -691,6 +691,19 @@ class Probe:
         phrase = next(w for w in rjieba.cut(paragraphs[middle]) if len(w) >= 2 and is_han(w[0]))
         looped = [*paragraphs[:middle], paragraphs[middle] + phrase * 30, *paragraphs[middle + 1 :]]
         self.expect("a phrase looping", ("repetition",), looped, f"{number}")
+        # a model handing back its evidence: the chapter's first half, then the book's prose as
+        # the context shows it, as much as the second half was
+        half = len(paragraphs) // 2
+        wanted = sum(len(p) for p in paragraphs[half:])
+        shown, total = [], 0
+        for p in self.frozen.context.prose_evidence:
+            if total >= wanted:
+                break
+            shown.append(p.excerpt)
+            total += len(p.excerpt)
+        if total >= wanted:
+            copied = [*paragraphs[:half], *shown]
+            self.expect("prose copied from the context", ("repetition",), copied, f"{number}")
 
     def plant_invented(self, number, paragraphs) -> None:
         text = "\n".join(self.book.chapters[n] for n in range(1, number + 1))

@@ -52,6 +52,25 @@ CASES = (
         "\n".join([*REAL, "他喊道：“" + "不要走" * 10 + "！”"]),
         ("medium",),
     ),
+    Case(
+        "a chapter copied from the book's prose in the context blocks",
+        "\n".join(XI[:6] + [SENTENCE]),
+        ("high",),
+        baseline=("\n".join(XI[:8]),),
+    ),
+    Case(
+        "a passage copied from the context is advice",
+        "\n".join(SAN + [XI[0]]),
+        ("medium",),
+        baseline=("\n".join(XI),),
+    ),
+    Case(
+        "the same words laid out otherwise are still copied",
+        "".join(XI[:6]).replace("，", "，\n"),
+        ("high",),
+        baseline=("\n".join(XI[:8]),),
+    ),
+    Case("a chapter the context does not hold is no copy", "\n".join(SAN), (), ("\n".join(XI),)),
     Case("a laugh in dialogue is no loop", "\n".join([*REAL, "“哈哈哈哈哈哈！”他笑道。"]), ()),
     Case("dots and dashes are no loop", "\n".join([*REAL, "他说不出话来……" * 1 + "…" * 30]), ()),
 )

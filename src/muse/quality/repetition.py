@@ -1,7 +1,7 @@
 """Whole-chapter repetition: degenerate output blocks, milder repetition is advice (spec 000 §9).
 
 A model that loops writes the same paragraphs or sentences again and again; a candidate of 33
-paragraphs with 11 distinct ones is not a chapter. Four measures, each with a blocking threshold
+paragraphs with 11 distinct ones is not a chapter. Five measures, each with a blocking threshold
 for output that is degenerate beyond doubt and an advisory one below it:
 
 * repeated paragraphs (exact, after stripping): blocking when under 70 % of the substantial
@@ -15,6 +15,10 @@ for output that is degenerate beyond doubt and an advisory one below it:
   max(0.5, 3 × baseline), advice above max(0.3, 2 × baseline);
 * the opening of the chapter repeating the previous chapter's opening: blocking when the whole
   first paragraph (40+ characters) is the same, advice when the first sentence is;
+* prose copied from the book: the share of the body's 12-grams that are the book's own prose as
+  the context shows it (a model handing back its evidence as the new chapter): blocking from
+  ``COPY_BLOCK``, advice from ``COPY_ADVICE``, located at the longest copied passage (real
+  chapters of the corpus novels share at most 0.5 % with their previous five chapters);
 * a loop: one short unit (1–8 characters holding a letter or a Han character) written back to
   back, 啊啊啊… or 不要走不要走…, which no other measure sees when it is a small share of the
   chapter: blocking from ``LOOP_BLOCK`` repetitions covering 40+ characters, advice from
@@ -40,6 +44,9 @@ NGRAM = 12
 _SENTENCE = re.compile(r"[^。！？!?…\n]+[。！？!?…]*[”’」』]?")
 _SPACE = re.compile(r"\s+")
 LOOP_ADVICE, LOOP_BLOCK = 8, 20  # back-to-back repetitions of one unit
+# share of the body's 12-grams found in the book's prose the context shows (real chapters of the
+# corpus novels against their previous five chapters: at most 0.5 %)
+COPY_ADVICE, COPY_BLOCK = 0.15, 0.4
 _LOOP = re.compile(rf"(.{{1,8}}?)\1{{{LOOP_ADVICE - 1},}}", re.S)
 _WORDY = re.compile(r"[^\W\d_]")  # a letter or a Han character: not a run of dots or spaces
 
@@ -51,12 +58,13 @@ def repetition_findings(context: WriterContext, body: str) -> list[Finding]:
 def body_repetition(
     body: str, baseline_texts: Sequence[str] = (), previous_opening: str | None = None
 ) -> list[Finding]:
-    """The four measures of the module docstring; ``baseline_texts``: the book's previous
-    chapters; ``previous_opening``: the previous chapter's opening."""
+    """The measures of the module docstring; ``baseline_texts``: the book's previous chapters
+    as the context shows them; ``previous_opening``: the previous chapter's opening."""
     findings = _paragraphs(body) + _sentences(body)
     findings += _ngrams(body, baseline_texts)
     findings += _opening(body, previous_opening)
     findings += _loops(body)
+    findings += _copied(body, baseline_texts)
     return findings
 
 
@@ -145,6 +153,37 @@ def _loops(body: str) -> list[Finding]:
     severity = "high" if times >= LOOP_BLOCK and times * len(unit) >= 40 else "medium"
     message = f"循环重复：「{unit}」连续写了 {times} 遍。"
     return [_finding(body, severity, message, start, unit * times)]
+
+
+def _copied(body: str, shown: Sequence[str]) -> list[Finding]:
+    """The share of the body's 12-grams that are the book's own prose as the context shows it,
+    located at the longest copied passage (whitespace ignored)."""
+    at = [i for i, c in enumerate(body) if not c.isspace()]  # compact offset → body offset
+    compact = "".join(body[i] for i in at)
+    known = {g for text in shown for g in _grams(_SPACE.sub("", text))}
+    copied = [compact[i : i + NGRAM] in known for i in range(len(compact) - NGRAM + 1)]
+    if not copied or not known:
+        return []
+    share = sum(copied) / len(copied)
+    if share < COPY_ADVICE:
+        return []
+    start, length, run = 0, 0, 0  # the longest run of copied grams: one passage
+    for i, hit in enumerate(copied):
+        run = run + 1 if hit else 0
+        if run > length:
+            start, length = i - run + 1, run
+    first, last = at[start], at[start + length + NGRAM - 2]
+    quote = body[first : last + 1]
+    severity = "high" if share >= COPY_BLOCK else "medium"
+    message = (
+        f"照抄前文：本章 {share:.0%} 的文字（{NGRAM} 字片段）与上下文中本书的前文一字不差，"
+        f"最长一段 {len(_SPACE.sub('', quote))} 字。"
+    )
+    return [_finding(body, severity, message, first, quote)]
+
+
+def _grams(text: str) -> set[str]:
+    return {text[i : i + NGRAM] for i in range(len(text) - NGRAM + 1)}
 
 
 def _baseline_texts(context: WriterContext) -> list[str]:

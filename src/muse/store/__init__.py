@@ -6,4 +6,15 @@ reading``), listed in ``__all__``. ``tables`` (the job queue's table, read only 
 (docs/architecture.md §2).
 """
 
-__all__ = ["cas", "digest", "engine", "heads", "jobs", "metadata", "migrate", "plain", "rows", "urls"]
+__all__ = [
+    "cas",
+    "digest",
+    "engine",
+    "heads",
+    "jobs",
+    "metadata",
+    "migrate",
+    "plain",
+    "rows",
+    "urls",
+]
