@@ -106,6 +106,10 @@ CASES = (
         "陆沉 + 看: a name and a look",
     ),
     Case("第二天，全部门的人都知道了。", (), "全部 + 门: the whole department"),
+    # 西游记 chapter 36: a hall or a room and 门 is its door
+    Case("长老掩上禅堂门，高剔银缸，铺开经本。", (), "禅堂 + 门: the hall's door"),
+    Case("方丈门里，只见那僧官脱了衣。", (), "方丈 + 门: the abbot's door"),
+    Case("他拜入天剑门已有三年。", ("天剑门",), "天剑 + 门: a sect"),
 )
 
 

@@ -22,7 +22,11 @@ from pydantic.alias_generators import to_camel
 
 class Contract(BaseModel):
     model_config = ConfigDict(
-        extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True
+        extra="forbid",
+        frozen=True,
+        alias_generator=to_camel,
+        populate_by_name=True,
+        defer_build=True,
     )
 
     def wire(self) -> dict[str, Any]:

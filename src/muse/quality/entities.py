@@ -68,6 +68,7 @@ PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
 NOUN_TAGS = frozenset({"n", "ng", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
 # suffixes that make a coined place or organisation name (spec 000 §4: 地名、组织)
 PLACE_ORG_SUFFIXES = frozenset("镇城村峰谷宗门派帮寨殿阁宫府岛洲州郡国庄堡寺观楼塔崖洞")
+ROOMS = frozenset("堂殿房室屋楼阁寺庙院厅舍庵丈宫府")  # 禅堂 + 门 「掩上禅堂门」: a door
 DIVISIONS = frozenset("郡州城")  # 长沙郡 is 长沙 (but 武安国 a man, 昭阳宫 a palace)
 # a single character the HMM tends to glue in front of a name: 「奉云岚宗」「过云岚宗」
 LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟去来是连将让叫")
@@ -492,6 +493,8 @@ def _suffixed(
         return None
     if prev_word in TITLES or prev_word in DETERMINERS:
         return None  # 大爷 + 派: 「大爷派了侄儿」, someone addressed and a verb; 全部 + 门
+    if word == "门" and prev_word[-1] in ROOMS:
+        return None
     if word in DIVISIONS and word_tag(jieba, prev_word) == "ns":
         return None  # 长沙 + 郡: a place of the dictionary and its division, the same place
     return EntitySpan(prev_word + word, prev_pos, pos + 1, "suffix")

@@ -138,10 +138,12 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(
-            rf"^(?=.*(?:{_URL}))(?=.*(?:{_TRADE})).{{0,80}}$"
+            # (the length first, then a Latin letter, the trade's words, the address last: a line
+            # of prose is refused before the address is looked for at each of its positions)
+            rf"^(?=.{{0,80}}$)(?=[^A-Za-z]*[A-Za-z])(?=.*?(?:{_TRADE}))(?=.*?(?:{_URL}))"
             rf"|^{OPEN_BRACKET}(?:{_URL}){CLOSE_BRACKET}$"
             # the same without an address: words only a site's page says
-            r"|^.{0,30}(?:手机用户请|更优质的阅读体验|请记住本(?:站|书)|最快更新|无弹窗"
+            r"|^(?=.{0,84}$).{0,30}(?:手机用户请|更优质的阅读体验|请记住本(?:站|书)|最快更新|无弹窗"
             r"|全文字手打|手打(?:更新|首发)).{0,40}$"
         ),
         "网址或网站广告",
