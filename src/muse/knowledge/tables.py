@@ -23,7 +23,6 @@ from sqlalchemy import (
     String,
     Table,
     Text,
-    text,
 )
 
 from muse.store.metadata import JsonDoc, UtcDateTime, metadata
@@ -199,15 +198,12 @@ card_drafts = Table(
     CheckConstraint("origin IN ('import','extract','manual')", name="origin"),
 )
 Index("ix_card_drafts_work_status", card_drafts.c.work_id, card_drafts.c.status)
-# one pending draft per entity (migration 0024): a second worker's insert fails and merges instead
-Index(
-    "uq_card_drafts_pending_entity",
-    card_drafts.c.work_id,
-    card_drafts.c.entity_key,
-    unique=True,
-    sqlite_where=text("status = 'pending'"),
-    postgresql_where=text("status = 'pending'"),
-)
+# One pending draft per entity: a second worker's insert fails and merges instead. Migration 0024
+# creates it as a partial unique index (work_id, entity_key) WHERE status = 'pending' on both
+# backends. It is not declared here: a dialect's keyword (postgresql_where) makes SQLAlchemy
+# import that dialect at import time, ~110 M instructions for every SQLite process (issue 12).
+# The schema comparison leaves it out as a raw-DDL object (muse.store.migrate.include_object).
+metadata.info.setdefault("raw_ddl_objects", set()).add(("index", "uq_card_drafts_pending_entity"))
 
 card_conflicts = Table(
     "card_conflicts",
