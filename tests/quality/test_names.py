@@ -124,6 +124,14 @@ def test_a_title_in_book_quotes_is_an_entity(named, lexicons):  # noqa: F811
         ("有唐伯虎画的《海棠春睡图》，又有《省亲颂》《大观园记》。", set()),
         ("第三出，《仙缘》，第四出，《离魂》。又唱了一支《寄生草》，一套北《点绛唇》。", set()),
         ("他翻开《太玄经》，又唱了一支《寄生草》。", {"太玄经"}),
+        # 红楼梦 chapters 23 and 29: poems by their kind, the second piece of a programme
+        ("宝玉作了《春夜即事》《夏夜即事》，元妃编次《大观园题咏》。", set()),
+        ("“第一本是《白蛇记》，第二本是《满床笏》。”她点了点头。", set()),
+        ("他又翻开一本《焚诀》。", {"焚诀"}),
+        # 红楼梦 chapters 13 and 18: a compound surname and a speech verb, a pronoun and a word
+        ("凤姐并合族中的内眷陪坐。闻人报：“大爷进来了。”", set()),
+        ("珠玉自应传盛世，神仙何幸下瑶台！何幸邀恩宠，宫车过往频。", set()),
+        ("以浮华相尚：一是何晏，字平叔。又用何晏、邓飏为尚书。", {"何晏"}),
         # 三国演义 chapters 29 and 23: a speech verb between two people's single names
         ("权问肃曰：“子敬何来？”权问肃曰：“计将安出？”", set()),
         ("祖问衡曰：“汝在许都有何人物？”", set()),

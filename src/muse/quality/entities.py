@@ -58,7 +58,7 @@ from muse.core.segmentation import shared_jieba
 from muse.core.text import all_han
 from muse.knowledge import TermAppearance, card_type, term_appearances
 from muse.quality.leak import dating_owners
-from muse.quality.surnames import COMPOUND, SINGLE, TITLES, surname_of, title_straddled
+from muse.quality.surnames import COMPOUND, SAID, SINGLE, TITLES, surname_of, title_straddled
 from muse.works import chapter_bytes_after, chapter_hashes
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
 NOUN_TAGS = frozenset({"n", "ng", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
 # suffixes that make a coined place or organisation name (spec 000 §4: 地名、组织)
 PLACE_ORG_SUFFIXES = frozenset("镇城村峰谷宗门派帮寨殿阁宫府岛洲州郡国庄堡寺观楼塔崖洞")
-ROOMS = frozenset("堂殿房室屋楼阁寺庙院厅舍庵丈宫府")  # 禅堂 + 门 「掩上禅堂门」: a door
+ROOMS = frozenset("门堂殿房室屋楼阁寺庙院厅舍庵丈宫府")  # 禅堂 + 门 「掩上禅堂门」: a door
 DIVISIONS = frozenset("郡州城")  # 长沙郡 is 长沙 (but 武安国 a man, 昭阳宫 a palace)
 # a single character the HMM tends to glue in front of a name: 「奉云岚宗」「过云岚宗」
 LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟去来是连将让叫")
@@ -426,7 +426,7 @@ def _person_like(jieba: rjieba.Jieba, word: str) -> bool:
         return False
     if any(c in PARTICLES or c in PRONOUNS for c in given):  # 蒋奇 + 之, 谢 + 我
         return False
-    if given in BODY_PARTS:  # a one-character given name that is a body part: a side and a limb
+    if given in BODY_PARTS or given in ROOMS or given in SAID:  # 左肩, 侯门 (a house), 闻人 + 报
         return False
     if (
         len(word) == 3
@@ -458,7 +458,7 @@ def char_tag(jieba: rjieba.Jieba, char: str) -> str:
 
 def ordinary_pair(jieba: rjieba.Jieba, word: str) -> bool:
     """Whether a two-character word reads as an ordinary word by jieba's dictionary: its first
-    character is an adverb (尚温: 「其酒尚温」), or an adjective, a verb or a noun before a noun,
+    character is an adverb or a pronoun (尚温: 「其酒尚温」; 何幸), or an adjective, a verb or a noun before a noun,
     adjective or verb (白甲, 黄绢, 盛水, 黄胖, 茅庵, 武洗), or the word reversed is a dictionary
     word (宗祖 → 祖宗).
     A surname of this kind (白、高、黄、关 …) still leads real names (黄盖, 关平); the caller
@@ -466,7 +466,7 @@ def ordinary_pair(jieba: rjieba.Jieba, word: str) -> bool:
     if len(word) != 2 or not all_han(word):
         return False
     first, second = (char_tag(jieba, c) for c in word)
-    if first == "d" or (first in MODIFIER_TAGS or first == "n") and second in CONTENT_TAGS:
+    if first in ("d", "r") or (first in MODIFIER_TAGS or first == "n") and second in CONTENT_TAGS:
         return True
     return jieba.has_word(word[::-1])
 

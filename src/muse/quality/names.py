@@ -58,10 +58,29 @@ from muse.quality.surnames import COMPOUND, TITLES, surname_of
 _TITLE = re.compile(r"《([^《》\n]{1,40})》")
 # 《春景诗》《喜词》《省亲颂》《海棠春睡图》: a poem, essay, song or painting of the prose by its
 # genre, no setting of the book (a manual, 《焚诀》《太玄经》, is one and is still reported)
-POEM_ENDS = ("诗", "词", "赋", "颂", "文", "记", "图", "曲", "歌", "序", "铭", "赞")
+POEM_ENDS = (
+    "诗",
+    "词",
+    "赋",
+    "颂",
+    "文",
+    "记",
+    "图",
+    "曲",
+    "歌",
+    "序",
+    "铭",
+    "赞",
+    "吟",
+    "咏",
+    "谣",
+)
+POEM_ENDS += ("辞", "叹", "即事", "题咏", "怀古", "有感")  # 《春夜即事》《大观园题咏》 (红楼梦)
 # a piece performed or sung, counted by its kind: 「第三出《仙缘》」「一支《寄生草》」「一套北《点绛唇》」
+# 「第二本是《满床笏》」
 _PERFORMED = re.compile(
-    r"(?:[一二两三四五六七八九十百几第]+|这|那)[出折支套首阕段][南北]?[，、：:]?$"
+    r"(?:(?:[一二两三四五六七八九十百几第]+|这|那)[出折支套首阕段]|第[一二三四五六七八九十]+本)"
+    r"[南北]?(?:是|为)?[，、：:]?$"
 )
 # a speech verb between two single characters: 「权问肃曰」 is 权 asking 肃, not one 权问肃
 SPOKEN = frozenset("问谓曰答告请劝叱责")

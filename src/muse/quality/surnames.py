@@ -207,6 +207,11 @@ TITLES = frozenset(
 )
 
 
+# a one-character "given name" that is a verb of speech: the sentence going on after a surname
+# that is also a word or a short name (「闻人报：“大爷进来了。”」: someone was heard reporting)
+SAID = frozenset("报说道言曰谓问答告")
+
+
 def title_straddled(text: str, end: int) -> bool:
     """Whether the name ending at ``end`` in ``text`` ends with the first character of a title
     the text goes on with: 张天 + 君 is 张天君 (张 and 天君, an address), 王老 + 爷 is 王老爷."""
