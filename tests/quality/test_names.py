@@ -127,6 +127,13 @@ def test_a_title_in_book_quotes_is_an_entity(named, lexicons):  # noqa: F811
         # 红楼梦 chapters 23 and 29: poems by their kind, the second piece of a programme
         ("宝玉作了《春夜即事》《夏夜即事》，元妃编次《大观园题咏》。", set()),
         ("“第一本是《白蛇记》，第二本是《满床笏》。”她点了点头。", set()),
+        ("那词藻中有只《寄生草》，极妙。他因又填一只《寄生草》，写在偈后。", set()),
+        # 红楼梦 chapter 14: a servant's wife is named by her husband and 家的
+        (
+            "只见荣国府中的王兴媳妇来了，往里探头儿。凤姐且不发放这人，却问：“王兴媳妇来作什么？”"
+            "王兴家的近前说道：“是。”王兴家的去了。凤姐命彩明登记，待王兴交过，然后去领。",
+            {"王兴"},
+        ),
         ("他又翻开一本《焚诀》。", {"焚诀"}),
         # 红楼梦 chapters 13 and 18: a compound surname and a speech verb, a pronoun and a word
         ("凤姐并合族中的内眷陪坐。闻人报：“大爷进来了。”", set()),

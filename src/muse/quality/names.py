@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from muse.context import WriterContext, WriterOutput
@@ -77,9 +77,9 @@ POEM_ENDS = (
 )
 POEM_ENDS += ("辞", "叹", "即事", "题咏", "怀古", "有感")  # 《春夜即事》《大观园题咏》 (红楼梦)
 # a piece performed or sung, counted by its kind: 「第三出《仙缘》」「一支《寄生草》」「一套北《点绛唇》」
-# 「第二本是《满床笏》」
+# 「第二本是《满床笏》」「填一只《寄生草》」
 _PERFORMED = re.compile(
-    r"(?:(?:[一二两三四五六七八九十百几第]+|这|那)[出折支套首阕段]|第[一二三四五六七八九十]+本)"
+    r"(?:(?:[一二两三四五六七八九十百几第]+|这|那|有)[出折支只套首阕段]|第[一二三四五六七八九十]+本)"
     r"[南北]?(?:是|为)?[，、：:]?$"
 )
 # a speech verb between two single characters: 「权问肃曰」 is 权 asking 肃, not one 权问肃
@@ -419,7 +419,11 @@ def _unknown(
             located.append(_Span(title, start, end, "title"))  # 《春秋》: a word, no coinage
     located = [s for s in located if _worth_reporting(body, s)]
     terms = {s.term for s in located}
-    located = [s for s in located if not _post_before(s.term, terms)]
+    located = [
+        s
+        for s in located
+        if not _post_before(s.term, terms) and not _household(s.term, terms, unseen)
+    ]
     located.sort(key=lambda s: s.start)
     return [_unknown_finding(body, s, n, lexicon) for s, n in _first_of_each(located)]
 
@@ -465,6 +469,13 @@ def _post_before(term: str, terms: set[str]) -> bool:
         len(t) >= 2 and t != term and term.endswith(t) and term[: -len(t)] in COMPOUND | TITLES
         for t in terms
     )
+
+
+def _household(term: str, terms: set[str], unseen: Callable[[str], bool]) -> bool:
+    """Whether ``term`` is a name and 家, and that name is reported or already known: 「王兴家的」
+    is 王兴's wife (红楼梦 names servants' wives so), not a third person beside 王兴."""
+    head = term[:-1]
+    return term.endswith("家") and len(head) >= 2 and (head in terms or not unseen(head))
 
 
 def _name_then_verb(body: str, term: str) -> bool:
