@@ -53,8 +53,9 @@ advisory findings of every untouched real chapter. A 3× padding that stays insi
 band (≤ 10,000 Han, spec 000 §8) is no defect and is not counted.
 
 Goal (issue 18): 100% on required people, future names, length, meta text and degenerate
-repetition (prose copied from the context counted with it); ≥ 90% on removed hard events; 0 blocking and a median ≤ 3 advisory findings on
-untouched real chapters, with quoted and with paraphrased outlines.
+repetition (prose copied from the context counted with it); ≥ 90% on removed hard events;
+0 blocking and a median ≤ 3 advisory findings on untouched real chapters, with quoted and with
+paraphrased outlines.
 """
 
 from __future__ import annotations

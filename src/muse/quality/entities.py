@@ -458,9 +458,9 @@ def char_tag(jieba: rjieba.Jieba, char: str) -> str:
 
 def ordinary_pair(jieba: rjieba.Jieba, word: str) -> bool:
     """Whether a two-character word reads as an ordinary word by jieba's dictionary: its first
-    character is an adverb or a pronoun (尚温: 「其酒尚温」; 何幸), or an adjective, a verb or a noun before a noun,
-    adjective or verb (白甲, 黄绢, 盛水, 黄胖, 茅庵, 武洗), or the word reversed is a dictionary
-    word (宗祖 → 祖宗).
+    character is an adverb or a pronoun (尚温: 「其酒尚温」; 何幸), or an adjective, a verb or a
+    noun before a noun, adjective or verb (白甲, 黄绢, 盛水, 黄胖, 茅庵, 武洗), or the word
+    reversed is a dictionary word (宗祖 → 祖宗).
     A surname of this kind (白、高、黄、关 …) still leads real names (黄盖, 关平); the caller
     keeps those where the chapter treats the word as a name."""
     if len(word) != 2 or not all_han(word):

@@ -158,11 +158,13 @@ def _loops(body: str) -> list[Finding]:
 def _copied(body: str, shown: Sequence[str]) -> list[Finding]:
     """The share of the body's 12-grams that are the book's own prose as the context shows it,
     located at the longest copied passage (whitespace ignored)."""
+    known = {g for text in shown for g in _grams(_SPACE.sub("", text))}
+    if not known:
+        return []
     at = [i for i, c in enumerate(body) if not c.isspace()]  # compact offset → body offset
     compact = "".join(body[i] for i in at)
-    known = {g for text in shown for g in _grams(_SPACE.sub("", text))}
     copied = [compact[i : i + NGRAM] in known for i in range(len(compact) - NGRAM + 1)]
-    if not copied or not known:
+    if not copied:
         return []
     share = sum(copied) / len(copied)
     if share < COPY_ADVICE:
