@@ -1,6 +1,6 @@
 """Detector recall probe: real chapters of a real book through the mechanical gate (issue 18).
 
-    .venv/bin/python bench/detector_recall.py [--targets 10] [--events] [BOOK.txt ...]
+    .venv/bin/python bench/detector_recall.py [--targets 20] [--events] [BOOK.txt ...]
 
 Without arguments it probes the two shared corpus novels (../shared/corpus from the repo root).
 For each book, in a fresh SQLite database:
@@ -8,7 +8,8 @@ For each book, in a fresh SQLite database:
 1. the whole book is imported; person cards are derived deterministically from the text
    (rjieba person tags, ≥ 10 uses; a three-character name's given name is its alias, dated by
    its own first use), with a 登场 milestone at the first chapter that names them, confirmed;
-2. for each of ``--targets`` chapters k+1 spread over the book, a fine outline true of the real
+2. for each of ``--targets`` chapters k+1 spread over the book (20, as the issue's probe), and
+   each chapter with a hand-written outline (step 4), a fine outline true of the real
    chapter is derived from it (required people: the most-named persons of the chapter, by card
    name; hard events, result and hook: sentences of the chapter that name a person and say
    what happens (two content words besides the people), with the claim quoting that sentence;
@@ -843,7 +844,9 @@ def probe_book(path: Path, targets: int, only_events: bool = False) -> tuple[Tal
     last = max(chapters)
     first = min(5, max(2, last // 2))  # a short sample book: from its middle on
     span = last - first - (1 if last > 2 * targets else 0)
-    numbers = sorted({int(first + i * span / max(1, targets - 1)) for i in range(targets)})
+    numbers = {int(first + i * span / max(1, targets - 1)) for i in range(targets)}
+    # and every chapter with a hand-written outline (PARAPHRASES): both outlines are probed there
+    numbers = sorted(numbers | {int(n) for n in _paraphrases().get(path.stem, {})})
     tally, para = Tally(), Tally()
     probe = Probe(engine, work_id, book, tally, para, only_events)
     for number in numbers:
@@ -905,7 +908,7 @@ def _over_ceiling(finding: str) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("books", nargs="*", type=Path)
-    parser.add_argument("--targets", type=int, default=10)
+    parser.add_argument("--targets", type=int, default=20)  # the issue's probe: 20 chapters
     parser.add_argument(
         "--events", action="store_true", help="only the untouched chapters and removed hard events"
     )

@@ -142,6 +142,13 @@ def test_a_title_in_book_quotes_is_an_entity(named, lexicons):  # noqa: F811
         # 三国演义 chapters 29 and 23: a speech verb between two people's single names
         ("权问肃曰：“子敬何来？”权问肃曰：“计将安出？”", set()),
         ("祖问衡曰：“汝在许都有何人物？”", set()),
+        # 三国演义 chapters 41, 83 and 23: a man or a people reviled; a piece played
+        ("操大怒曰：“诸葛村夫，安敢如此！”瑜曰：“若不杀诸葛村夫，怎息我心中怨气！”", set()),
+        ("先主遥指骂曰：“汝等吴狗，伤朕手足！”又曰：“朕当杀尽吴狗。”", set()),
+        ("慕容秋冷笑道：“老贼，还不受死！”慕容秋拔剑。", {"慕容秋"}),
+        ("衡穿旧衣而入，遂击鼓为《渔阳三挝》，音节殊妙。", set()),
+        ("琴师弹了一曲《寒江月》，又翻开《焚诀》。", {"焚诀"}),
+        ("琴师翻开《寒江月》，又翻开《焚诀》。", {"寒江月", "焚诀"}),
         # 三国演义 chapter 107: a post before a name the chapter also writes alone
         (
             "且说曹爽手下司马鲁芝，见城中事变，来与参军辛敞商议。言未毕，参军辛敞、司马鲁芝到。"

@@ -5,7 +5,8 @@ A word is reported when the chapter treats it as a name: it recurs, it is introd
 carries a compound surname, or a person's speech or action follows it. What reads as something
 else is not: a poem or a piece by its kind (《春夜即事》, 「第二本是《满床笏》」), two people named by
 their single names around a speech verb (权问肃曰), a count of people (徐、丁二将), a post or a
-compound surname before a name the chapter also writes alone (司马鲁芝), a household (王兴家的).
+compound surname before a name the chapter also writes alone (司马鲁芝), a household (王兴家的),
+a man or a people reviled by surname and an epithet (诸葛村夫, 吴狗).
 """
 
 from __future__ import annotations
@@ -41,6 +42,16 @@ PERFORMED = re.compile(
     r"(?:(?:[一二两三四五六七八九十百几第]+|这|那|有)[出折支只套首阕段]|第[一二三四五六七八九十]+本)"
     r"[南北]?(?:是|为)?[，、：:]?$"
 )
+# a piece played right before its title: 「遂击鼓为《渔阳三挝》」「弹了一曲《寒江月》」
+PLAYED = re.compile(
+    r"(?:奏|弹|唱|吹|演|舞|击鼓为|鼓为)(?:了|起|着|罢|毕)?(?:一曲|一支|一首|一套|一出)?[，、：:]?$"
+)
+# what a man or a people is called when reviled, after a surname: 「诸葛村夫，安敢如此」(诸葛亮),
+# 「汝等吴狗」(the men of 吴), 「曹贼」; a surname and an epithet is no new name
+EPITHETS = frozenset(
+    {"村夫", "匹夫", "老贼", "小儿", "竖子", "鼠辈", "狂徒", "逆贼", "反贼", "奸贼", "老狗"}
+    | set("狗贼奴寇")
+)
 # a speech verb between two single characters: 「权问肃曰」 is 权 asking 肃, not one 权问肃
 SPOKEN = frozenset("问谓曰答告请劝叱责")
 # words that introduce a name right before it: 「在下慕容秋」「一个名叫林远的少年」
@@ -64,6 +75,7 @@ def poem_or_piece(body: str, title: str, start: int) -> bool:
     return (
         title.endswith(POEM_ENDS)
         or PERFORMED.search(body, max(0, start - 9), start - 1) is not None
+        or PLAYED.search(body, max(0, start - 9), start - 1) is not None
     )
 
 
@@ -85,6 +97,8 @@ def worth_reporting(body: str, term: str, start: int, title: bool) -> bool:
         return False  # 「徐、丁二将」: two generals, 徐 and 丁, not one 丁二
     if title:
         return True
+    if given in EPITHETS:
+        return False  # 「诸葛村夫」「汝等吴狗」: someone reviled, not someone new
     if len(term) == 3 and term[1] in SPOKEN:
         return False  # 「权问肃曰」「祖问衡曰」: one asks the other
     ordinary = len(given) == 1 and len(term) == 2 and ordinary_pair(shared_jieba(), term)
