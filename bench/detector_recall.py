@@ -122,6 +122,15 @@ META = {
     "当然可以": lambda ps: ["当然可以！下面是本章的正文：", *ps],
     "Markdown 加粗标题": lambda ps: ["**第一章　风起**", *ps],
     "末尾说明（以上为）": lambda ps: [*ps, "以上为本章内容，如需调整请告诉我。"],
+    # the serial's count, a site's footer and page, an extra's heading
+    "第二更送到": lambda ps: [*ps, "第二更送到！"],
+    "起点的未完待续": lambda ps: [
+        *ps,
+        "（未完待续。如果您喜欢这部作品，欢迎您来起点投推荐票、月票，您的支持，就是我最大的动力。）",
+    ],
+    "本书首发": lambda ps: _mid(ps, "本书首发起点中文网"),
+    "上一章 目录 下一章": lambda ps: [*ps, "上一章 目录 下一章"],
+    "番外标题": lambda ps: _mid(ps, "番外：林远舟的童年"),
     # glued to the prose of a line
     "句末（本章完）": lambda ps: [*ps[:-1], ps[-1] + "（本章完）"],
     "段中（作者的话）": lambda ps: _mid(ps[:-1], ps[-1] + "（作者的话：今天加更。）"),

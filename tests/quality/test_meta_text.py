@@ -103,6 +103,18 @@ CASES = (
             "本章要点：林远获得传承",
             "总结：本章写了林远的成长。",
             "【写作说明】本章重点描写了主角的心理变化。",
+            "第二更送到！",
+            "（第一更）",
+            "更新时间 2023-05-01 12:00:00",
+            "（未完待续。如果您喜欢这部作品，欢迎您来起点投推荐票、月票，您的支持，就是我最大的动力。）",
+            "本书首发起点中文网",
+            "（本章未完，请点击下一页继续阅读）",
+            "上一章 目录 下一章",
+            "<!-- 注释 -->",
+            "番外：林远舟的童年",
+            "小剧场",
+            "后记",
+            "完结感言",
         )
     ),
     *(
@@ -112,6 +124,8 @@ CASES = (
             "Sure, here is chapter 10:",
             "正文：",
             "标题：风起",
+            "【正文】",
+            "本章正文如下：",
         )
     ),
     *(
@@ -121,6 +135,7 @@ CASES = (
             "希望这一章符合您的预期！",
             "希望您满意。",
             "注：本章地名均为虚构。",
+            "好了，这一章就写到这里。",
         )
     ),
     # notes glued to a line of prose: only the note is reported
@@ -147,6 +162,10 @@ CASES = (
     Case("a night watch in the story", mid("今晚三更，城东见。"), ()),
     Case("support begged in a sentence", mid("他向朝廷求支持，却无人理会。"), ()),
     Case("完了 is prose", mid("完了。"), ()),
+    Case("a watch of the night in the story", mid("约莫第三更时分，他悄悄起身。"), ()),
+    Case("an afterword named in prose", mid("后记里他写下了那年的事。"), ()),
+    Case("a bonus story named in prose", mid("番外篇的故事他早就读过。"), ()),
+    Case("a pause of the story", mid("…………"), ()),
     Case("the next chapter of a book in the story", mid("他翻到下一章，读了起来。"), ()),
     Case("a note of the story, not of the writing", mid("注意到门外的脚步声，他停下了笔。"), ()),
     # what download sites put into TXT books (the importer removes the same lines)

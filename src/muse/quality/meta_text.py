@@ -43,7 +43,7 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     # tags) nor holds Markdown bold anywhere in it (「他**愣住**了」)
     (
         re.compile(
-            r"^(?:```|~~~|>\s|[-*+]\s+\S|\*\*[^*]+\*\*[。！]?$|</?[A-Za-z][^>]*>"
+            r"^(?:```|~~~|>\s|[-*+]\s+\S|\*\*[^*]+\*\*[。！]?$|</?[A-Za-z][^>]*>|<!--"
             r"|.*?\*\*[^*\n]{1,40}\*\*)"
         ),
         "Markdown 或网页标记",
@@ -54,6 +54,13 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             rf"^(?:\*\*)?{OPEN_BRACKET}{CHAPTER_TITLE}{CLOSE_BRACKET}(?:[\s　：:]+[^，。！？；,.!?;]{{1,30}})?(?:\*\*)?$"
+        ),
+        "章节标题",
+    ),
+    # an extra's heading in the body: 「番外：林远舟的童年」「小剧场」「后记」
+    (
+        re.compile(
+            rf"^{OPEN_BRACKET}(?:番外|小剧场|后记)[0-9０-９一二三四五六七八九十]*{CLOSE_BRACKET}(?:[\s　：:].{{0,30}})?$"
         ),
         "章节标题",
     ),
@@ -80,6 +87,7 @@ _START: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r"^(?:以下是|下面是|下面为|以下为|(?:正文|标题|章节名|章名|本章标题)\s*[：:]"
+            r"|[【\[]正文[】\]]$|(?:本章)?正文(?:如下|开始)"
             r"|这是(?:第.{1,8}[章回节]|本章|续写|改写|修改后|为你|为您|你要的|您要的|根据)"
             # 好的/当然/没问题 open a story's line too (好的，这下全完了): chatter only when it
             # speaks of the task
@@ -97,6 +105,7 @@ _END: tuple[tuple[re.Pattern[str], str], ...] = (
             r"^(?:以上(?:就|便)?(?:是|为)|以上[。！!.]?$|希望(?:你|您)(?:能)?(?:喜欢|满意)"
             r"|希望(?:这|本)一?章.{0,12}(?:符合|满足|喜欢|满意)|如(?:果)?(?:需要|有需要)|如需|需要我"
             r"|我可以|(?:请|欢迎)(?:告诉我|指正)|(?:注|备注|说明)[：:]"
+            r"|(?:好了|好啦)?[，,]?(?:这一?章|本章)(?:就|先)?(?:写|更)到这里"
             r"|(?i:let me know|i hope|hope you))"
         ),
         "说明文字",

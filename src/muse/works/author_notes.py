@@ -71,7 +71,7 @@ _WRITING_LABELS = (
 NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
-            rf"^{OPEN_BRACKET}(?:{NOTE_WORDS}|作者感言"
+            rf"^{OPEN_BRACKET}(?:{NOTE_WORDS}|作者感言|上架感言|完结感言|写在最后(?=\s*[：:])"
             r"|题外话|写在(?:前面|后面|最后)的话|[Pp]\.?\s?[Ss]\.?(?![A-Za-z]))"
             r"(?:\s*[：:，,）)】\]]|\s|$)"
         ),
@@ -83,6 +83,9 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
             rf"(?:[-—～~]+[^\s，。！？“”\"]{{1,12}})?[-—～~\s。！!…]*$"
             # 完 or 终 alone only in brackets: 「完了。」 is a line of prose
             rf"|^{_DASHES}[（(【\[〔]\s*(?:全文|全书)?[完终]\s*[）)】\]〕]{_DASHES}$"
+            # a site's footer after the formula: 「（未完待续。如果您喜欢这部作品，欢迎您来起点投
+            # 推荐票、月票，您的支持，就是我最大的动力。）」
+            rf"|^{OPEN_BRACKET}{CHAPTER_END}[。，,！!].{{0,80}}(?:推荐票|月票|订阅|打赏|动力).*$"
         ),
         "章末套话",
     ),
@@ -120,7 +123,12 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
             r".*(?:加更(?![多加好大深远快小高长重强新])"
             r"|(?:今天|今日|明天|明日|今晚|晚上|稍后|本周)"
             rf".{{0,4}}[{_NUM}]+更(?![天时夜半鼓的次])))"
-            rf"|^{OPEN_BRACKET}(?:更新时间|发布时间|上传时间|更新日期|发表时间)\s*[：:]\s*[0-9０-９]"
+            rf"|^{OPEN_BRACKET}(?:更新时间|发布时间|上传时间|更新日期|发表时间)\s*[：:]?\s*[0-9０-９]"
+            # the serial's count of the day's updates standing alone: 「第二更送到！」「（第一更）」
+            rf"|^{OPEN_BRACKET}(?:今天|今日|本日)?的?第[{_NUM}]+更"
+            rf"(?:送到|送上|奉上|到了|来了|完毕|完成)?[！!。~～…]*{CLOSE_BRACKET}$"
+            # 「今天就更到这里，明天见。」 (the fire 「烧得更旺」 is no update)
+            r"|^(?=.{0,30}$).*(?:就|先|只)更(?:新)?到这里"
         ),
         "更新说明",
     ),
@@ -133,6 +141,8 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
             # an annotation about the writing: 「注：本章地名均为虚构」「（注：此处为伏笔）」
             rf"|^{OPEN_BRACKET}(?:注|备注|说明|总结)\s*[：:].*?"
             r"(?:本章|本文|本书|本回|此处|伏笔|读者|作者|字数|设定|细纲|大纲|正文|续写|改写)"
+            # a bracketed aside on the chapter's writing: 「（这一章写得不好，见谅）」
+            r"|^[（(【\[]\s*(?:这一?章|本章).{0,30}(?:写|更新|见谅|抱歉|请假|卡文)[^）)】\]]*[）)】\]]$"
         ),
         "写作说明",
     ),
@@ -145,6 +155,12 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
             # the same without an address: words only a site's page says
             r"|^(?=.{0,84}$).{0,30}(?:手机用户请|更优质的阅读体验|请记住本(?:站|书)|最快更新|无弹窗"
             r"|全文字手打|手打(?:更新|首发)).{0,40}$"
+            # a site's own words: 「本书首发起点中文网」「（本章未完，请点击下一页继续阅读）」, its
+            # page's links 「上一章 目录 下一章」
+            r"|^(?=.{0,40}$)(?:本书|本作品|本小说)?首发(?:于|自|在)?.{0,12}(?:网|站|[Aa][Pp][Pp]|平台)"
+            r"|^[（(【\[]?\s*本章未完.{0,4}(?:请|点击).{0,20}$"
+            r"|^(?:上一[章页]|目录|下一[章页]|返回书页|返回目录|加入书签)"
+            r"(?:[\s|｜/、]+(?:上一[章页]|目录|下一[章页]|返回书页|返回目录|加入书签|书架))+$"
         ),
         "网址或网站广告",
     ),
