@@ -29,6 +29,38 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_each_role_has_its_generators(key, generators) -> None:
     offline.load()
     assert set(provider._builtin[key]) == generators
+    # and the module SERVES names for the key is the one that registers them
+    assert {g.__module__ for g in generators} == {f"muse.offline.{offline.SERVES[key]}"}
+
+
+@pytest.mark.parametrize("key", sorted(offline.SERVES))
+def test_a_call_loads_only_the_generators_of_its_key(key) -> None:
+    # a fresh process: the first offline call of a (role, task) imports that one module
+    code = (
+        "import sys\n"
+        "from muse import offline\n"
+        f"offline.load{key!r}\n"
+        "print(sorted(m for m in offline.MODULES if f'muse.offline.{m}' in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == repr([offline.SERVES[key]])
+
+
+def test_an_unknown_key_loads_every_generator() -> None:
+    code = (
+        "import sys\n"
+        "from muse import offline\n"
+        "offline.load('probe', 'nothing')\n"
+        "print(all(f'muse.offline.{m}' in sys.modules for m in offline.MODULES))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"
 
 
 def test_loading_twice_registers_nothing_twice() -> None:

@@ -15,8 +15,9 @@ over its wire form (``wire.emit``), so the fakes cannot drift from the contracts
 
 Nothing in a domain imports this package. The composition roots — the CLI entry
 (``muse.cli.main``), the demo and the test suite's conftest — call :func:`install` once, which
-hands the provider a loader; the generator modules are imported on the first offline call, so
-a command that never calls the offline provider never pays for them. Each generator answers
+hands the provider a loader; a generator module is imported on the first offline call of its
+(role, task) (``SERVES``), so a command never pays for the generators it does not call (a
+``muse write`` imports no extractor, and with it no name discovery). Each generator answers
 only its own output model and declines (``None``) any other, so no two generators compete for
 a call; a generator a test registers with
 ``register_offline_generator`` comes before all of them.
@@ -29,11 +30,22 @@ import importlib
 __all__ = ["install", "load"]
 
 MODULES = ("writer", "explorer", "extractor", "planner", "detector", "judge")
+# the module whose generators answer each (role, task) (tests/agents/test_offline_install.py)
+SERVES = {
+    ("writer", "generate"): "writer",
+    ("writer", "explore"): "explorer",
+    ("extractor", "extract"): "extractor",
+    ("planner", "draft"): "planner",
+    ("detector", "check"): "detector",
+    ("judge", "score"): "judge",
+}
 
 
-def load() -> None:
-    """Import (and so register) every generator module; idempotent."""
-    for name in MODULES:
+def load(role: str | None = None, task: str | None = None) -> None:
+    """Import (and so register) the generator module of (role, task), every module when no
+    module serves that key or none is given; idempotent."""
+    served = SERVES.get((role, task)) if role is not None and task is not None else None
+    for name in (served,) if served else MODULES:
         importlib.import_module(f"{__name__}.{name}")
 
 

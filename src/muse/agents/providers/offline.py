@@ -35,12 +35,13 @@ OfflineGenerator = Callable[[dict[str, Any], type[BaseModel]], dict[str, Any] | 
 
 _registered: dict[tuple[str, str], OfflineGenerator] = {}
 _builtin: dict[tuple[str, str], list[OfflineGenerator]] = {}
-_loader: list[Callable[[], None]] = []
+_loader: list[Callable[[str, str], None]] = []
 
 
-def set_builtin_loader(load: Callable[[], None]) -> None:
-    """Install the function that registers the built-in generators (``muse.offline.load``); it
-    runs before every offline call and must be idempotent (module imports are)."""
+def set_builtin_loader(load: Callable[[str, str], None]) -> None:
+    """Install the function that registers the built-in generators of a (role, task)
+    (``muse.offline.load``); it runs before every offline call and must be idempotent (module
+    imports are)."""
     _loader[:] = [load]
 
 
@@ -107,9 +108,9 @@ def generate_offline(
     role: str, task: str, task_input: dict[str, Any], output_model: type[BaseModel]
 ) -> dict[str, Any]:
     """The offline output for one call: registered, then built-in, then the schema fallback."""
-    for load in _loader:
-        load()
     key = (_canonical(role), task)
+    for load in _loader:
+        load(*key)
     registered = [_registered[key]] if key in _registered else []
     for generator in [*registered, *_builtin.get(key, [])]:
         data = generator(task_input, output_model)
