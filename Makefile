@@ -25,7 +25,15 @@ $(TEMPLATE_STAMP): $(TEMPLATES) | $(STAMP)
 	$(BIN)/python -m muse.agents.template_cache
 	touch $(TEMPLATE_STAMP)
 
-install: $(STAMP) $(TEMPLATE_STAMP)
+# The packaged YAML files a command reads, as JSON (muse.core.packaged_yaml.PACKAGED), again
+# whenever one changes.
+PACKAGED_YAML := src/muse/agents/roles.yaml src/muse/knowledge/card_types.yaml
+YAML_STAMP := src/muse/agents/__yamlcache__/.stamp
+$(YAML_STAMP): $(PACKAGED_YAML) | $(STAMP)
+	$(BIN)/python -m muse.core.packaged_yaml
+	touch $(YAML_STAMP)
+
+install: $(STAMP) $(TEMPLATE_STAMP) $(YAML_STAMP)
 
 demo: install
 	$(BIN)/python -m muse.demo

@@ -12,11 +12,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import Field, ValidationError, model_validator
 
 from muse.core.contract import UnaliasedContract
 from muse.core.errors import ConfigError, InvalidInput
+from muse.core.packaged_yaml import PackagedYamlError, load_packaged
 
 ROLES_FILE = Path(__file__).with_name("roles.yaml")
 OFFLINE_MODEL = "offline-1"
@@ -140,9 +140,8 @@ def _packaged_catalog() -> RoleCatalog:
 
 def _read_catalog(path: Path) -> RoleCatalog:
     try:
-        # libyaml's safe loader when built in: the same documents, ~10x less CPU per process
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506
+        # the install-time JSON of the packaged file when it is fresh (no `import yaml`)
+        data = load_packaged(path)
         return RoleCatalog.model_validate(data)
-    except (OSError, yaml.YAMLError, ValidationError) as err:
+    except (OSError, PackagedYamlError, ValidationError) as err:
         raise ConfigError(f"角色合同文件 {path} 无效：{err}") from err

@@ -10,10 +10,9 @@ from __future__ import annotations
 import typer
 
 from muse.agents import recorded_choice, resolve_model
-from muse.cli.cards import print_table
 from muse.cli.common import get_engine
 from muse.cli.options import JsonOption
-from muse.cli.output import console, emit, escape, fail
+from muse.cli.output import console, emit, escape, fail, print_table
 from muse.core.errors import MuseError
 from muse.flow import CandidateFacts, list_candidate_facts, propose_candidate_facts
 from muse.flow import load as load_candidate

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from muse.cli.cards import JsonOpt, WorkOpt, print_table, work_session
-from muse.cli.output import console, emit, escape, fail
+from muse.cli.cards import JsonOpt, WorkOpt, work_session
+from muse.cli.output import console, emit, escape, fail, print_table
 from muse.core.errors import InvalidInput
 from muse.knowledge import (
     FACT_TYPE_LABELS,

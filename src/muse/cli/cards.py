@@ -7,7 +7,7 @@ list and show command takes ``--json``. :func:`register` mounts the five nouns o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +17,7 @@ from sqlalchemy import Connection
 
 from muse.cli.common import get_engine, read_yaml_text
 from muse.cli.options import JsonOption, WorkOption
-from muse.cli.output import console, emit, fail, new_table
+from muse.cli.output import console, emit, fail, print_table
 from muse.core.errors import InvalidInput, MuseError, NotFound
 from muse.knowledge import (
     BookTerms,
@@ -74,16 +74,6 @@ def work_session(work: str | None) -> Iterator[tuple[Connection, int]]:
             yield conn, resolve_work(conn, work)
     except MuseError as err:
         fail(err)
-
-
-def print_table(title: str, columns: str, rows: Iterable[Iterable[object]]) -> None:
-    """A table with space-separated ``columns``; cells are printed as text."""
-    table = new_table(title=title, title_justify="left", header_style="bold")
-    for column in columns.split():
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*(str(cell) for cell in row))
-    console.print(table)
 
 
 def field_value(value: CardField) -> str:

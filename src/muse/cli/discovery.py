@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import typer
 
-from muse.cli.cards import JsonOpt, WorkOpt, cards_app, print_table, work_session
-from muse.cli.output import console, emit, escape
+from muse.cli.cards import JsonOpt, WorkOpt, cards_app, work_session
+from muse.cli.output import console, emit, escape, print_table
 from muse.knowledge import DiscoveryReport, card_type, discover_work, parse_chapter_range
 
 STATUS_LABELS = {"new": "新草稿", "known": "已有卡片/草稿"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -54,6 +54,16 @@ def new_table(*columns: str, **options: Any) -> Table:
     from rich.table import Table
 
     return Table(*columns, **options)
+
+
+def print_table(title: str, columns: str, rows: Iterable[Iterable[object]]) -> None:
+    """A table with space-separated ``columns``; cells are printed as text."""
+    table = new_table(title=title, title_justify="left", header_style="bold")
+    for column in columns.split():
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(str(cell) for cell in row))
+    console.print(table)
 
 
 def escape(text: str) -> str:

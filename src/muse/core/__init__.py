@@ -16,6 +16,7 @@ __all__ = [
     "ids",
     "length_target",
     "limits",
+    "packaged_yaml",
     "process",
     "prose_chars",
     "redaction",
