@@ -17,14 +17,14 @@ Never stale and never required:
 
 from __future__ import annotations
 
-import os
-import tempfile
 from hashlib import sha1
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from jinja2.bccache import Bucket, BytecodeCache
+
+from muse.core.files import replace_atomically
 
 CACHE_DIR = Path(__file__).with_name("prompts") / "__jinjacache__"
 
@@ -58,15 +58,7 @@ class InstalledTemplateCache(BytecodeCache):
     def dump_bytecode(self, bucket: Bucket) -> None:
         if not self.writable:
             return
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                bucket.write_bytecode(f)
-            os.replace(tmp, self._path(bucket))
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        replace_atomically(self._path(bucket), bucket.write_bytecode)
 
 
 def precompile(directory: Path = CACHE_DIR) -> int:

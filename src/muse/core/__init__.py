@@ -13,6 +13,7 @@ __all__ = [
     "errors",
     "faces",
     "faults",
+    "files",
     "ids",
     "length_target",
     "limits",

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from muse.core.files import replace_atomically
 
 _ROOT = Path(__file__).resolve().parents[1]  # the muse package
 PACKAGED = ("agents/roles.yaml", "knowledge/card_types.yaml")  # relative to the package
@@ -90,16 +90,7 @@ def precompile(root: Path = _ROOT) -> int:
             continue  # a date or another value JSON has no form for
         if json.loads(text)["data"] != data:
             continue
-        target = _entry_path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        replace_atomically(_entry_path(path), text.encode("utf-8"))
         written += 1
     return written
 
