@@ -21,7 +21,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from muse.core.contract import UnaliasedContract
 
@@ -97,7 +97,10 @@ FactDeltaProposal = Annotated[
     | AbilityCostDelta,
     Field(discriminator="type"),
 ]
-PROPOSAL = TypeAdapter(FactDeltaProposal)
+# built on first use, as the contracts are (``defer_build``): a write never validates one
+PROPOSAL: TypeAdapter[FactDeltaProposal] = TypeAdapter(
+    FactDeltaProposal, config=ConfigDict(defer_build=True)
+)
 COMMON_KEYS = {"type", "chapter", "subject", "evidence_quote"}
 
 
