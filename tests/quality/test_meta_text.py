@@ -192,6 +192,41 @@ CASES = (
         "这是 chatter", ("这是根据细纲续写的第三章：", *MODERN[1]), ("这是根据细纲续写的第三章：",)
     ),
     Case("当然 chatter", ("当然！下面是本章正文。", *MODERN[1]), ("当然！下面是本章正文。",)),
+    # the gate's own shapes (the importer keeps these lines), each missed before
+    *(
+        Case(f"{rule} mid-body", mid(line), (line,))
+        for rule, line in (
+            ("a scene divider with words", "————分割线————"),
+            ("two hyphens", "--"),
+            ("an HTML entity", "&nbsp;&nbsp;他抬起头来。"),
+            ("a volume heading", "卷二：风起青州"),
+            ("a 楔子 heading", "楔子"),
+            ("a 尾声 heading", "尾声"),
+            ("a 序章 heading", "序章：风起"),
+            ("以下是 chatter", "以下是第十二章的正文："),
+            ("好的 chatter", "好的，以下是续写的内容："),
+            ("这是 chatter", "这是根据细纲写的第十二章："),
+            ("以上 chatter", "以上就是第十二章的全部内容。"),
+            ("a hope for the chapter", "希望这一章符合你的要求！"),
+            ("an offer to adjust", "如果需要调整风格，请告诉我。"),
+            ("an offer to go on", "需要我继续写下一章吗？"),
+        )
+    ),
+    *(
+        Case(f"{rule} is prose", edge, ())
+        for rule, line in (
+            ("下面是 a view", "下面是一片漆黑的深渊。"),
+            ("以下是 an answer", "以下是他的回答。"),
+            ("以上是 all he knew", "以上是他所知道的全部。"),
+            ("如果需要 help", "如果需要帮忙，就来找我。"),
+            ("这是根据 a custom", "这是根据祖上传下来的规矩。"),
+            ("这是第三回合 a bout", "这是第三回合了。"),
+            ("尾声 of a sound", "尾声渐渐远去，大殿里一片寂静。"),
+            ("卷二十三 a ledger", "卷二十三的账册摊在桌上。"),
+            ("a dash pause", "——"),
+        )
+        for edge in ((line, *REAL), mid(line), (*REAL, line))
+    ),
     Case(
         "web-novel notes after a modern chapter",
         (*MODERN[0], "PS：今天两更，欢迎加入书友群。", "（本章完）"),

@@ -31,12 +31,17 @@ from muse.works import (
     OPEN_BRACKET,
 )
 
+# what assistant chatter speaks of: the chapter and the writing of it
+_TASK = r"(?:正文|续写|改写|本章|章节|细纲|大纲|第.{1,8}[章回节])"
 # anywhere in the body: each pattern is matched against one whole line (stripped); the lines
 # that are not the story in a book too (作者的话, 章末套话, 求票 …) are the importer's own
 _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^#{1,6}\s*\S.*$"), "Markdown 标题"),
     (
-        re.compile(r"^(?:-{3,}|\*{3,}|={3,}|_{3,}|(?:\*\s+){2,}\*|(?:-\s+){2,}-)$"),
+        re.compile(
+            r"^(?:-{2,}|\*{3,}|={3,}|_{3,}|(?:\*\s+){2,}\*|(?:-\s+){2,}-"
+            r"|[-—=＊*~～·•.。…\s]*(?:分割线|分隔线)[-—=＊*~～·•.。…\s]*)$"
+        ),
         "frontmatter 或分隔线",
     ),
     # Chinese prose never opens a line with these ASCII marks (fences, quotes, lists, bold,
@@ -44,7 +49,10 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r"^(?:```|~~~|>\s|[-*+]\s+\S|\*\*[^*]+\*\*[。！]?$|</?[A-Za-z][^>]*>|<!--"
-            r"|.*?\*\*[^*\n]{1,40}\*\*)"
+            r"|.*?\*\*[^*\n]{1,40}\*\*"
+            # an HTML entity a web page leaves: 「&nbsp;&nbsp;他抬起头」
+            r"|.*?&(?:nbsp|amp|lt|gt|quot|apos|[lr]dquo|[lr]squo|hellip|[mn]dash|middot|[ek]msp"
+            r"|ensp|#[0-9]{2,5}|#x[0-9a-fA-F]{2,4});)"
         ),
         "Markdown 或网页标记",
     ),
@@ -60,9 +68,34 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
     # an extra's heading in the body: 「番外：林远舟的童年」「小剧场」「后记」
     (
         re.compile(
-            rf"^{OPEN_BRACKET}(?:番外|小剧场|后记)[0-9０-９一二三四五六七八九十]*{CLOSE_BRACKET}(?:[\s　：:].{{0,30}})?$"
+            rf"^{OPEN_BRACKET}(?:番外|小剧场|后记|楔子|引子|序章|序言|序幕|尾声|终章|大结局)"
+            rf"[0-9０-９一二三四五六七八九十]*{CLOSE_BRACKET}(?:[\s　：:].{{0,30}})?$"
         ),
         "章节标题",
+    ),
+    # a volume's heading: 「卷二：风起青州」 (「卷二十三的账册摊在桌上」 is prose)
+    (
+        re.compile(
+            rf"^{OPEN_BRACKET}卷[0-9０-９一二三四五六七八九十百千零〇两]+{CLOSE_BRACKET}"
+            r"(?:[\s　：:]+[^，。！？；,.!?;]{1,30})?$"
+        ),
+        "章节标题",
+    ),
+    # assistant chatter that speaks of the task, on any line (at the start and the end, the
+    # shorter shapes of _START and _END too): 「以下是第十二章的正文：」「需要我继续写下一章吗？」
+    (
+        re.compile(
+            r"^(?:(?:好的|当然可以|当然|没问题|可以)[，,！!。~]\s*)?(?:以下|下面)(?:就)?(?:是|为)"
+            rf".{{0,16}}{_TASK}"
+            rf"|^(?:(?:好的|当然可以|当然|没问题)[，,！!。~]\s*)?这是(?:根据|按照|依据|为你|为您"
+            rf"|修改后|改写后|续写的|你要的|您要的).{{0,16}}{_TASK}"
+            rf"|^以上(?:就|便)?(?:是|为).{{0,16}}(?:{_TASK}|全部内容)"
+            r"|^.{0,8}希望(?:这|本)一?章.{0,12}(?:符合|满足|喜欢|满意)"
+            r"|^如(?:果)?(?:需要|有需要).{0,16}(?:调整|修改|改写|续写|风格|下一章).{0,12}"
+            r"(?:告诉我|请随时|我可以|我会|我再)"
+            r"|^需要我.{0,10}(?:继续|写|改写|续写|调整|修改).{0,12}[吗？?]"
+        ),
+        "说明文字",
     ),
     # an English heading a model copies from its training: 「Chapter 5」「CHAPTER 12: The Storm」
     (re.compile(r"^(?:Chapter|CHAPTER)\s+(?:[0-9]+|[IVXLC]+)\b.{0,40}$"), "章节标题"),
@@ -86,9 +119,14 @@ _START: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^{OPEN_BRACKET}{CHAPTER_TITLE}(?:[\s　：:].{{0,30}})?$"), "章节标题"),
     (
         re.compile(
-            r"^(?:以下是|下面是|下面为|以下为|(?:正文|标题|章节名|章名|本章标题)\s*[：:]"
+            # 以下是 … must speak of the task or announce what follows (「下面是一片漆黑的深渊」
+            # opens a story)
+            rf"^(?:(?:以下|下面)(?:是|为)(?:.{{0,16}}(?:{_TASK}|内容|全文)|[^。！？]{{0,16}}[：:]$)"
+            r"|(?:正文|标题|章节名|章名|本章标题)\s*[：:]"
             r"|[【\[]正文[】\]]$|(?:本章)?正文(?:如下|开始)"
-            r"|这是(?:第.{1,8}[章回节]|本章|续写|改写|修改后|为你|为您|你要的|您要的|根据)"
+            # 「这是第三章」 is chatter, 「这是第三回合了」 and 「这是根据祖上的规矩」 are prose
+            r"|这是(?:第[0-9０-９一二三四五六七八九十百千零〇两]{1,6}[章回节](?![合课])|本章|续写|改写"
+            rf"|修改后|(?:根据|按照|依据|为你|为您|你要的|您要的).{{0,16}}{_TASK})"
             # 好的/当然/没问题 open a story's line too (好的，这下全完了): chatter only when it
             # speaks of the task
             r"|(?:好的|当然|没问题|可以)(?:可以|的|啦|了)?[，,。！!~].{0,24}"
@@ -102,9 +140,16 @@ _START: tuple[tuple[re.Pattern[str], str], ...] = (
 _END: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
-            r"^(?:以上(?:就|便)?(?:是|为)|以上[。！!.]?$|希望(?:你|您)(?:能)?(?:喜欢|满意)"
-            r"|希望(?:这|本)一?章.{0,12}(?:符合|满足|喜欢|满意)|如(?:果)?(?:需要|有需要)|如需|需要我"
-            r"|我可以|(?:请|欢迎)(?:告诉我|指正)|(?:注|备注|说明)[：:]"
+            # 以上/如果需要/我可以 … must speak of the task (「以上是他所知道的全部」, 「如果需要
+            # 帮忙，就来找我」 and 「我可以的」 end a story)
+            rf"^(?:以上(?:就|便)?(?:是|为).{{0,16}}(?:{_TASK}|内容)|以上[。！!.]?$"
+            r"|希望(?:你|您)(?:能)?(?:喜欢|满意)"
+            r"|希望(?:这|本)一?章.{0,12}(?:符合|满足|喜欢|满意)"
+            r"|(?:如果?|如有)(?:需要|有需要).{0,20}(?:告诉我|请随时|我可以|我会|我再|调整|修改|续写"
+            r"|改写|风格)|如需.{0,20}(?:告诉我|调整|修改|续写|改写|风格|继续)"
+            r"|需要我.{0,10}(?:继续|写|改写|续写|调整|修改)"
+            r"|我可以(?:继续|为你|为您|帮你|帮您|再|根据|按照|调整|修改|改写|续写)"
+            r"|(?:请|欢迎)(?:告诉我|指正)|(?:注|备注|说明)[：:]"
             r"|(?:好了|好啦)?[，,]?(?:这一?章|本章)(?:就|先)?(?:写|更)到这里"
             r"|(?i:let me know|i hope|hope you))"
         ),
