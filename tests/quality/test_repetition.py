@@ -34,6 +34,11 @@ CASES = (
     Case("a sentence 5 times blocks", "\n".join([*REAL[:2], SENTENCE * 5]), ("high",)),
     Case("a sentence 3 times is advice", "\n".join([*REAL[:2], SENTENCE * 3]), ("medium",)),
     Case(
+        "a sentence 5 times, closed differently, blocks",
+        "\n".join([*REAL[:2], "".join(SENTENCE.rstrip("。") + end for end in "。！。？！")]),
+        ("high",),
+    ),
+    Case(
         "the previous chapter's first paragraph again blocks",
         "\n".join(REAL[1:]),
         ("high",),

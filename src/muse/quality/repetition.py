@@ -43,6 +43,7 @@ MIN_SENTENCE = 8
 NGRAM = 12
 _SENTENCE = re.compile(r"[^。！？!?…\n]+[。！？!?…]*[”’」』]?")
 _SPACE = re.compile(r"\s+")
+_CLOSING = re.compile(r"[。！？!?…”’」』]+$")
 LOOP_ADVICE, LOOP_BLOCK = 8, 20  # back-to-back repetitions of one unit
 # share of the body's 12-grams found in the book's prose the context shows (real chapters of the
 # corpus novels against their previous five chapters: at most 0.5 %)
@@ -86,7 +87,8 @@ def _paragraphs(body: str) -> list[Finding]:
 
 
 def _sentences(body: str) -> list[Finding]:
-    sentences = [_SPACE.sub("", s) for s in _SENTENCE.findall(body)]
+    # a sentence is counted by its words, whatever closes it: 「……滋味。」 and 「……滋味！」 are one
+    sentences = [_CLOSING.sub("", _SPACE.sub("", s)) for s in _SENTENCE.findall(body)]
     counts = Counter(s for s in sentences if len(s) >= MIN_SENTENCE)
     if not counts:
         return []
