@@ -12,8 +12,9 @@ chapter's own closing formula (且听下回分解 is the story's voice, not the 
 dialogue. Lines are judged whole: a pattern must cover the line's shape, not just occur in it.
 
 Garbled text (``garbled_text``, blocking) is not prose either: the replacement character U+FFFD
-and the mojibake a broken decoding leaves (锟斤拷, 烫烫烫, 屯屯屯), control characters and
-private-use characters. A reply cut or decoded wrongly on its way is not a chapter to accept.
+and the mojibake a broken decoding leaves (锟斤拷, 烫烫烫, 屯屯屯), control characters,
+private-use characters and invisible ones (a zero-width space inside a name hides it from the
+name checks). A reply cut or decoded wrongly on its way is not a chapter to accept.
 """
 
 from __future__ import annotations
@@ -183,9 +184,14 @@ def meta_text_findings(body: str) -> list[Finding]:
     return findings
 
 
-# U+FFFD, C0 and C1 controls but tab and line breaks, private use; mojibake of broken decodings
+# U+FFFD, C0 and C1 controls but tab and line breaks, private use; invisible format characters
+# (zero-width spaces and joiners, bidi controls, word joiners, a BOM or a soft hyphen inside the
+# text: 「萧\u200b炎」 reads as 萧炎 and hides the name from every check); mojibake of broken
+# decodings
 _GARBLED = re.compile(
-    "[\ufffd\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ue000-\uf8ff]|锟斤拷|烫烫烫|屯屯屯"
+    "[\ufffd\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ue000-\uf8ff"
+    "\u00ad\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]"
+    "|锟斤拷|烫烫烫|屯屯屯"
 )
 
 
@@ -198,7 +204,7 @@ def garbled_findings(body: str) -> list[Finding]:
             at = start + match.start()
             line = _line_of(body, at)
             shown = repr(match.group())[1:-1]  # a control character shown as its escape
-            message = f"正文第 {line} 行有乱码或控制字符（{shown}），不是可接受的正文。"
+            message = f"正文第 {line} 行有乱码、控制字符或不可见字符（{shown}），不是可接受的正文。"
             findings.append(
                 Finding(
                     "garbled_text",
