@@ -34,6 +34,21 @@ CASES = (
     Case("a sentence 5 times blocks", "\n".join([*REAL[:2], SENTENCE * 5]), ("high",)),
     Case("a sentence 3 times is advice", "\n".join([*REAL[:2], SENTENCE * 3]), ("medium",)),
     Case(
+        "a line written 40 times back to back with no sentence end blocks",
+        "\n".join([*REAL[:2], "曹先生害了怕，想不起说什么好，「你快，快──」" * 40, *REAL[2:]]),
+        ("high", "high"),  # (the excerpt is short: the loop is also most of its 12-grams)
+    ),
+    Case(
+        "a line written 3 times back to back is advice",
+        "\n".join([*REAL[:2], "曹先生害了怕，想不起说什么好，「你快，快──」" * 3, *REAL[2:]]),
+        ("medium",),
+    ),
+    Case(
+        "a short sentence with its closing quote 5 times blocks",
+        "\n".join([*REAL[:2], "「不会，我教给你！」" * 5, *REAL[2:]]),
+        ("high",),
+    ),
+    Case(
         "a sentence 5 times, closed differently, blocks",
         "\n".join([*REAL[:2], "".join(SENTENCE.rstrip("。") + end for end in "。！。？！")]),
         ("high",),

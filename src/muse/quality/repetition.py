@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from muse.context import WriterContext
 from muse.quality.findings import Finding
@@ -44,11 +44,16 @@ NGRAM = 12
 _SENTENCE = re.compile(r"[^。！？!?…\n]+[。！？!?…]*[”’」』]?")
 _SPACE = re.compile(r"\s+")
 _CLOSING = re.compile(r"[。！？!?…”’」』]+$")
+_ENDED = re.compile(r"[。！？!?…][”’」』]*$")  # a sentence that ends (not one cut off: 「快──」)
 LOOP_ADVICE, LOOP_BLOCK = 8, 20  # back-to-back repetitions of one unit
 # share of the body's 12-grams found in the book's prose the context shows (real chapters of the
 # corpus novels against their previous five chapters: at most 0.5 %)
 COPY_ADVICE, COPY_BLOCK = 0.15, 0.4
 _LOOP = re.compile(rf"(.{{1,8}}?)\1{{{LOOP_ADVICE - 1},}}", re.S)
+# a unit of 9-120 characters written 3 times back to back is advice, 5 times blocks (the corpus
+# novels never write one twice in a row)
+LONG_LOOP_ADVICE, LONG_LOOP_BLOCK = 3, 5
+_LONG_LOOP = re.compile(rf"([^\n]{{9,120}}?)\1{{{LONG_LOOP_ADVICE - 1},}}")
 _WORDY = re.compile(r"[^\W\d_]")  # a letter or a Han character: not a run of dots or spaces
 
 
@@ -88,8 +93,9 @@ def _paragraphs(body: str) -> list[Finding]:
 
 def _sentences(body: str) -> list[Finding]:
     # a sentence is counted by its words, whatever closes it: 「……滋味。」 and 「……滋味！」 are one
-    sentences = [_CLOSING.sub("", _SPACE.sub("", s)) for s in _SENTENCE.findall(body)]
-    counts = Counter(s for s in sentences if len(s) >= MIN_SENTENCE)
+    # (the length bar is on the sentence as written: 「不会，我教给你！」」 is one of 8+)
+    sentences = (_SPACE.sub("", s) for s in _SENTENCE.findall(body))
+    counts = Counter(_CLOSING.sub("", s) for s in sentences if len(s) >= MIN_SENTENCE)
     if not counts:
         return []
     worst, times = counts.most_common(1)[0]
@@ -142,19 +148,44 @@ def _opening(body: str, previous: str | None) -> list[Finding]:
 
 
 def _loops(body: str) -> list[Finding]:
-    """The longest back-to-back loop of the body, if it reaches the advice bar."""
-    worst: tuple[int, int, str] | None = None  # (repetitions, start, unit)
+    """The longest back-to-back loop of the body, if it reaches the advice bar: a short unit
+    (``_LOOP``) or a sentence-long one written back to back with no break between the copies
+    (``_LONG_LOOP``: 「……「你快，快──」曹先生害了怕……」, which has no sentence end to be
+    counted by, 40 times)."""
+    worst: tuple[int, int, str, bool] | None = None  # (repetitions, start, unit, blocks)
     for m in _LOOP.finditer(body):
         unit = m.group(1)
         times = len(m.group(0)) // len(unit)
         if _WORDY.search(unit) and len(m.group(0)) >= 16 and (worst is None or times > worst[0]):
-            worst = (times, m.start(), unit)
+            worst = (times, m.start(), unit, times >= LOOP_BLOCK and times * len(unit) >= 40)
+    for m in _long_loops(body):
+        unit = m.group(1)
+        times = len(m.group(0)) // len(unit)
+        # a unit made of whole sentences is the sentence check's to report (once, not twice)
+        counted = any(
+            len(x) >= MIN_SENTENCE and _ENDED.search(x) for x in _SENTENCE.findall(unit)
+        )
+        if _WORDY.search(unit) and not counted and (worst is None or not worst[3]):
+            worst = (times, m.start(), unit, times >= LONG_LOOP_BLOCK)
     if worst is None:
         return []
-    times, start, unit = worst
-    severity = "high" if times >= LOOP_BLOCK and times * len(unit) >= 40 else "medium"
+    times, start, unit, blocks = worst
+    severity = "high" if blocks else "medium"
     message = f"循环重复：「{unit}」连续写了 {times} 遍。"
     return [_finding(body, severity, message, start, unit * times)]
+
+
+def _long_loops(body: str) -> Iterator[re.Match[str]]:
+    """``_LONG_LOOP``'s matches, searched only in the lines where a 9-character run occurs 3
+    times or more (any such loop holds one; a real line seldom does, and the search is slow)."""
+    pos = 0
+    for line in body.split("\n"):
+        size = len(line)
+        if size >= 9 * LONG_LOOP_ADVICE:
+            grams = Counter(line[i : i + 9] for i in range(size - 8))
+            if grams.most_common(1)[0][1] >= LONG_LOOP_ADVICE:
+                yield from _LONG_LOOP.finditer(body, pos, pos + size)
+        pos += size + 1
 
 
 def _copied(body: str, shown: Sequence[str]) -> list[Finding]:
