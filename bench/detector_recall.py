@@ -698,8 +698,14 @@ class Probe:
             *paragraphs[len(paragraphs) // 2 :],
         ]
         self.expect("repeated sentences", ("repetition",), stuck, f"{number}")
-        middle = len(paragraphs) // 2  # a model stuck inside a paragraph: 「……他道不好不好不好……」
-        phrase = next(w for w in rjieba.cut(paragraphs[middle]) if len(w) >= 2 and is_han(w[0]))
+        # a model stuck inside a paragraph: 「……他道不好不好不好……」 (the middle paragraph, or
+        # the next one holding a word: 「「啊！」」 holds none)
+        middle, phrase = next(
+            (i, w)
+            for i in [*range(len(paragraphs) // 2, len(paragraphs)), *range(len(paragraphs))]
+            for w in rjieba.cut(paragraphs[i])
+            if len(w) >= 2 and is_han(w[0])
+        )
         looped = [*paragraphs[:middle], paragraphs[middle] + phrase * 30, *paragraphs[middle + 1 :]]
         self.expect("a phrase looping", ("repetition",), looped, f"{number}")
         # a model handing back its evidence: the chapter's first half, then the book's prose as
@@ -858,9 +864,12 @@ def probe_book(path: Path, targets: int, only_events: bool = False) -> tuple[Tal
     numbers = sorted(numbers | {int(n) for n in _paraphrases().get(path.stem, {})})
     tally, para = Tally(), Tally()
     probe = Probe(engine, work_id, book, tally, para, only_events)
+    probed: set[int] = set()
     for number in numbers:
-        while number < last and not probe.run(number):
+        # a chapter without a derivable outline hands over to the next one not probed yet
+        while number < last and (number in probed or not probe.run(number)):
             number += 1
+        probed.add(number)
     print(
         f"\n== {path.stem}: {len(chapters)} chapters, {len(book.persons)} derived person cards, "
         f"{len(tally.real)} target chapters ({time.perf_counter() - started:.0f} s, "
