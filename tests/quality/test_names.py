@@ -155,6 +155,9 @@ def test_a_title_in_book_quotes_is_an_entity(named, lexicons):  # noqa: F811
             "太尉蒋济曰：“尚有鲁芝、辛敞，斩关夺门而出。”",
             {"鲁芝"},
         ),
+        # 骆驼祥子 chapter 9: 著 is 着 in older print, no given name (张 + 著点: 「嘴张著点儿」)
+        ("看到他的光儿；嘴可是张著点，露出点儿白牙。他身儿正往下走，嘴张著点儿。", set()),
+        ("张著远推门而入。张著远坐下。", set()),  # (the cost: a name with 著 is missed)
     ],
 )
 def test_unknown_entity_noise_filters(named, lexicons, body, reported):  # noqa: F811

@@ -72,7 +72,7 @@ ROOMS = frozenset("门堂殿房室屋楼阁寺庙院厅舍庵丈宫府")  # 禅�
 DIVISIONS = frozenset("郡州城")  # 长沙郡 is 长沙 (but 武安国 a man, 昭阳宫 a palace)
 # a single character the HMM tends to glue in front of a name: 「奉云岚宗」「过云岚宗」
 LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟去来是连将让叫")
-PARTICLES = frozenset("之的了着地得吗呢吧啊么")
+PARTICLES = frozenset("之的了着著地得吗呢吧啊么")  # 著: 着 as older print writes it (「嘴张著点儿」)
 PRONOUNS = frozenset("我你您他她它咱俺某")  # 谢 + 我: 「你若谢我」; 吴 + 某: 「吴某不才」
 BODY_PARTS = frozenset("肩手脚头眼耳口鼻腿臂背腰胸腹膝")  # 左 + 肩: 「把左肩一拍」
 DEMONSTRATIVES = frozenset("这那此彼其该本")  # 那 + 府: 「他去那府中看戏」, that mansion
