@@ -131,6 +131,18 @@ META = {
     "本书首发": lambda ps: _mid(ps, "本书首发起点中文网"),
     "上一章 目录 下一章": lambda ps: [*ps, "上一章 目录 下一章"],
     "番外标题": lambda ps: _mid(ps, "番外：林远舟的童年"),
+    # a third round: groups, ads, previews, dividers, volume headings, invisible characters in
+    # a name, chatter on a middle line
+    "书友群": lambda ps: _mid(ps, "欢迎加入书友群：123456789"),
+    "新书推荐": lambda ps: [*ps, "推荐一本好友的新书《剑来》，书号123456"],
+    "下章预告": lambda ps: [*ps, "本章完，下章预告：决战在即。"],
+    "分割线": lambda ps: _mid(ps, "————分割线————"),
+    "卷标题": lambda ps: _mid(ps, "卷二：风起青州"),
+    "尾声标题": lambda ps: _mid(ps, "尾声"),
+    "请假条": lambda ps: [*ps, "今天请假一天，明天补上。"],
+    "段中的以下是": lambda ps: _mid(ps, f"以下是第{len(ps)}章的正文："),
+    "需要我继续": lambda ps: _mid(ps, "需要我继续写下一章吗？"),
+    "纯属虚构": lambda ps: [*ps, "本文纯属虚构，如有雷同，纯属巧合。"],
     # glued to the prose of a line
     "句末（本章完）": lambda ps: [*ps[:-1], ps[-1] + "（本章完）"],
     "段中（作者的话）": lambda ps: _mid(ps[:-1], ps[-1] + "（作者的话：今天加更。）"),

@@ -23,7 +23,9 @@ for output that is degenerate beyond doubt and an advisory one below it:
   back, 啊啊啊… or 不要走不要走…, which no other measure sees when it is a small share of the
   chapter: blocking from ``LOOP_BLOCK`` repetitions covering 40+ characters, advice from
   ``LOOP_ADVICE`` covering 16+ (the corpus novels' longest run is 4: 「走，走，走，走」;
-  a web novel's 哈哈哈哈哈哈 is under the advice bar).
+  a web novel's 哈哈哈哈哈哈 is under the advice bar); or a longer unit (9–120 characters, no
+  sentence end inside it to be counted by) written back to back: advice from 3 copies, blocking
+  from 5 (「……「你快，快──」曹先生害了怕……」 40 times; the corpus novels never write one twice).
 
 Thresholds are deliberately far from real prose: on the two corpus novels (bench/detector_recall.py)
 no untouched chapter reaches an advisory threshold.
