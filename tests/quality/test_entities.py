@@ -110,6 +110,27 @@ CASES = (
     Case("长老掩上禅堂门，高剔银缸，铺开经本。", (), "禅堂 + 门: the hall's door"),
     Case("方丈门里，只见那僧官脱了衣。", (), "方丈 + 门: the abbot's door"),
     Case("他拜入天剑门已有三年。", ("天剑门",), "天剑 + 门: a sect"),
+    # 儒林外史 chapters 8-13: 蘧公孙 is called 公孙, and the sentence goes on after it
+    Case("公孙慌忙走了出来。", (), "公孙 + 慌忙: an adverb is no given name"),
+    Case("公孙把书递了过去。", (), "公孙 + 把: a preposition is no given name"),
+    Case("公孙一连三日不出门。", (), "公孙 + 一连: nor a numeral word"),
+    Case("公孙上前作揖。", (), "公孙 + 上前: nor a time word of two characters"),
+    Case(
+        "公孙进来，公孙坐下，公孙接了茶，公孙送他出门。",
+        (),
+        "公孙 before four different words: the surname stands alone",
+    ),
+    Case(
+        "公孙瓒引兵来。公孙瓒大喜。公孙瓒拔剑。公孙瓒笑了。",
+        ("公孙瓒", "公孙瓒", "公孙瓒", "公孙瓒"),
+        "公孙 + 瓒 every time: a name",
+    ),
+    # 啼笑因缘 chapters 5, 17 and 18: a verb and where it goes, a measure word, speech
+    Case("因此又换了衣服，戴上帽子。眼镜她已戴上了。", (), "戴 + 上: a verb and a locative"),
+    Case("却露出一张支票。望了那张支票笑道：", (), "一张 + 支票: a measure word"),
+    Case("张支票推门而入。张支票坐下。", ("张支票", "张支票"), "张 + 支票 uncounted: a name"),
+    Case("道：「钱呀，钱呀，有时候你」", (), "钱 + 呀: a particle of speech"),
+    Case("微笑道：「这地方景致很好。」", (), "景 + 致很: 很 follows, never ends a name"),
 )
 
 

@@ -19,7 +19,9 @@ frozen context nor declared as new settings. Two sources of names:
      holding a grammatical particle (之、的、了 …) are dropped. On classic prose the HMM calls
      many ordinary words names (湛湛, 开根, 马上遥); without a surname or a suffix they are not
      reported;
-   * a compound surname jieba cut off its given name (慕容 + 秋, 夏侯 + 雪衣) is joined back, and
+   * a compound surname jieba cut off its given name (慕容 + 秋, 夏侯 + 雪衣) is joined back
+     (:mod:`muse.quality.compound_names`: not to a word that carries the sentence on, 公孙 +
+     慌忙, nor where the surname stands alone before four different words, 儒林外史's 公孙), and
      so is a single surname cut off its given name (苏 + 晚晴) when the name occurs twice or a
      gesture follows it (推门、冷笑、拱手 …);
    * dictionary words tagged as a person that are **3 or more characters** (赵无极), unless
@@ -42,7 +44,6 @@ block.
 
 from __future__ import annotations
 
-import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
@@ -57,51 +58,41 @@ from muse.core.errors import InvalidInput
 from muse.core.segmentation import shared_jieba
 from muse.core.text import all_han
 from muse.knowledge import TermAppearance, card_type, term_appearances
+from muse.quality.compound_names import joined_surnames, used_alone
+from muse.quality.entity_words import (
+    ADDRESS,
+    AFTER_NAME,
+    BODY_PARTS,
+    CARRYING,
+    COUNTERS,
+    DEMONSTRATIVES,
+    DETERMINERS,
+    DIVISIONS,
+    FUNCTION_WORD_TAGS,
+    GESTURE,
+    HONORIFICS,
+    LEADING_FUNCTION,
+    LEADING_VERB,
+    LOCATIVES,
+    MAX_CHARS,
+    MEASURES,
+    NOUN_TAGS,
+    NUMERALS,
+    PARTICLES,
+    PERSON_TAGS,
+    PLACE_ORG_SUFFIXES,
+    PRONOUNS,
+    PROPER_TAGS,
+    ROOMS,
+    char_tag,
+    word_tag,
+)
 from muse.quality.leak import dating_owners
 from muse.quality.surnames import COMPOUND, SAID, SINGLE, TITLES, surname_of, title_straddled
 from muse.works import chapter_bytes_after, chapter_hashes
 
 if TYPE_CHECKING:
     import rjieba
-
-PROPER_TAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
-NOUN_TAGS = frozenset({"n", "ng", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
-# suffixes that make a coined place or organisation name (spec 000 §4: 地名、组织)
-PLACE_ORG_SUFFIXES = frozenset("镇城村峰谷宗门派帮寨殿阁宫府岛洲州郡国庄堡寺观楼塔崖洞")
-ROOMS = frozenset("门堂殿房室屋楼阁寺庙院厅舍庵丈宫府")  # 禅堂 + 门 「掩上禅堂门」: a door
-DIVISIONS = frozenset("郡州城")  # 长沙郡 is 长沙 (but 武安国 a man, 昭阳宫 a palace)
-# a single character the HMM tends to glue in front of a name: 「奉云岚宗」「过云岚宗」
-LEADING_FUNCTION = frozenset("奉过从向往到在于自对把被给和与跟去来是连将让叫")
-PARTICLES = frozenset("之的了着著地得吗呢吧啊么")  # 著: 着 as older print writes it (「嘴张著点儿」)
-PRONOUNS = frozenset("我你您他她它咱俺某")  # 谢 + 我: 「你若谢我」; 吴 + 某: 「吴某不才」
-BODY_PARTS = frozenset("肩手脚头眼耳口鼻腿臂背腰胸腹膝")  # 左 + 肩: 「把左肩一拍」
-DEMONSTRATIVES = frozenset("这那此彼其该本")  # 那 + 府: 「他去那府中看戏」, that mansion
-HONORIFICS = frozenset("贵敝宝尊寒舍令")  # 贵 + 庄: 「欲借贵庄投宿」, your manor
-# words for "all of them" that a place suffix follows as a noun: 全部 + 门 「全部门的人」
-DETERMINERS = frozenset({"全部", "全体", "所有", "整个", "各个", "每个", "其他", "其它", "一些"})
-LOCATIVES = frozenset("内中里外上下前后")  # where in a thing: 武库 + 内
-LEADING_VERB = frozenset("取攻至保守入出到往向在于自从现过近离回奔投围破据")
-PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
-PLACE_WORD_TAGS = frozenset({"f", "s"})  # jieba's locatives (坟内, 之后) and place words (城外)
-FUNCTION_WORD_TAGS = frozenset({"m", "q", "r", "d", "c", "p", "f"})  # numeral, measure … locative
-# what follows a name in a sentence, never the end of a given name: 「慕容秋说罢」
-AFTER_NAME = frozenset(
-    "说道曰云笑问答叫喊见来去了着过也又便就却都皆亦乃遂到至为者率领令闻听谓与同及其所以而于在自"
-    "从往向入出回归拜叹喜惊怒两百千万等众辈俱只曾已将欲可能当即何别谢寻有谏"
-    "看想走瞧瞪瞥盯"  # a modern chapter's looks and thoughts: 「他盯着陆沉看了很久」
-)
-MAX_CHARS = 6
-# what only a person does, right after their name: 「顾长歌推门而入」「苏晚晴冷笑一声」; the
-# multi-character part of names.py's action cue (a one-character 道、曰、问 … after a surname
-# and a character joins far more sentence pieces than names: 孔融叱、宫谓邈、左右喝)
-CUE_LEAD = r"(?:[又便却也正忽已都才就还只先])?(?:连忙|急忙|赶紧|微微|轻轻|缓缓|冷冷|淡淡)?"
-GESTURE_WORDS = (
-    "说道|笑道|问道|答道|冷笑|苦笑|点头|点了点头|摇头|摇了摇头|皱眉|抬头|低头|起身|站起|"
-    "转身|推门|走进|拱手|抱拳|拔剑|挥手|伸手|开口"
-)
-GESTURE = re.compile(f"{CUE_LEAD}(?:{GESTURE_WORDS})")
-ADDRESS = frozenset("郎公氏婆翁叟伯叔兄弟妹姐娘嫂王帝侯妃爷")
-NUMERALS = frozenset("一二三四五六七八九十两百千万几众诸")  # 二人、两位: not 一凡、三丰
 
 
 @dataclass(frozen=True)
@@ -266,17 +257,21 @@ class EntitySpan:
     how: str  # coined | dictionary | suffix | recurring
 
 
-def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
+def tagged_entities(
+    text: str, offset: int = 0, alone: frozenset[str] | None = None
+) -> list[EntitySpan]:
     """Proper-noun-like words of ``text`` by the rules of the module docstring.
 
     ``text`` should hold no dictionary term of the work (the caller cuts them out first);
-    offsets are shifted by ``offset``.
+    offsets are shifted by ``offset``. ``alone``: the compound surnames used alone in the whole
+    text ``text`` was cut from (:func:`used_alone`; by default, in ``text``).
     """
     jieba = shared_jieba()  # the process's one jieba, shared with the index tokenizer
     spans: list[EntitySpan] = []
     previous: tuple[str, str, int] | None = None
     pos = offset
-    tokens = list(_joined_surnames(jieba, jieba.tag(text, hmm=True)))
+    alone = used_alone(text) if alone is None else alone
+    tokens = list(joined_surnames(jieba, jieba.tag(text, hmm=True), alone))
     for word, tag in tokens:
         # the first tests of _suffixed and _entity, inline: most tokens fail them
         merged = (
@@ -301,48 +296,6 @@ def tagged_entities(text: str, offset: int = 0) -> list[EntitySpan]:
             spans.append(extra)
     spans.sort(key=lambda s: s.start)
     return spans
-
-
-def _joined_surnames(
-    jieba: rjieba.Jieba, tokens: Iterable[tuple[str, str]]
-) -> list[tuple[str, str]]:
-    """jieba's tokens, with a compound surname joined to the given name it was cut from."""
-    tokens = list(tokens)
-    out: list[tuple[str, str]] = []
-    i, last = 0, len(tokens) - 1
-    while i <= last:
-        word, tag = tokens[i]
-        # a compound surname (慕容) or one with a character glued on (慕容秋 cut as 慕容秋 + …)
-        if word[:2] in COMPOUND and 2 <= len(word) <= 3:
-            nxt, nxt_tag = tokens[i + 1] if i < last else ("", "")
-            # a locative or a place word is where, not who: 轩辕 + 坟内 (「在轩辕坟内」)
-            given = (
-                _given_after(jieba, nxt)
-                if (len(word) == 2 or len(nxt) == 1) and nxt_tag not in PLACE_WORD_TAGS
-                else None
-            )
-            if given is not None:
-                out.append((word + given, "nr"))
-                if given != nxt:
-                    out.append((nxt[len(given) :], tokens[i + 1][1]))
-                i += 2
-                continue
-        out.append((word, tag))
-        i += 1
-    return out
-
-
-def _given_after(jieba: rjieba.Jieba, nxt: str) -> str | None:
-    """The given name at the start of ``nxt`` (one or two characters), or None: none in a
-    dictionary word of three or more characters (诸葛 + 神机妙算) and none that is a dictionary
-    place (诸葛 + 西城: 「诸葛西城退敌时」)."""
-    if not nxt or not all_han(nxt) or nxt[0] in AFTER_NAME or nxt[0] in PARTICLES:
-        return None
-    if len(nxt) >= 3 and jieba.has_word(nxt):
-        return None
-    if len(nxt) <= 2 and nxt[-1] not in AFTER_NAME:
-        return None if len(nxt) == 2 and word_tag(jieba, nxt) == "ns" else nxt
-    return nxt[:1]
 
 
 def _recurring_names(
@@ -373,6 +326,9 @@ def _recurring_names(
                 and nxt[-1] not in AFTER_NAME
                 and not any(c in PARTICLES for c in joined)
                 and not jieba.has_word(joined)
+                # 戴 + 上 「戴上帽子」: a verb and where it goes; 一张 + 支票: a measure word
+                and not (len(nxt) == 1 and char_tag(jieba, nxt).startswith(CARRYING))
+                and not (word in MEASURES and text[pos - offset - 1 : pos - offset] in COUNTERS)
             ):
                 yield EntitySpan(joined, pos, pos + len(joined), "recurring")
         pos += len(word)
@@ -451,11 +407,6 @@ def _role_word(jieba: rjieba.Jieba, word: str) -> bool:
     return word[-1] in ADDRESS and word_tag(jieba, word[:-1]) == "n"
 
 
-def char_tag(jieba: rjieba.Jieba, char: str) -> str:
-    """jieba's dictionary tag of one character on its own."""
-    return jieba.tag(char, hmm=False)[0][1]
-
-
 def ordinary_pair(jieba: rjieba.Jieba, word: str) -> bool:
     """Whether a two-character word reads as an ordinary word by jieba's dictionary: its first
     character is an adverb or a pronoun (尚温: 「其酒尚温」; 何幸), or an adjective, a verb or a
@@ -469,14 +420,6 @@ def ordinary_pair(jieba: rjieba.Jieba, word: str) -> bool:
     if first in ("d", "r") or (first in MODIFIER_TAGS or first == "n") and second in CONTENT_TAGS:
         return True
     return jieba.has_word(word[::-1])
-
-
-def word_tag(jieba: rjieba.Jieba, word: str) -> str:
-    """The dictionary's tag of ``word`` when it is one dictionary word, else ""."""
-    if not jieba.has_word(word):
-        return ""
-    tags = jieba.tag(word, hmm=False)
-    return tags[0][1] if len(tags) == 1 else ""
 
 
 def _opens_clause(jieba: rjieba.Jieba, given: str) -> bool:

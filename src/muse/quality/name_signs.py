@@ -15,14 +15,14 @@ import re
 from collections.abc import Callable
 
 from muse.core.segmentation import shared_jieba
-from muse.quality.entities import (
+from muse.quality.entities import ordinary_pair
+from muse.quality.entity_words import (
     AFTER_NAME,
     CUE_LEAD,
     GESTURE_WORDS,
     NUMERALS,
     PERSON_TAGS,
     char_tag,
-    ordinary_pair,
     word_tag,
 )
 from muse.quality.surnames import COMPOUND, TITLES, surname_of

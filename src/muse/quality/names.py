@@ -38,7 +38,9 @@ from muse.core.segmentation import shared_jieba
 from muse.core.text import normalize_text
 from muse.knowledge import TermMatcher
 from muse.planning import FineOutline
-from muse.quality.entities import PARTICLES, EntityLexicon, tagged_entities
+from muse.quality.compound_names import used_alone
+from muse.quality.entities import EntityLexicon, tagged_entities
+from muse.quality.entity_words import PARTICLES
 from muse.quality.findings import Finding
 from muse.quality.leak import LeakLexicon
 from muse.quality.name_signs import household, poem_or_piece, post_before, worth_reporting
@@ -90,8 +92,9 @@ def _context_names(context: WriterContext, dictionary: tuple[str, ...]) -> Conte
     names = set(_explicit_names(context))
     spans = list(_matches(text, {t: KNOWN for t in (*dictionary, *names)}))
     names |= {s.term for s in spans}
+    alone = used_alone(text)
     for start, end in _gaps(spans, len(text)):
-        names |= {e.text for e in tagged_entities(text[start:end], start)}
+        names |= {e.text for e in tagged_entities(text[start:end], start, alone)}
     return ContextNames(frozenset(normalize_text(n) for n in names if n), text)
 
 
@@ -137,8 +140,9 @@ def name_findings(
     body = output.candidate_body
     if entity_lexicon is not None:
         spans = list(_matches(body, categories))
+        alone = used_alone(body)
         for start, end in _gaps(spans, len(body)):
-            for e in tagged_entities(body[start:end], start):
+            for e in tagged_entities(body[start:end], start, alone):
                 categories.setdefault(e.text, TAGGED)
         for term in _introduced(body):
             categories.setdefault(term, TAGGED)

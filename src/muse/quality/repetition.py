@@ -164,9 +164,7 @@ def _loops(body: str) -> list[Finding]:
         unit = m.group(1)
         times = len(m.group(0)) // len(unit)
         # a unit made of whole sentences is the sentence check's to report (once, not twice)
-        counted = any(
-            len(x) >= MIN_SENTENCE and _ENDED.search(x) for x in _SENTENCE.findall(unit)
-        )
+        counted = any(len(x) >= MIN_SENTENCE and _ENDED.search(x) for x in _SENTENCE.findall(unit))
         if _WORDY.search(unit) and not counted and (worst is None or not worst[3]):
             worst = (times, m.start(), unit, times >= LONG_LOOP_BLOCK)
     if worst is None:

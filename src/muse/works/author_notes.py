@@ -48,9 +48,7 @@ CLOSE_BRACKET = r"\s*[）)】\]〕」』]?"
 CHAPTER_TITLE = rf"第[{_NUM}]+[章回节卷]"
 # the words that open an author's note, and a chapter-end formula (whole lines and glued ones)
 NOTE_WORDS = "作者的话|作者有话说|作者有话要说|作者题外话|作者按|作者注|作者留言"
-CHAPTER_END = (
-    rf"(?:本章完|本章结束|全文完|全书完|未完待续|待续|{CHAPTER_TITLE}(?:完|终|结束)|卷[{_NUM}]+[完终])"
-)
+CHAPTER_END = rf"(?:本章完|本章结束|全文完|全书完|未完待续|待续|{CHAPTER_TITLE}(?:完|终|结束)|卷[{_NUM}]+[完终])"
 _CLOSERS = "）)】]"
 _DASHES = r"[-—～~\s]*"
 _URL = (
@@ -148,7 +146,9 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
         "更新说明",
     ),
     (
-        re.compile(rf"^{OPEN_BRACKET}作者\s*[：:]\s*[^，。！？,.!?\s）)】\]]{{1,16}}{CLOSE_BRACKET}$"),
+        re.compile(
+            rf"^{OPEN_BRACKET}作者\s*[：:]\s*[^，。！？,.!?\s）)】\]]{{1,16}}{CLOSE_BRACKET}$"
+        ),
         "作者署名",
     ),
     (
