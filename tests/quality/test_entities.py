@@ -269,3 +269,16 @@ def test_the_book_is_read_on_the_first_question_and_only_once() -> None:
     assert lexicon.in_book("苏晴") and not lexicon.in_book("韩立")
     assert lexicon.chapters_using("。", 5) == 2 and lexicon.chapters_so_far() == 2
     assert reads == [1]
+
+
+def test_a_compound_surname_used_alone_is_judged_over_the_whole_text() -> None:
+    from muse.quality.compound_names import used_alone
+
+    # 儒林外史: 公孙 before four different characters stands alone
+    assert used_alone("公孙进来，公孙坐下，公孙接了茶，公孙送他。") == frozenset({"公孙"})
+    assert used_alone("公孙瓒来。公孙瓒去。公孙渊到。") == frozenset()
+    # the caller judges it over the text around the known names (names.py): a segment of it
+    # is tagged as the whole text says
+    text = "拱手道：在下夏侯雪衣，久仰。"
+    assert [e.text for e in tagged_entities(text)] == ["夏侯雪衣"]
+    assert [e.text for e in tagged_entities(text, alone=frozenset({"夏侯"}))] == []

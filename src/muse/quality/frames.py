@@ -49,12 +49,14 @@ def in_its_place(
     """What stands in ``term``'s place in ``body`` within the outline's own frame around it
     (:func:`changed_in_place`), or None when the frame is not there. Only another word counts:
     Han characters, none of them the term's (a word that keeps one is a variant of it: 斩断 and
-    劈断, 师父 and 师傅, 军队 and 军马), and no name of the work (``everyone``: an outline's 师父
+    劈断, 师父 and 师傅, 军队 and 军马; but not one that keeps only a locative or a suffix,
+    ``LIGHT``: 城里 for 省里, 身上 for 村上, 公子 for 小子 are other words), and no name of the work (``everyone``: an outline's 师父
     may be the 长老 of the prose). Between two sides of the outline's words, the other word may
     be a character shorter or longer (人参果 for 果子 is a change all the same); at the edge of
     the event, where one side is open, only a word of the term's length counts (a shorter one
     would be any first characters of whatever stands there)."""
-    own = "".join(regex.escape(c) for c in set(term))
+    heavy = set(term) - LIGHT
+    own = "".join(regex.escape(c) for c in (heavy or set(term)))
     for left, right, anchored in _frames(event, term, missing, names):
         fewest, most = (max(1, len(term) - 1), len(term) + 1) if anchored else (len(term),) * 2
         gap = f"((?:(?![{own}])\\p{{Script=Han}}){{{fewest},{most}}})"
@@ -88,6 +90,8 @@ def name_in_its_place(
 
 
 LONGEST_NAME = 6
+# characters a word shares with another without being a variant of it: locatives and suffixes
+LIGHT = frozenset("里上下中内外前后边旁头子儿们者")
 
 
 def _frames(

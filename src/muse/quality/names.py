@@ -92,8 +92,9 @@ def _context_names(context: WriterContext, dictionary: tuple[str, ...]) -> Conte
     names = set(_explicit_names(context))
     spans = list(_matches(text, {t: KNOWN for t in (*dictionary, *names)}))
     names |= {s.term for s in spans}
-    alone = used_alone(text)
-    for start, end in _gaps(spans, len(text)):
+    gaps = list(_gaps(spans, len(text)))
+    alone = used_alone("\n".join(text[start:end] for start, end in gaps))
+    for start, end in gaps:
         names |= {e.text for e in tagged_entities(text[start:end], start, alone)}
     return ContextNames(frozenset(normalize_text(n) for n in names if n), text)
 
@@ -140,8 +141,10 @@ def name_findings(
     body = output.candidate_body
     if entity_lexicon is not None:
         spans = list(_matches(body, categories))
-        alone = used_alone(body)
-        for start, end in _gaps(spans, len(body)):
+        # (used alone between the known names: 司马懿, 司马昭 … are no sign that 司马 is)
+        gaps = list(_gaps(spans, len(body)))
+        alone = used_alone("\n".join(body[start:end] for start, end in gaps))
+        for start, end in gaps:
             for e in tagged_entities(body[start:end], start, alone):
                 categories.setdefault(e.text, TAGGED)
         for term in _introduced(body):
