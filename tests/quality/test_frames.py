@@ -60,6 +60,8 @@ def test_a_name_in_its_place(event: str, body: str, other: str | None) -> None:
         # 儒林外史 chapters 19 and 36: a locative or a suffix kept is no variant
         ("你到省里来，和这些人相与做甚么", "省里", "你到城里来，和这些人相与做甚么", "城里"),
         ("远村上有一个姓郑的人家请他", "村上", "远身上有一个姓郑的人家请他", "身上"),
+        # 骆驼祥子 chapter 7: the infix of a verb's complement
+        ("曹先生害了怕，想不起说什么好", "想不起", "曹先生害了怕，拦不住说什么好", "拦不住"),
         # a word that keeps a character of the term's own is a variant of it
         ("他一刀斩断了石碑，转身就走", "斩断", "他一刀劈断了石碑，转身就走", None),
         ("他拜了师父，下山去了", "师父", "他拜了师傅，下山去了", None),

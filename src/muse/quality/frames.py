@@ -50,7 +50,7 @@ def in_its_place(
     (:func:`changed_in_place`), or None when the frame is not there. Only another word counts:
     Han characters, none of them the term's (a word that keeps one is a variant of it: 斩断 and
     劈断, 师父 and 师傅, 军队 and 军马; but not one that keeps only a locative or a suffix,
-    ``LIGHT``: 城里 for 省里, 身上 for 村上, 公子 for 小子 are other words), and no name of the work (``everyone``: an outline's 师父
+    ``LIGHT``: 城里 for 省里, 身上 for 村上, 公子 for 小子, 拦不住 for 想不起 are other words), and no name of the work (``everyone``: an outline's 师父
     may be the 长老 of the prose). Between two sides of the outline's words, the other word may
     be a character shorter or longer (人参果 for 果子 is a change all the same); at the edge of
     the event, where one side is open, only a word of the term's length counts (a shorter one
@@ -90,8 +90,9 @@ def name_in_its_place(
 
 
 LONGEST_NAME = 6
-# characters a word shares with another without being a variant of it: locatives and suffixes
-LIGHT = frozenset("里上下中内外前后边旁头子儿们者")
+# characters a word shares with another without being a variant of it: locatives, suffixes and
+# the infixes of a verb's complement (想不起 and 拦不住 are two deeds)
+LIGHT = frozenset("里上下中内外前后边旁头子儿们者不得")
 
 
 def _frames(
