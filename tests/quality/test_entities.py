@@ -116,9 +116,9 @@ CASES = (
     Case("公孙一连三日不出门。", (), "公孙 + 一连: nor a numeral word"),
     Case("公孙上前作揖。", (), "公孙 + 上前: nor a time word of two characters"),
     Case(
-        "公孙进来，公孙坐下，公孙接了茶，公孙送他出门。",
+        "公孙道：“不敢。”公孙便坐下，公孙把茶接了，公孙进来，公孙送他出门。",
         (),
-        "公孙 before four different words: the surname stands alone",
+        "公孙 before four different words, speaking and going on: the surname stands alone",
     ),
     Case(
         "公孙瓒引兵来。公孙瓒大喜。公孙瓒拔剑。公孙瓒笑了。",
@@ -275,8 +275,10 @@ def test_a_compound_surname_used_alone_is_judged_over_the_whole_text() -> None:
     from muse.quality.compound_names import used_alone
 
     # 儒林外史: 公孙 before four different characters stands alone
-    assert used_alone("公孙进来，公孙坐下，公孙接了茶，公孙送他。") == frozenset({"公孙"})
+    assert used_alone("公孙道：“不敢。”公孙便坐下，公孙把茶接了，公孙进来。") == {"公孙"}
     assert used_alone("公孙瓒来。公孙瓒去。公孙渊到。") == frozenset()
+    # 三国演义 119: a clan's names in a row, none speaking: 司马 does not stand alone there
+    assert used_alone("司马钧，钧生司马量，量生司马隽，隽生司马防，防生司马懿。") == frozenset()
     # the caller judges it over the text around the known names (names.py): a segment of it
     # is tagged as the whole text says
     text = "拱手道：在下夏侯雪衣，久仰。"

@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from muse.core.text import all_han
+from muse.core.segmentation import shared_jieba
+from muse.core.text import all_han, is_han
 from muse.quality.entity_words import (
     AFTER_NAME,
     CARRYING,
@@ -59,13 +60,25 @@ def joined_surnames(
 
 def used_alone(text: str) -> frozenset[str]:
     """The compound surnames of ``text`` followed by ``ALONE_BEFORE`` different characters or
-    more: there the surname is someone's short name or a common noun (蘧公孙 called 公孙 in
-    儒林外史: 「公孙慌忙」「公孙是」「公孙把」「公孙上前」), not a name begun each time (慕容秋 is
-    慕容 + 秋 every time)."""
+    more, twice or more by what carries a sentence on (a speech or action word of ``AFTER_NAME``,
+    an adverb, a preposition …: ``CARRYING``): there the surname is someone's short name or a
+    common noun (蘧公孙 called 公孙 in 儒林外史: 「公孙道」「公孙是」「公孙把」「公孙便」), not a
+    name begun each time (慕容秋 is 慕容 + 秋 every time; 三国演义 119 lists the 司马 clan,
+    司马钧、司马量、司马隽、司马防, names all)."""
     after: dict[str, set[str]] = {}
     for found in _COMPOUND_AT.finditer(text):
         after.setdefault(found.group(1), set()).add(found.group(2))
-    return frozenset(word for word, chars in after.items() if len(chars) >= ALONE_BEFORE)
+    jieba = shared_jieba()
+    return frozenset(
+        word
+        for word, chars in after.items()
+        if len(chars) >= ALONE_BEFORE
+        and sum(text.count(word + c) for c in chars if _carries(jieba, c)) >= 2
+    )
+
+
+def _carries(jieba: rjieba.Jieba, char: str) -> bool:
+    return char in AFTER_NAME or (is_han(char) and char_tag(jieba, char).startswith(CARRYING))
 
 
 ALONE_BEFORE = 4
