@@ -94,13 +94,8 @@ def _given_after(jieba: rjieba.Jieba, nxt: str) -> str | None:
         return None
     if len(nxt) >= 3 and jieba.has_word(nxt):
         return None
-    if len(nxt) <= 2 and nxt[-1] not in AFTER_NAME:
-        given = nxt
-        if len(nxt) == 2 and word_tag(jieba, nxt) == "ns":
-            return None
-    else:
-        given = nxt[:1]
+    given = nxt if len(nxt) <= 2 and nxt[-1] not in AFTER_NAME else nxt[:1]
     if len(given) == 2:
         tag = word_tag(jieba, given)
-        return None if tag.startswith((*CARRYING, "t")) else given
+        return None if tag == "ns" or tag.startswith((*CARRYING, "t")) else given
     return None if char_tag(jieba, given).startswith(CARRYING) else given

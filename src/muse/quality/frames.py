@@ -49,9 +49,10 @@ def in_its_place(
     """What stands in ``term``'s place in ``body`` within the outline's own frame around it
     (:func:`changed_in_place`), or None when the frame is not there. Only another word counts:
     Han characters, none of them the term's (a word that keeps one is a variant of it: 斩断 and
-    劈断, 师父 and 师傅, 军队 and 军马; but not one that keeps only a locative or a suffix,
-    ``LIGHT``: 城里 for 省里, 身上 for 村上, 公子 for 小子, 拦不住 for 想不起 are other words), and no name of the work (``everyone``: an outline's 师父
-    may be the 长老 of the prose). Between two sides of the outline's words, the other word may
+    劈断, 师父 and 师傅, 军队 and 军马; but not one that keeps only a locative, a suffix or an
+    infix, ``LIGHT``: 城里 for 省里, 身上 for 村上, 公子 for 小子, 拦不住 for 想不起 are other
+    words), and no name of the work (``everyone``: an outline's 师父 may be the 长老 of the
+    prose). Between two sides of the outline's words, the other word may
     be a character shorter or longer (人参果 for 果子 is a change all the same); at the edge of
     the event, where one side is open, only a word of the term's length counts (a shorter one
     would be any first characters of whatever stands there)."""

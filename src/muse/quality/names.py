@@ -39,7 +39,7 @@ from muse.core.text import normalize_text
 from muse.knowledge import TermMatcher
 from muse.planning import FineOutline
 from muse.quality.compound_names import used_alone
-from muse.quality.entities import EntityLexicon, tagged_entities
+from muse.quality.entities import EntityLexicon, EntitySpan, tagged_entities
 from muse.quality.entity_words import PARTICLES
 from muse.quality.findings import Finding
 from muse.quality.leak import LeakLexicon
@@ -92,10 +92,7 @@ def _context_names(context: WriterContext, dictionary: tuple[str, ...]) -> Conte
     names = set(_explicit_names(context))
     spans = list(_matches(text, {t: KNOWN for t in (*dictionary, *names)}))
     names |= {s.term for s in spans}
-    gaps = list(_gaps(spans, len(text)))
-    alone = used_alone("\n".join(text[start:end] for start, end in gaps))
-    for start, end in gaps:
-        names |= {e.text for e in tagged_entities(text[start:end], start, alone)}
+    names |= {e.text for e in _tagged_between(text, spans)}
     return ContextNames(frozenset(normalize_text(n) for n in names if n), text)
 
 
@@ -141,12 +138,8 @@ def name_findings(
     body = output.candidate_body
     if entity_lexicon is not None:
         spans = list(_matches(body, categories))
-        # (used alone between the known names: 司马懿, 司马昭 … are no sign that 司马 is)
-        gaps = list(_gaps(spans, len(body)))
-        alone = used_alone("\n".join(body[start:end] for start, end in gaps))
-        for start, end in gaps:
-            for e in tagged_entities(body[start:end], start, alone):
-                categories.setdefault(e.text, TAGGED)
+        for e in _tagged_between(body, spans):
+            categories.setdefault(e.text, TAGGED)
         for term in _introduced(body):
             categories.setdefault(term, TAGGED)
     spans = list(_matches(body, categories))
@@ -296,6 +289,16 @@ def _matches(text: str, categories: dict[str, str]) -> Iterator[_Span]:
         start = text.find(term, pos)  # the leftmost occurrence at or after the last match
         pos = start + len(term)
         yield _Span(term, start, pos, categories[term])
+
+
+def _tagged_between(text: str, spans: list[_Span]) -> Iterator[EntitySpan]:
+    """The tagger's entities in the text between the known names ``spans`` of ``text``; whether
+    a compound surname stands alone is judged on that text too (the cards' 司马懿, 司马昭 … are no
+    sign that 司马 does)."""
+    gaps = list(_gaps(spans, len(text)))
+    alone = used_alone("\n".join(text[start:end] for start, end in gaps))
+    for start, end in gaps:
+        yield from tagged_entities(text[start:end], start, alone)
 
 
 def _gaps(spans: list[_Span], length: int) -> Iterator[tuple[int, int]]:
