@@ -33,7 +33,15 @@ $(YAML_STAMP): $(PACKAGED_YAML) | $(STAMP)
 	$(BIN)/python -m muse.core.packaged_yaml
 	touch $(YAML_STAMP)
 
-install: $(STAMP) $(TEMPLATE_STAMP) $(YAML_STAMP)
+# What the modules compile at import (dataclass methods, regular expressions), recorded once
+# (muse.core.compile_cache), again whenever a module changes: a stale entry is never used.
+SOURCES := $(shell find src/muse -name '*.py' -not -path '*/__pycache__/*')
+COMPILE_CACHE := src/muse/__compilecache__/.stamp
+$(COMPILE_CACHE): $(SOURCES) $(STAMP)
+	$(BIN)/python -m muse.core.compile_cache
+	touch $(COMPILE_CACHE)
+
+install: $(STAMP) $(TEMPLATE_STAMP) $(YAML_STAMP) $(COMPILE_CACHE)
 
 demo: install
 	$(BIN)/python -m muse.demo

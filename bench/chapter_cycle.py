@@ -33,6 +33,7 @@ from sqlalchemy import select  # noqa: E402
 from startup import instructions  # noqa: E402
 from synthetic_book import synthetic_web_novel  # noqa: E402
 
+import muse.cli  # noqa: E402, F401  (as the muse command: compiled at install, not at import)
 from context import outline  # noqa: E402  (the same fine outline as bench/context.py)
 from muse import offline  # noqa: E402
 from muse.agents.providers.offline import OfflineProvider  # noqa: E402

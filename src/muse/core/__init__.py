@@ -9,6 +9,7 @@ them (docs/architecture.md §2).
 __all__ = [
     "canonical",
     "clock",
+    "compile_cache",
     "contract",
     "errors",
     "faces",

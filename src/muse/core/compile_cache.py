@@ -1,0 +1,272 @@
+"""What Python compiles while muse's modules load, kept from one process to the next.
+
+Loading the modules of ``muse write`` defines ~170 dataclasses and compiles ~150 regular
+expressions, and Python 3.11 redoes both in every process. ``@dataclass`` writes each class's
+``__init__``, ``__repr__``, ``__eq__`` … as source text and compiles it (``exec``, six times for a
+frozen class), and ``re.compile`` parses a pattern and generates its program in pure Python.
+Together that is about a fifth of the whole ``muse write`` process (~805 M instructions). ``make install`` records what
+they compile while every muse module is imported (``python -m muse.core.compile_cache``) and
+writes it to ``muse/__compilecache__/<interpreter>.marshal``; a process started by the ``muse``
+command (:func:`install`, from ``muse.cli``) takes an entry instead of compiling again.
+
+Never stale and never required:
+
+* an entry's key is the whole input of the compiler: the exact source text of the function
+  (``exec`` of a code object compiled from that text, with the same globals and namespace, is
+  what ``exec`` of the text does), or the pattern and its flags. An edited class or pattern has
+  another key, so it is compiled afresh;
+* the file is read only when its header names this very interpreter (``sys.version``, the
+  regular-expression engine's ``MAGIC`` and the optimisation level); a missing, unreadable or
+  foreign file only means compiling as before;
+* ``re.DEBUG`` patterns are never taken from it (compiling them prints).
+
+Python 3.13+ writes a dataclass's methods in one ``exec``; the cache still serves it the same way.
+"""
+
+from __future__ import annotations
+
+import marshal
+import re
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+_PACKAGE = Path(__file__).resolve().parents[1]  # the muse package
+CACHE_DIR = "__compilecache__"
+
+_regex_compiler: Any = getattr(re, "_compiler", None)  # 3.11+: the pure-Python compiler
+
+
+def cache_file(package: Path = _PACKAGE) -> Path:
+    return package / CACHE_DIR / f"{sys.implementation.cache_tag}.marshal"
+
+
+def _header() -> tuple[str, int, int]:
+    magic = getattr(getattr(_regex_compiler, "_sre", None), "MAGIC", 0)
+    return (sys.version, magic, sys.flags.optimize)
+
+
+class _Cache:
+    """The entries of one cache file, read on first use."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._functions: dict[str, bytes] | None = None
+        self._patterns: dict[tuple[str | bytes, int], bytes] = {}
+        self.hits = 0
+
+    def _load(self) -> None:
+        self._functions = {}
+        try:
+            header, functions, patterns = marshal.loads(self.path.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            return
+        if header != _header():
+            return
+        self._functions, self._patterns = functions, patterns
+
+    def function(self, text: str) -> Any:
+        if self._functions is None:
+            self._load()
+        assert self._functions is not None
+        return self._take(self._functions.get(text))
+
+    def pattern(self, key: tuple[str | bytes, int]) -> tuple[Any, ...] | None:
+        if self._functions is None:
+            self._load()
+        entry: tuple[Any, ...] | None = self._take(self._patterns.get(key))
+        return entry
+
+    def _take(self, entry: bytes | None) -> Any:
+        if entry is None:
+            return None
+        try:
+            value = marshal.loads(entry)
+        except (EOFError, ValueError, TypeError):  # a damaged entry: compiled afresh
+            return None
+        self.hits += 1
+        return value
+
+
+_installed: _Cache | None = None
+_recording = False  # ``make install`` is recording: nothing is served
+
+
+def install(path: Path | None = None) -> None:
+    """Serve dataclass methods and regular expressions from the cache file (once per process)."""
+    global _installed
+    if _installed is not None or _recording or _regex_compiler is None:
+        return
+    import dataclasses
+
+    cache = _Cache(path or cache_file())
+    _installed = cache
+    dataclasses.exec = _cached_exec(cache)  # type: ignore[attr-defined]  # shadows the builtin
+    _regex_compiler.compile = _cached_compile(cache, _regex_compiler.compile)
+
+
+def installed() -> _Cache | None:
+    return _installed
+
+
+def uninstall() -> None:
+    """Undo :func:`install` (tests)."""
+    global _installed
+    if _installed is None:
+        return
+    import dataclasses
+
+    del dataclasses.exec  # type: ignore[attr-defined]
+    _regex_compiler.compile = _regex_compiler.compile.__wrapped__
+    _installed = None
+
+
+def _cached_exec(cache: _Cache) -> Callable[..., None]:
+    def cached_exec(source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002
+        if isinstance(source, str):
+            # compiled as in dataclasses, which has no __future__ import: exec of the text here
+            # would inherit this module's (annotations would become strings)
+            source = cache.function(source) or compile(
+                source, "<string>", "exec", dont_inherit=True
+            )
+        exec(source, globals, locals)
+
+    return cached_exec
+
+
+def _cached_compile(cache: _Cache, compile_: Callable[..., Any]) -> Callable[..., Any]:
+    sre = _regex_compiler._sre
+
+    def cached_compile(p: Any, flags: int = 0) -> Any:
+        if isinstance(p, str | bytes) and not flags & re.DEBUG:
+            entry = cache.pattern((p, int(flags)))
+            if entry is not None:
+                final_flags, code, groups, groupindex, indexgroup = entry
+                return sre.compile(p, final_flags, code, groups, dict(groupindex), indexgroup)
+        return compile_(p, flags)
+
+    cached_compile.__wrapped__ = compile_  # type: ignore[attr-defined]
+    return cached_compile
+
+
+# -- recording (``make install``) ---------------------------------------------------------------
+
+
+class Recorder:
+    """Collects what ``exec`` of dataclasses and the regex compiler produce while it is active."""
+
+    def __init__(self) -> None:
+        self.functions: dict[str, Any] = {}
+        self.patterns: dict[tuple[str | bytes, int], tuple[Any, ...]] = {}
+
+    def __enter__(self) -> Recorder:
+        import dataclasses
+
+        global _recording
+        if _installed is not None or _recording:
+            raise RuntimeError("compile cache: record in a process that does not serve from it")
+        _recording = True
+
+        functions = self.functions
+        patterns = self.patterns
+        sre = _regex_compiler._sre
+        compile_ = _regex_compiler.compile
+        self._compile = compile_
+        self._sre = sre
+
+        def recording_exec(source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002
+            if isinstance(source, str):
+                code = compile(source, "<string>", "exec", dont_inherit=True)
+                functions[source] = code
+                source = code
+            exec(source, globals, locals)
+
+        last: list[tuple[Any, ...]] = []
+
+        class _RecordingSre:
+            """``_sre`` for the regex compiler: notes the program it hands over."""
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(sre, name)
+
+            @staticmethod
+            def compile(*args: Any) -> Any:
+                last.append(args)
+                return sre.compile(*args)
+
+        def recording_compile(p: Any, flags: int = 0) -> Any:
+            last.clear()
+            result = compile_(p, flags)
+            if isinstance(p, str | bytes) and not flags & re.DEBUG and len(last) == 1:
+                _, final_flags, code, groups, groupindex, indexgroup = last[0]
+                patterns[(p, int(flags))] = (  # the opcodes are int subclasses
+                    int(final_flags),
+                    [int(c) for c in code],
+                    int(groups),
+                    {name: int(i) for name, i in groupindex.items()},
+                    tuple(indexgroup),
+                )
+            return result
+
+        dataclasses.exec = recording_exec  # type: ignore[attr-defined]
+        _regex_compiler._sre = _RecordingSre()
+        _regex_compiler.compile = recording_compile
+        re.purge()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import dataclasses
+
+        global _recording
+        _recording = False
+
+        del dataclasses.exec  # type: ignore[attr-defined]
+        _regex_compiler._sre = self._sre
+        _regex_compiler.compile = self._compile
+
+
+def _modules() -> Iterator[str]:
+    import pkgutil
+
+    yield "muse"
+    for info in pkgutil.walk_packages([str(_PACKAGE)], "muse."):
+        # alembic's scripts run only under alembic; ``__main__`` modules run when imported
+        if ".migrations" not in info.name and not info.name.endswith("__main__"):
+            yield info.name
+
+
+def build(path: Path | None = None) -> tuple[int, int]:
+    """Import every muse module (in a fresh process) while recording; write the cache file.
+    Returns the number of functions and patterns written."""
+    import importlib
+
+    with Recorder() as recorder:
+        for name in _modules():
+            importlib.import_module(name)
+    return write(recorder, path or cache_file())
+
+
+def write(recorder: Recorder, target: Path) -> tuple[int, int]:
+    """Write what ``recorder`` collected to ``target``; the numbers of functions and patterns."""
+    from muse.core.files import replace_atomically
+
+    # each entry marshalled on its own: a process unmarshals only the entries it takes
+    functions = {text: marshal.dumps(code) for text, code in recorder.functions.items()}
+    patterns = {key: marshal.dumps(entry) for key, entry in recorder.patterns.items()}
+    replace_atomically(target, marshal.dumps((_header(), functions, patterns)))
+    target.chmod(0o644)
+    return len(functions), len(patterns)
+
+
+def main() -> None:
+    # ``python -m`` runs this file as ``__main__``: record with the module the package imports
+    # (whose ``install`` sees the recording), not with this copy of it
+    from muse.core import compile_cache
+
+    functions, patterns = compile_cache.build()
+    print(f"已预编译 {functions} 个数据类方法、{patterns} 个正则表达式。")
+
+
+if __name__ == "__main__":
+    main()
