@@ -210,6 +210,14 @@ CASES = (
             ("a hope for the chapter", "希望这一章符合你的要求！"),
             ("an offer to adjust", "如果需要调整风格，请告诉我。"),
             ("an offer to go on", "需要我继续写下一章吗？"),
+            # a fourth round, each missed before
+            ("an offer to write on", "好的，我将为你续写。"),
+            ("the plot to come", "接下来的情节可以是：林动进入秘境。"),
+            ("a model speaking as one", "作为一个AI语言模型，我无法继续这个情节。"),
+            ("a note that AI wrote it", "以下内容为AI生成。"),
+            ("content left out", "（此处省略一千字）"),
+            ("a structured reply's field", '{"candidate_body": "林动走了进去。"}'),
+            ("a structured reply's key", '"claims": []'),
         )
     ),
     *(
@@ -224,6 +232,12 @@ CASES = (
             ("尾声 of a sound", "尾声渐渐远去，大殿里一片寂静。"),
             ("卷二十三 a ledger", "卷二十三的账册摊在桌上。"),
             ("a dash pause", "——"),
+            ("a poem for someone", "我会为你写一首诗。"),
+            ("a letter's narrator", "我为你写下这些文字，是想告诉你真相。"),
+            ("a machine in a story", "人工智能模型无法理解人类的情感，他想。"),
+            ("an assistant in a story", "作为一个AI助手，它从不睡觉。"),
+            ("days to come", "接下来的日子里，他每天练剑。"),
+            ("a greeting in ASCII quotes", '"Hello"，他说。'),
         )
         for edge in ((line, *REAL), mid(line), (*REAL, line))
     ),

@@ -48,7 +48,10 @@ CLOSE_BRACKET = r"\s*[）)】\]〕」』]?"
 CHAPTER_TITLE = rf"第[{_NUM}]+[章回节卷]"
 # the words that open an author's note, and a chapter-end formula (whole lines and glued ones)
 NOTE_WORDS = "作者的话|作者有话说|作者有话要说|作者题外话|作者按|作者注|作者留言"
-CHAPTER_END = rf"(?:本章完|本章结束|全文完|全书完|未完待续|待续|{CHAPTER_TITLE}(?:完|终|结束)|卷[{_NUM}]+[完终])"
+CHAPTER_END = (
+    rf"(?:本章完|本章结束|全文完|全书完|未完待续|待续|{CHAPTER_TITLE}[·・\s　]?(?:完|终|结束)"
+    rf"|卷[{_NUM}]+[·・\s　]?[完终])"
+)
 _CLOSERS = "）)】]"
 _DASHES = r"[-—～~\s]*"
 _URL = (
@@ -59,13 +62,15 @@ _URL = (
 # words of a site's advertisement beside its address
 _TRADE = (
     r"访问|下载|电子书|小说网|文学网|书城|书网|书库|[Tt][Xx][Tt]|最新章节|全文阅读|免费阅读|手机阅读"
-    r"|阅读网|收藏本站|本站|首发|网址"
+    r"|阅读网|收藏本站|本站|首发|网址|笔趣阁|趣阁|书屋|书阁|中文网"
 )
 # labels of notes on the writing itself (a model's or an author's), never of the story
 _WRITING_LABELS = (
     r"写作说明|创作说明|写作思路|创作思路|写作要点|修改说明|改写说明|续写说明|本章要点|本章看点"
     r"|本章提要|本章概要|本章总结|本章小结|本章简介|章节总结|章节概要|内容提要|剧情梗概|下章预告"
     r"|下一章预告|下一章|本章预告|下集预告|预告|上一章回顾|上章回顾|前情提要|前情回顾|注释"
+    # the plan's own words: 「【细纲】……」「伏笔：玉佩发光」
+    r"|本章细纲|本章大纲|细纲|大纲|卷纲|伏笔|人设"
 )
 # each pattern is matched against one whole line (stripped)
 NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -142,6 +147,14 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
             r"|^[（(【\[]?\s*请假(?:条|一天|通知)\s*[）)】\]]?[！!。]*$"
             # 「今天就更到这里，明天见。」 (the fire 「烧得更旺」 is no update)
             r"|^(?=.{0,30}+$).*(?:就|先|只)更(?:新)?到这里"
+            # 「今天有事，只有一更。」「第一更，还有一更晚点。」「更新晚了，抱歉。」「【加更】」
+            # (「离天亮还有三更」 is the night: only one or two updates, after a day's word)
+            r"|^(?=.{0,30}+$)(?:今天|今日|明天|明日|本周|这周).{0,8}(?:只有|仅有|就|先|还有)"
+            r"[一两二1-2１-２]更(?![天时夜半鼓的次])"
+            rf"|^(?=.{{0,40}}+$)第[{_NUM}]+更[，,。！!]"
+            r"(?=.*(?:更|晚点|稍后|补上|奉上|送上|抱歉|书友))"
+            r"|^(?=.{0,30}+$)(?:今天|今日|昨天|最近)?的?更新(?:晚了|迟了|慢了|少了|有点晚|会晚)"
+            r"|^[（(【\[]\s*加更[^）)】\]]{0,20}[）)】\]]$"
         ),
         "更新说明",
     ),
@@ -180,7 +193,9 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
             rf"|^{OPEN_BRACKET}(?:{_URL}){CLOSE_BRACKET}$"
             # the same without an address: words only a site's page says
             r"|^(?=.{0,84}+$).{0,30}(?:手机用户请|更优质的阅读体验|请记住本(?:站|书)|最快更新|无弹窗"
-            r"|全文字手打|手打(?:更新|首发)).{0,40}$"
+            r"|全文字手打|手打(?:更新|首发)|一秒记住(?:本站|本书|[【\[]|网址|域名|地址)|记住本站"
+            r"|本站(?:地址|域名|网址)"
+            r"|章节错误[，,]?点此|点此举报|加入书签[，,]?(?:方便|以便)|方便下次阅读).{0,40}$"
             # a site's own words: 「本书首发起点中文网」「（本章未完，请点击下一页继续阅读）」, its
             # page's links 「上一章 目录 下一章」
             r"|^(?=.{0,40}+$)(?:本书|本作品|本小说)?首发(?:于|自|在)?.{0,12}(?:网|站|[Aa][Pp][Pp]|平台)"
@@ -200,6 +215,11 @@ NOTE_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
             r"(?:[\s|｜/、]+(?:上一[章页]|目录|下一[章页]|返回书页|返回目录|加入书签|书架))+$"
         ),
         "网址或网站广告",
+    ),
+    # what a page had in place of a picture: 「[图片]」「【插图】」
+    (
+        re.compile(r"^[\[【（(〔]\s*(?:图片|插图|插画|配图|图)\s*[0-9０-９]*\s*[\]】）)〕]$"),
+        "图片占位",
     ),
 )
 
