@@ -158,6 +158,11 @@ def test_a_title_in_book_quotes_is_an_entity(named, lexicons):  # noqa: F811
         # 骆驼祥子 chapter 9: 著 is 着 in older print, no given name (张 + 著点: 「嘴张著点儿」)
         ("看到他的光儿；嘴可是张著点，露出点儿白牙。他身儿正往下走，嘴张著点儿。", set()),
         ("张著远推门而入。张著远坐下。", set()),  # (the cost: a name with 著 is missed)
+        # 官场现形记 chapters 7, 8 and 17: 姓…名…, and an elder addressed by his surname
+        ("是个同知前程，姓梁名世昌，广东人。", set()),
+        ("内中一个姓汪名本仁，一个姓梁名世昌。", set()),
+        ("忙改口道：“魏老格人倒是划一。”又道：“魏老主意极多。”", set()),
+        ("魏翩仞推门而入。魏翩仞坐下。", {"魏翩仞"}),
     ],
 )
 def test_unknown_entity_noise_filters(named, lexicons, body, reported):  # noqa: F811

@@ -198,7 +198,12 @@ class Recorder:
         def recording_compile(p: Any, flags: int = 0) -> Any:
             last.clear()
             result = compile_(p, flags)
-            if isinstance(p, str | bytes) and not flags & re.DEBUG and len(last) == 1:
+            # one program handed over, in the six arguments this interpreter's compiler passes
+            if (
+                isinstance(p, str | bytes)
+                and not flags & re.DEBUG
+                and [len(a) for a in last] == [6]
+            ):
                 _, final_flags, code, groups, groupindex, indexgroup = last[0]
                 patterns[(p, int(flags))] = (  # the opcodes are int subclasses
                     int(final_flags),

@@ -99,6 +99,10 @@ def worth_reporting(body: str, term: str, start: int, title: bool) -> bool:
         return True
     if given in EPITHETS:
         return False  # 「诸葛村夫」「汝等吴狗」: someone reviled, not someone new
+    if given == "老" and len(term) == 2:
+        return False  # 「魏老，勿是倪说话」: an elder addressed by his surname (周老, 张老)
+    if len(term) == 2 and term[1] in "名字" and body[start - 1 : start] == "姓":
+        return False  # 「姓梁名世昌」: the surname and 名, the name follows
     if len(term) == 3 and term[1] in SPOKEN:
         return False  # 「权问肃曰」「祖问衡曰」: one asks the other
     ordinary = len(given) == 1 and len(term) == 2 and ordinary_pair(shared_jieba(), term)
