@@ -11,6 +11,7 @@ import marshal
 import re
 import subprocess
 import sys
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,11 +57,20 @@ def _recorded(tmp_path: Path, source: str = CLASS, pattern: str = PATTERN) -> Pa
     with recorder:
         _define(source)
         re.compile(pattern)
+        typing.get_type_hints(Hinted, globals())
     re.purge()
     target = tmp_path / "cache.marshal"
-    functions, patterns = compile_cache.write(recorder, target)
-    assert functions >= 4 and patterns == 1  # __init__, __repr__, __eq__, __hash__, …
+    texts, patterns = compile_cache.write(recorder, target)
+    assert texts >= 6 and patterns == 1  # __init__, __repr__, __eq__, __hash__, …, the hints
     return target
+
+
+class Hinted:
+    """String annotations, as every module with ``from __future__ import annotations`` has."""
+
+    name: str
+    tags: dict[str, list[int]]
+    parent: Hinted | None
 
 
 def test_a_served_dataclass_behaves_as_a_compiled_one(fresh: None, tmp_path: Path) -> None:
@@ -92,6 +102,20 @@ def test_a_served_pattern_is_the_compiled_pattern(fresh: None, tmp_path: Path) -
     assert served is not compiled and served == compiled  # same pattern, flags and program
     assert served.groupindex == {"word": 1}
     assert served.search("萧炎道：走").group("word") == "萧炎"
+
+
+def test_a_served_annotation_evaluates_as_a_compiled_one(fresh: None, tmp_path: Path) -> None:
+    compiled = typing.get_type_hints(Hinted, globals())
+    compile_cache.install(_recorded(tmp_path))
+    cache = compile_cache.installed()
+    assert cache is not None
+    assert typing.get_type_hints(Hinted, globals()) == compiled
+    assert compiled["tags"] == dict[str, list[int]] and compiled["parent"] == Hinted | None
+    assert cache.hits == 3
+    assert typing.ForwardRef("list[Hinted]")._evaluate(globals(), None, frozenset()) == list[Hinted]
+    assert cache.hits == 3  # a text not recorded: compiled afresh
+    with pytest.raises(SyntaxError):
+        typing.ForwardRef("不是 一个 表达式")
 
 
 def test_an_edited_class_or_pattern_is_compiled_afresh(fresh: None, tmp_path: Path) -> None:
@@ -138,8 +162,8 @@ def test_an_unusable_file_means_compiling_as_before(
 
 def test_another_interpreter_does_not_read_the_file(fresh: None, tmp_path: Path) -> None:
     path = _recorded(tmp_path)
-    header, functions, patterns = marshal.loads(path.read_bytes())
-    path.write_bytes(marshal.dumps(((header[0] + "+", *header[1:]), functions, patterns)))
+    header, texts, patterns = marshal.loads(path.read_bytes())
+    path.write_bytes(marshal.dumps(((header[0] + "+", *header[1:]), texts, patterns)))
     compile_cache.install(path)
     _define()
     re.compile(PATTERN)
@@ -170,11 +194,12 @@ def test_the_installed_cache_holds_what_the_compiler_produces(fresh: None) -> No
     """Every entry of ``make install``'s file is what compiling its key gives today."""
     path = compile_cache.cache_file()
     assert path.is_file(), "make install writes the compile cache"
-    header, functions, patterns = marshal.loads(path.read_bytes())
+    header, texts, patterns = marshal.loads(path.read_bytes())
     assert header == compile_cache._header()
-    assert len(functions) > 500 and len(patterns) > 100
-    for text, entry in functions.items():
-        assert marshal.loads(entry) == compile(text, "<string>", "exec", dont_inherit=True)
+    assert {mode for mode, _ in texts} == {"exec", "eval"}
+    assert len(texts) > 1000 and len(patterns) > 100
+    for (mode, text), entry in texts.items():
+        assert marshal.loads(entry) == compile(text, "<string>", mode, dont_inherit=True)
     sre = re._compiler._sre  # type: ignore[attr-defined]
     for (pattern, flags), entry in patterns.items():
         final_flags, code, groups, groupindex, indexgroup = marshal.loads(entry)

@@ -1,9 +1,11 @@
 """What Python compiles while muse's modules load, kept from one process to the next.
 
-Loading the modules of ``muse write`` defines ~170 dataclasses and compiles ~150 regular
-expressions, and Python 3.11 redoes both in every process. ``@dataclass`` writes each class's
-``__init__``, ``__repr__``, ``__eq__`` … as source text and compiles it (``exec``, six times for a
-frozen class), and ``re.compile`` parses a pattern and generates its program in pure Python.
+Loading the modules of ``muse write`` defines ~170 dataclasses and ~130 pydantic models and
+compiles ~150 regular expressions, and Python 3.11 redoes all of it in every process.
+``@dataclass`` writes each class's ``__init__``, ``__repr__``, ``__eq__`` … as source text and
+compiles it (``exec``, six times for a frozen class); pydantic evaluates each string annotation
+through ``typing.ForwardRef``, which compiles it (~1,700 times); ``re.compile`` parses a pattern
+and generates its program in pure Python.
 Together that is about a fifth of the whole ``muse write`` process (~805 M instructions). ``make install`` records what
 they compile while every muse module is imported (``python -m muse.core.compile_cache``) and
 writes it to ``muse/__compilecache__/<interpreter>.marshal``; a process started by the ``muse``
@@ -11,9 +13,11 @@ command (:func:`install`, from ``muse.cli``) takes an entry instead of compiling
 
 Never stale and never required:
 
-* an entry's key is the whole input of the compiler: the exact source text of the function
-  (``exec`` of a code object compiled from that text, with the same globals and namespace, is
-  what ``exec`` of the text does), or the pattern and its flags. An edited class or pattern has
+* an entry's key is the whole input of the compiler: the exact source text of the function or
+  the annotation and how it is compiled (``exec`` or ``eval`` of a code object compiled from that
+  text, with the same namespaces, is what ``exec`` or ``eval`` of the text does; neither
+  ``dataclasses`` nor ``typing`` has a ``__future__`` import to inherit), or the pattern and its
+  flags. An edited class or pattern has
   another key, so it is compiled afresh;
 * the file is read only when its header names this very interpreter (``sys.version``, the
   regular-expression engine's ``MAGIC`` and the optimisation level); a missing, unreadable or
@@ -52,28 +56,28 @@ class _Cache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._functions: dict[str, bytes] | None = None
+        self._code: dict[tuple[str, str], bytes] | None = None  # (mode, source text)
         self._patterns: dict[tuple[str | bytes, int], bytes] = {}
         self.hits = 0
 
     def _load(self) -> None:
-        self._functions = {}
+        self._code = {}
         try:
-            header, functions, patterns = marshal.loads(self.path.read_bytes())
+            header, code, patterns = marshal.loads(self.path.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             return
         if header != _header():
             return
-        self._functions, self._patterns = functions, patterns
+        self._code, self._patterns = code, patterns
 
-    def function(self, text: str) -> Any:
-        if self._functions is None:
+    def code(self, mode: str, text: str) -> Any:
+        if self._code is None:
             self._load()
-        assert self._functions is not None
-        return self._take(self._functions.get(text))
+        assert self._code is not None
+        return self._take(self._code.get((mode, text)))
 
     def pattern(self, key: tuple[str | bytes, int]) -> tuple[Any, ...] | None:
-        if self._functions is None:
+        if self._code is None:
             self._load()
         entry: tuple[Any, ...] | None = self._take(self._patterns.get(key))
         return entry
@@ -99,10 +103,13 @@ def install(path: Path | None = None) -> None:
     if _installed is not None or _recording or _regex_compiler is None:
         return
     import dataclasses
+    import typing
 
     cache = _Cache(path or cache_file())
     _installed = cache
-    dataclasses.exec = _cached_exec(cache)  # type: ignore[attr-defined]  # shadows the builtin
+    # each shadows the builtin in that module alone
+    dataclasses.exec = _cached_exec(cache)  # type: ignore[attr-defined]
+    typing.compile = _cached_eval_compile(cache)  # type: ignore[attr-defined]
     _regex_compiler.compile = _cached_compile(cache, _regex_compiler.compile)
 
 
@@ -116,8 +123,10 @@ def uninstall() -> None:
     if _installed is None:
         return
     import dataclasses
+    import typing
 
     del dataclasses.exec  # type: ignore[attr-defined]
+    del typing.compile  # type: ignore[attr-defined]
     _regex_compiler.compile = _regex_compiler.compile.__wrapped__
     _installed = None
 
@@ -127,12 +136,35 @@ def _cached_exec(cache: _Cache) -> Callable[..., None]:
         if isinstance(source, str):
             # compiled as in dataclasses, which has no __future__ import: exec of the text here
             # would inherit this module's (annotations would become strings)
-            source = cache.function(source) or compile(
+            source = cache.code("exec", source) or compile(
                 source, "<string>", "exec", dont_inherit=True
             )
         exec(source, globals, locals)
 
     return cached_exec
+
+
+def _annotation(source: Any, filename: Any, mode: str, flags: int, kw: dict[str, Any]) -> bool:
+    """Whether a ``compile`` call is the one ``ForwardRef`` makes of an annotation's text."""
+    return (
+        isinstance(source, str) and filename == "<string>" and mode == "eval" and not (flags or kw)
+    )
+
+
+def _cached_eval_compile(cache: _Cache) -> Callable[..., Any]:
+    """``compile`` for ``typing``, whose ``ForwardRef`` compiles an annotation's text
+    (``compile(text, "<string>", "eval")``); any other call compiles as the builtin would there."""
+
+    def cached_eval_compile(
+        source: Any, filename: Any, mode: str, flags: int = 0, dont_inherit: bool = False, **kw: Any
+    ) -> Any:
+        if _annotation(source, filename, mode, flags, kw):
+            code = cache.code("eval", source)
+            if code is not None:
+                return code
+        return compile(source, filename, mode, flags, dont_inherit=True, **kw)
+
+    return cached_eval_compile
 
 
 def _cached_compile(cache: _Cache, compile_: Callable[..., Any]) -> Callable[..., Any]:
@@ -157,18 +189,19 @@ class Recorder:
     """Collects what ``exec`` of dataclasses and the regex compiler produce while it is active."""
 
     def __init__(self) -> None:
-        self.functions: dict[str, Any] = {}
+        self.code: dict[tuple[str, str], Any] = {}  # (mode, source text)
         self.patterns: dict[tuple[str | bytes, int], tuple[Any, ...]] = {}
 
     def __enter__(self) -> Recorder:
         import dataclasses
+        import typing
 
         global _recording
         if _installed is not None or _recording:
             raise RuntimeError("compile cache: record in a process that does not serve from it")
         _recording = True
 
-        functions = self.functions
+        recorded = self.code
         patterns = self.patterns
         sre = _regex_compiler._sre
         compile_ = _regex_compiler.compile
@@ -178,9 +211,22 @@ class Recorder:
         def recording_exec(source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002
             if isinstance(source, str):
                 code = compile(source, "<string>", "exec", dont_inherit=True)
-                functions[source] = code
+                recorded[("exec", source)] = code
                 source = code
             exec(source, globals, locals)
+
+        def recording_eval_compile(
+            source: Any,
+            filename: Any,
+            mode: str,
+            flags: int = 0,
+            dont_inherit: bool = False,
+            **kw: Any,
+        ) -> Any:
+            code = compile(source, filename, mode, flags, dont_inherit=True, **kw)
+            if _annotation(source, filename, mode, flags, kw):
+                recorded[("eval", source)] = code
+            return code
 
         last: list[tuple[Any, ...]] = []
 
@@ -215,6 +261,7 @@ class Recorder:
             return result
 
         dataclasses.exec = recording_exec  # type: ignore[attr-defined]
+        typing.compile = recording_eval_compile  # type: ignore[attr-defined]
         _regex_compiler._sre = _RecordingSre()
         _regex_compiler.compile = recording_compile
         re.purge()
@@ -222,11 +269,13 @@ class Recorder:
 
     def __exit__(self, *exc: object) -> None:
         import dataclasses
+        import typing
 
         global _recording
         _recording = False
 
         del dataclasses.exec  # type: ignore[attr-defined]
+        del typing.compile  # type: ignore[attr-defined]
         _regex_compiler._sre = self._sre
         _regex_compiler.compile = self._compile
 
@@ -243,7 +292,7 @@ def _modules() -> Iterator[str]:
 
 def build(path: Path | None = None) -> tuple[int, int]:
     """Import every muse module (in a fresh process) while recording; write the cache file.
-    Returns the number of functions and patterns written."""
+    Returns the numbers of compiled texts and of patterns written."""
     import importlib
 
     with Recorder() as recorder:
@@ -253,15 +302,15 @@ def build(path: Path | None = None) -> tuple[int, int]:
 
 
 def write(recorder: Recorder, target: Path) -> tuple[int, int]:
-    """Write what ``recorder`` collected to ``target``; the numbers of functions and patterns."""
+    """Write what ``recorder`` collected to ``target``; the numbers of texts and patterns."""
     from muse.core.files import replace_atomically
 
     # each entry marshalled on its own: a process unmarshals only the entries it takes
-    functions = {text: marshal.dumps(code) for text, code in recorder.functions.items()}
+    code = {key: marshal.dumps(compiled) for key, compiled in recorder.code.items()}
     patterns = {key: marshal.dumps(entry) for key, entry in recorder.patterns.items()}
-    replace_atomically(target, marshal.dumps((_header(), functions, patterns)))
+    replace_atomically(target, marshal.dumps((_header(), code, patterns)))
     target.chmod(0o644)
-    return len(functions), len(patterns)
+    return len(code), len(patterns)
 
 
 def main() -> None:
@@ -269,8 +318,8 @@ def main() -> None:
     # (whose ``install`` sees the recording), not with this copy of it
     from muse.core import compile_cache
 
-    functions, patterns = compile_cache.build()
-    print(f"已预编译 {functions} 个数据类方法、{patterns} 个正则表达式。")
+    texts, patterns = compile_cache.build()
+    print(f"已预编译 {texts} 段数据类方法与类型注解、{patterns} 个正则表达式。")
 
 
 if __name__ == "__main__":
