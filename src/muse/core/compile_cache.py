@@ -6,10 +6,11 @@ compiles ~150 regular expressions, and Python 3.11 redoes all of it in every pro
 compiles it (``exec``, six times for a frozen class); pydantic evaluates each string annotation
 through ``typing.ForwardRef``, which compiles it (~1,700 times); ``re.compile`` parses a pattern
 and generates its program in pure Python.
-Together that is about a fifth of the whole ``muse write`` process (~805 M instructions). ``make install`` records what
-they compile while every muse module is imported (``python -m muse.core.compile_cache``) and
-writes it to ``muse/__compilecache__/<interpreter>.marshal``; a process started by the ``muse``
-command (:func:`install`, from ``muse.cli``) takes an entry instead of compiling again.
+Together that is about a fifth of the whole ``muse write`` process (~850 M instructions).
+``make install`` records what they compile while every muse module is imported (``python -m
+muse.core.compile_cache``) and writes it to ``muse/__compilecache__/<interpreter>.marshal``; a
+process started by the ``muse`` command (:func:`install`, from ``muse.cli``) takes an entry
+instead of compiling again.
 
 Never stale and never required:
 
@@ -17,8 +18,7 @@ Never stale and never required:
   the annotation and how it is compiled (``exec`` or ``eval`` of a code object compiled from that
   text, with the same namespaces, is what ``exec`` or ``eval`` of the text does; neither
   ``dataclasses`` nor ``typing`` has a ``__future__`` import to inherit), or the pattern and its
-  flags. An edited class or pattern has
-  another key, so it is compiled afresh;
+  flags. An edited class, annotation or pattern has another key, so it is compiled afresh;
 * the file is read only when its header names this very interpreter (``sys.version``, the
   regular-expression engine's ``MAGIC`` and the optimisation level); a missing, unreadable or
   foreign file only means compiling as before;
@@ -34,12 +34,15 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from re import _compiler as _regex_compiler  # type: ignore[attr-defined]  # the pure-Python compiler
 from typing import Any
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # the muse package
 CACHE_DIR = "__compilecache__"
 
-_regex_compiler: Any = getattr(re, "_compiler", None)  # 3.11+: the pure-Python compiler
+# the compiler as Python left it, restored by uninstall() and after recording
+_COMPILE_PATTERN = _regex_compiler.compile
+_SRE = _regex_compiler._sre
 
 
 def cache_file(package: Path = _PACKAGE) -> Path:
@@ -47,8 +50,7 @@ def cache_file(package: Path = _PACKAGE) -> Path:
 
 
 def _header() -> tuple[str, int, int]:
-    magic = getattr(getattr(_regex_compiler, "_sre", None), "MAGIC", 0)
-    return (sys.version, magic, sys.flags.optimize)
+    return (sys.version, _SRE.MAGIC, sys.flags.optimize)
 
 
 class _Cache:
@@ -98,19 +100,14 @@ _recording = False  # ``make install`` is recording: nothing is served
 
 
 def install(path: Path | None = None) -> None:
-    """Serve dataclass methods and regular expressions from the cache file (once per process)."""
+    """Serve dataclass methods, annotations and regular expressions from the cache file (once
+    per process)."""
     global _installed
-    if _installed is not None or _recording or _regex_compiler is None:
+    if _installed is not None or _recording:
         return
-    import dataclasses
-    import typing
-
     cache = _Cache(path or cache_file())
     _installed = cache
-    # each shadows the builtin in that module alone
-    dataclasses.exec = _cached_exec(cache)  # type: ignore[attr-defined]
-    typing.compile = _cached_eval_compile(cache)  # type: ignore[attr-defined]
-    _regex_compiler.compile = _cached_compile(cache, _regex_compiler.compile)
+    _hook(*_text_hooks(cache.code, _keep_nothing), _serving_compile(cache), _SRE)
 
 
 def installed() -> _Cache | None:
@@ -120,65 +117,82 @@ def installed() -> _Cache | None:
 def uninstall() -> None:
     """Undo :func:`install` (tests)."""
     global _installed
-    if _installed is None:
-        return
+    if _installed is not None:
+        _unhook()
+        _installed = None
+
+
+def _hook(
+    exec_: Callable[..., None],
+    eval_compile: Callable[..., Any],
+    compile_pattern: Callable[..., Any],
+    sre: Any,
+) -> None:
+    """Put the hooks in place; each shadows the builtin in that module alone."""
+    import dataclasses
+    import typing
+
+    dataclasses.exec = exec_  # type: ignore[attr-defined]
+    typing.compile = eval_compile  # type: ignore[attr-defined]
+    _regex_compiler.compile = compile_pattern
+    _regex_compiler._sre = sre
+
+
+def _unhook() -> None:
     import dataclasses
     import typing
 
     del dataclasses.exec  # type: ignore[attr-defined]
     del typing.compile  # type: ignore[attr-defined]
-    _regex_compiler.compile = _regex_compiler.compile.__wrapped__
-    _installed = None
+    _regex_compiler.compile = _COMPILE_PATTERN
+    _regex_compiler._sre = _SRE
 
 
-def _cached_exec(cache: _Cache) -> Callable[..., None]:
-    def cached_exec(source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002
-        if isinstance(source, str):
-            # compiled as in dataclasses, which has no __future__ import: exec of the text here
-            # would inherit this module's (annotations would become strings)
-            source = cache.code("exec", source) or compile(
-                source, "<string>", "exec", dont_inherit=True
-            )
-        exec(source, globals, locals)
-
-    return cached_exec
+def _keep_nothing(mode: str, text: str, code: Any) -> None:
+    pass
 
 
-def _annotation(source: Any, filename: Any, mode: str, flags: int, kw: dict[str, Any]) -> bool:
-    """Whether a ``compile`` call is the one ``ForwardRef`` makes of an annotation's text."""
-    return (
-        isinstance(source, str) and filename == "<string>" and mode == "eval" and not (flags or kw)
-    )
+def _text_hooks(
+    lookup: Callable[[str, str], Any], keep: Callable[[str, str, Any], None]
+) -> tuple[Callable[..., None], Callable[..., Any]]:
+    """``exec`` for ``dataclasses`` and ``compile`` for ``typing`` (whose ``ForwardRef`` compiles
+    an annotation's text: ``compile(text, "<string>", "eval")``). Each takes the code of a text
+    from ``lookup(mode, text)``, or compiles it and hands it to ``keep``; any other call compiles
+    as the builtin would there.
 
+    A text is compiled as in those modules, which have no ``__future__`` import: ``exec`` of the
+    text here would inherit this module's (a dataclass's annotations would become strings)."""
 
-def _cached_eval_compile(cache: _Cache) -> Callable[..., Any]:
-    """``compile`` for ``typing``, whose ``ForwardRef`` compiles an annotation's text
-    (``compile(text, "<string>", "eval")``); any other call compiles as the builtin would there."""
+    def code_of(mode: str, text: str) -> Any:
+        code = lookup(mode, text)
+        if code is None:
+            code = compile(text, "<string>", mode, dont_inherit=True)
+            keep(mode, text, code)
+        return code
 
-    def cached_eval_compile(
+    def hooked_exec(source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002
+        exec(code_of("exec", source) if isinstance(source, str) else source, globals, locals)
+
+    def hooked_compile(
         source: Any, filename: Any, mode: str, flags: int = 0, dont_inherit: bool = False, **kw: Any
     ) -> Any:
-        if _annotation(source, filename, mode, flags, kw):
-            code = cache.code("eval", source)
-            if code is not None:
-                return code
+        forward_ref = filename == "<string>" and mode == "eval" and not (flags or kw)
+        if forward_ref and isinstance(source, str):  # the call ForwardRef makes
+            return code_of("eval", source)
         return compile(source, filename, mode, flags, dont_inherit=True, **kw)
 
-    return cached_eval_compile
+    return hooked_exec, hooked_compile
 
 
-def _cached_compile(cache: _Cache, compile_: Callable[..., Any]) -> Callable[..., Any]:
-    sre = _regex_compiler._sre
-
+def _serving_compile(cache: _Cache) -> Callable[..., Any]:
     def cached_compile(p: Any, flags: int = 0) -> Any:
         if isinstance(p, str | bytes) and not flags & re.DEBUG:
             entry = cache.pattern((p, int(flags)))
             if entry is not None:
                 final_flags, code, groups, groupindex, indexgroup = entry
-                return sre.compile(p, final_flags, code, groups, dict(groupindex), indexgroup)
-        return compile_(p, flags)
+                return _SRE.compile(p, final_flags, code, groups, dict(groupindex), indexgroup)
+        return _COMPILE_PATTERN(p, flags)
 
-    cached_compile.__wrapped__ = compile_  # type: ignore[attr-defined]
     return cached_compile
 
 
@@ -186,47 +200,20 @@ def _cached_compile(cache: _Cache, compile_: Callable[..., Any]) -> Callable[...
 
 
 class Recorder:
-    """Collects what ``exec`` of dataclasses and the regex compiler produce while it is active."""
+    """Collects what dataclasses, ``ForwardRef`` and the regex compiler compile while active."""
 
     def __init__(self) -> None:
         self.code: dict[tuple[str, str], Any] = {}  # (mode, source text)
         self.patterns: dict[tuple[str | bytes, int], tuple[Any, ...]] = {}
 
     def __enter__(self) -> Recorder:
-        import dataclasses
-        import typing
-
         global _recording
         if _installed is not None or _recording:
             raise RuntimeError("compile cache: record in a process that does not serve from it")
         _recording = True
 
-        recorded = self.code
-        patterns = self.patterns
-        sre = _regex_compiler._sre
-        compile_ = _regex_compiler.compile
-        self._compile = compile_
-        self._sre = sre
-
-        def recording_exec(source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002
-            if isinstance(source, str):
-                code = compile(source, "<string>", "exec", dont_inherit=True)
-                recorded[("exec", source)] = code
-                source = code
-            exec(source, globals, locals)
-
-        def recording_eval_compile(
-            source: Any,
-            filename: Any,
-            mode: str,
-            flags: int = 0,
-            dont_inherit: bool = False,
-            **kw: Any,
-        ) -> Any:
-            code = compile(source, filename, mode, flags, dont_inherit=True, **kw)
-            if _annotation(source, filename, mode, flags, kw):
-                recorded[("eval", source)] = code
-            return code
+        def keep(mode: str, text: str, code: Any) -> None:
+            self.code[(mode, text)] = code
 
         last: list[tuple[Any, ...]] = []
 
@@ -234,16 +221,16 @@ class Recorder:
             """``_sre`` for the regex compiler: notes the program it hands over."""
 
             def __getattr__(self, name: str) -> Any:
-                return getattr(sre, name)
+                return getattr(_SRE, name)
 
             @staticmethod
             def compile(*args: Any) -> Any:
                 last.append(args)
-                return sre.compile(*args)
+                return _SRE.compile(*args)
 
         def recording_compile(p: Any, flags: int = 0) -> Any:
             last.clear()
-            result = compile_(p, flags)
+            result = _COMPILE_PATTERN(p, flags)
             # one program handed over, in the six arguments this interpreter's compiler passes
             if (
                 isinstance(p, str | bytes)
@@ -251,7 +238,7 @@ class Recorder:
                 and [len(a) for a in last] == [6]
             ):
                 _, final_flags, code, groups, groupindex, indexgroup = last[0]
-                patterns[(p, int(flags))] = (  # the opcodes are int subclasses
+                self.patterns[(p, int(flags))] = (  # the opcodes are int subclasses
                     int(final_flags),
                     [int(c) for c in code],
                     int(groups),
@@ -260,24 +247,14 @@ class Recorder:
                 )
             return result
 
-        dataclasses.exec = recording_exec  # type: ignore[attr-defined]
-        typing.compile = recording_eval_compile  # type: ignore[attr-defined]
-        _regex_compiler._sre = _RecordingSre()
-        _regex_compiler.compile = recording_compile
+        _hook(*_text_hooks(lambda mode, text: None, keep), recording_compile, _RecordingSre())
         re.purge()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        import dataclasses
-        import typing
-
         global _recording
         _recording = False
-
-        del dataclasses.exec  # type: ignore[attr-defined]
-        del typing.compile  # type: ignore[attr-defined]
-        _regex_compiler._sre = self._sre
-        _regex_compiler.compile = self._compile
+        _unhook()
 
 
 def _modules() -> Iterator[str]:

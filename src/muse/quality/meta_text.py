@@ -34,6 +34,8 @@ from muse.works import (
 
 # what assistant chatter speaks of: the chapter and the writing of it
 _TASK = r"(?:正文|续写|改写|本章|章节|细纲|大纲|第.{1,8}[章回节])"
+# a model offering to write: 「（好的，）我将 / 下面我来 …」
+_I_WILL = r"(?:我|下面我|接下来我|那我)(?:将|会|来|就)?"
 # anywhere in the body: each pattern is matched against one whole line (stripped); the lines
 # that are not the story in a book too (作者的话, 章末套话, 求票 …) are the importer's own
 _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -96,10 +98,8 @@ _ANYWHERE: tuple[tuple[re.Pattern[str], str], ...] = (
             r"(?:告诉我|请随时|我可以|我会|我再)"
             r"|^需要我.{0,10}(?:继续|写|改写|续写|调整|修改).{0,12}[吗？?]"
             # 「好的，我将为你续写。」「接下来的情节可以是：……」
-            r"|^(?:(?:好的|当然|没问题|可以)[，,！!。~]?\s*)?(?:我|下面我|接下来我|那我)(?:将|会|来|就)?"
-            r"(?:为你|为您|帮你|帮您)(?:续写|改写|重写)"
-            r"|^(?:(?:好的|当然|没问题)[，,！!。~]?\s*)(?:我|下面我|接下来我|那我)(?:将|会|来|就)?"
-            r"(?:续写|改写)"
+            rf"|^(?:(?:好的|当然|没问题|可以)[，,！!。~]?\s*)?{_I_WILL}(?:为你|为您|帮你|帮您)(?:续写|改写|重写)"
+            rf"|^(?:好的|当然|没问题)[，,！!。~]?\s*{_I_WILL}(?:续写|改写)"
             r"|^(?:接下来|下一章|后续|之后)的?(?:情节|剧情|故事走向)(?:可以|可能|将会|会|应该)是?[：:]"
         ),
         "说明文字",
