@@ -20,7 +20,8 @@ def test_tokenizer_and_tagger_use_the_one_instance():
 
 
 def test_tokenising_and_tagging_build_no_further_jieba():
-    """Beyond the instance rjieba's import builds, tokenising and tagging build none."""
+    """Beyond the instance rjieba's import builds, tokenising, tagging and discovering the
+    names of an imported book build none."""
     code = (
         "import rjieba\n"
         "built = []\n"
@@ -30,6 +31,8 @@ def test_tokenising_and_tagging_build_no_further_jieba():
         "from muse.quality.entities import tagged_entities\n"
         "Tokenizer(['萧炎']).tokens('萧炎走进青石镇。')\n"
         "tagged_entities('林远走进青石镇。')\n"
+        "from muse.knowledge.discovery import discover\n"
+        "discover([(1, '林远走进青石镇。林远说道：好。' * 40), (2, '萧炎说道：林远来了。' * 30)])\n"
         "print(len(built))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import rjieba
-
+from muse.core.segmentation import shared_jieba
 from muse.knowledge.discovery_lexicon import (
     BAD_END,
     BAD_INSIDE,
@@ -48,6 +47,9 @@ from muse.knowledge.discovery_lexicon import (
     has_surname,
 )
 from muse.knowledge.discovery_stats import MAX_LEN, GramStats, NGramTable
+
+if TYPE_CHECKING:
+    import rjieba
 
 _COURTESY = re.compile(
     r"姓([\u4e00-\u9fff]{1,2})[，,]?(?:双)?名([\u4e00-\u9fff]{1,2})[，,]?(?:表)?字([\u4e00-\u9fff]{2})"
@@ -81,17 +83,10 @@ FREQUENT, FREQUENT_COHESION = 50, 0.3  # a string seen this often needs less coh
 # a first character with one of these tags opens a phrase, not a name (unless it is a surname)
 FUNCTION_TAGS = frozenset({"m", "q", "p", "c", "u", "uj", "ul", "ud", "r", "d", "v", "vg", "f"})
 
-_LOCK = threading.Lock()
-_jieba: rjieba.Jieba | None = None
-
-
 def tagger() -> rjieba.Jieba:
-    """A private jieba with only its default dictionary, never mutated."""
-    global _jieba
-    with _LOCK:
-        if _jieba is None:
-            _jieba = rjieba.Jieba()
-        return _jieba
+    """The process's one jieba (default dictionary only, never mutated), shared with the index
+    tokenizer and the entity tagger: a private one cost another ~0.1 s and ~25 MB."""
+    return shared_jieba()
 
 
 @dataclass
