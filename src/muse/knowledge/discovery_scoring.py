@@ -83,6 +83,7 @@ FREQUENT, FREQUENT_COHESION = 50, 0.3  # a string seen this often needs less coh
 # a first character with one of these tags opens a phrase, not a name (unless it is a surname)
 FUNCTION_TAGS = frozenset({"m", "q", "p", "c", "u", "uj", "ul", "ud", "r", "d", "v", "vg", "f"})
 
+
 def tagger() -> rjieba.Jieba:
     """The process's one jieba (default dictionary only, never mutated), shared with the index
     tokenizer and the entity tagger: a private one cost another ~0.1 s and ~25 MB."""

@@ -45,11 +45,12 @@ block.
 from __future__ import annotations
 
 import threading
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
+from itertools import accumulate, compress, count
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection
@@ -58,7 +59,7 @@ from muse.core.errors import InvalidInput
 from muse.core.segmentation import shared_jieba
 from muse.core.text import all_han
 from muse.knowledge import TermAppearance, card_type, term_appearances
-from muse.quality.compound_names import joined_surnames, used_alone
+from muse.quality.compound_names import columns, joined_surnames, led_by, used_alone
 from muse.quality.entity_words import (
     ADDRESS,
     AFTER_NAME,
@@ -267,15 +268,20 @@ def tagged_entities(
     text ``text`` was cut from (:func:`used_alone`; by default, in ``text``).
     """
     jieba = shared_jieba()  # the process's one jieba, shared with the index tokenizer
-    spans: list[EntitySpan] = []
-    previous: tuple[str, str, int] | None = None
-    pos = offset
     alone = used_alone(text) if alone is None else alone
-    tokens = list(joined_surnames(jieba, jieba.tag(text, hmm=True), alone))
-    for word, tag in tokens:
-        # the first tests of _suffixed and _entity, inline: most tokens fail them
+    tokens = joined_surnames(jieba, jieba.tag(text, hmm=True), alone)
+    words, tags = columns(tokens)
+    starts = list(accumulate(map(len, words), initial=offset))
+    spans: list[EntitySpan] = []
+    # only a suffix character or a proper-noun tag can give a span: the others are passed over
+    # here, at the speed of C, not tested one by one below
+    proper = compress(count(), map(PROPER_TAGS.__contains__, tags))
+    suffix = compress(count(), map(PLACE_ORG_SUFFIXES.__contains__, words))
+    for i in sorted({*proper, *suffix}):
+        word, tag = tokens[i]
+        pos = starts[i]
         merged = (
-            _suffixed(jieba, previous, word, pos)
+            _suffixed(jieba, (*tokens[i - 1], starts[i - 1]) if i else None, word, pos)
             if len(word) == 1 and word in PLACE_ORG_SUFFIXES
             else None
         )
@@ -285,56 +291,91 @@ def tagged_entities(
             spans.append(merged)
         elif (
             tag in PROPER_TAGS
-            and (span := _entity(jieba, word, tag, pos)) is not None
+            and (span := _entity_at(jieba, word, tag, pos)) is not None
             and not title_straddled(text, span.end - offset)
         ):
             spans.append(span)
-        previous = (word, tag, pos)
-        pos += len(word)
-    for extra in _recurring_names(jieba, text, tokens, offset):
-        if not any(s.start < extra.end and extra.start < s.end for s in spans):
-            spans.append(extra)
+    spans.extend(_free_of(spans, _recurring_names(jieba, text, tokens, starts)))
     spans.sort(key=lambda s: s.start)
     return spans
 
 
+def _free_of(spans: list[EntitySpan], extras: Iterable[EntitySpan]) -> Iterator[EntitySpan]:
+    """The ``extras`` (in the order of their starts) that overlap neither a span of ``spans``
+    nor an extra kept before them. ``spans`` are in order and apart (each lies in its own token,
+    a suffixed name in the two tokens it joins, whose first one's span it replaced), so the one
+    that could overlap an extra is the last to start before the extra ends; of the extras kept,
+    the last one kept."""
+    starts = [s.start for s in spans]
+    last_end = -1
+    for extra in extras:
+        k = bisect_left(starts, extra.end) - 1
+        if (k < 0 or spans[k].end <= extra.start) and last_end <= extra.start:
+            last_end = extra.end
+            yield extra
+
+
 def _recurring_names(
-    jieba: rjieba.Jieba, text: str, tokens: list[tuple[str, str]], offset: int
+    jieba: rjieba.Jieba, text: str, tokens: list[tuple[str, str]], starts: list[int]
 ) -> Iterator[EntitySpan]:
     """Surname + given name that jieba cut apart (苏 + 晚晴, 顾长 + 歌), kept only when the joined
     name occurs at least twice in ``text`` (a recurring unknown word led by a surname) or a
-    person's gesture follows it (「顾长歌推门而入」: ``GESTURE``)."""
-    pos = offset
-    for (word, tag), (nxt, _) in zip(tokens, tokens[1:], strict=False):
-        # pure tests, cheapest first: lengths and a surname at the start rule out most pairs
-        # before the pair is joined (_person_like needs the surname too)
+    person's gesture follows it (「顾长歌推门而入」: ``GESTURE``). ``starts``: each token's offset."""
+    offset = starts[0]
+    counts: dict[str, int] = {}
+    # pure tests, cheapest first: a surname's first character at the start of the word (found
+    # at the speed of C) and the lengths rule out most pairs before the pair is joined
+    # (_person_like needs the surname too)
+    pairs = [
+        i
+        for i in led_by(tokens, _SURNAME_HEADS)
+        if i + 1 < len(tokens)
+        and len(nxt := tokens[i + 1][0]) <= 2
+        and 2 <= len(word := tokens[i][0]) + len(nxt) <= 3
+        and (word[0] in SINGLE or (word + nxt)[:2] in COMPOUND)
+        and not (len(word) > 1 and tokens[i][1] in FUNCTION_WORD_TAGS)  # 许多 + 日: a word
+    ]
+    for i in pairs:
+        word, nxt, pos = tokens[i][0], tokens[i + 1][0], starts[i]
+        joined = word + nxt
+        if (times := counts.get(joined)) is None:
+            times = counts[joined] = text.count(joined)
         if (
-            len(nxt) <= 2
-            and 2 <= len(word) + len(nxt) <= 3
-            and (word[0] in SINGLE or (word + nxt)[:2] in COMPOUND)
-            and not (len(word) > 1 and tag in FUNCTION_WORD_TAGS)  # 许多 + 日: a word, no surname
+            (
+                times >= 2
+                or GESTURE.match(text, pos - offset + len(joined)) is not None
+                and not (len(word) > 1 and jieba.has_word(word))  # 索性 + 不开口: a word cut
+            )
+            and all_han(joined)
+            and _person_like(jieba, joined)
+            and nxt[-1] not in AFTER_NAME
+            and not any(c in PARTICLES for c in joined)
+            and not jieba.has_word(joined)
+            # 戴 + 上 「戴上帽子」: a verb and where it goes; 一张 + 支票: a measure word
+            and not (len(nxt) == 1 and char_tag(jieba, nxt).startswith(CARRYING))
+            and not (word in MEASURES and text[pos - offset - 1 : pos - offset] in COUNTERS)
         ):
-            joined = word + nxt
-            if (
-                (
-                    text.count(joined) >= 2
-                    or GESTURE.match(text, pos - offset + len(joined)) is not None
-                    and not (len(word) > 1 and jieba.has_word(word))  # 索性 + 不开口: a word cut
-                )
-                and all_han(joined)
-                and _person_like(jieba, joined)
-                and nxt[-1] not in AFTER_NAME
-                and not any(c in PARTICLES for c in joined)
-                and not jieba.has_word(joined)
-                # 戴 + 上 「戴上帽子」: a verb and where it goes; 一张 + 支票: a measure word
-                and not (len(nxt) == 1 and char_tag(jieba, nxt).startswith(CARRYING))
-                and not (word in MEASURES and text[pos - offset - 1 : pos - offset] in COUNTERS)
-            ):
-                yield EntitySpan(joined, pos, pos + len(joined), "recurring")
-        pos += len(word)
+            yield EntitySpan(joined, pos, pos + len(joined), "recurring")
 
 
-def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | None:
+_SURNAME_HEADS = SINGLE | {c[0] for c in COMPOUND}
+
+
+def _entity_at(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | None:
+    """:func:`_entity` of a token at ``pos``."""
+    found = _entity(jieba, word, tag)
+    if found is None:
+        return None
+    name, shift, how = found
+    return EntitySpan(name, pos + shift, pos + shift + len(name), how)
+
+
+# kept per jieba, word and tag: the process's jieba is never changed (muse.core.segmentation),
+# and a book repeats its names (a chapter of 三国演义 tags some 400 tokens as proper nouns)
+@lru_cache(maxsize=16384)
+def _entity(jieba: rjieba.Jieba, word: str, tag: str) -> tuple[str, int, str] | None:
+    """The entity a token is (its text, where it starts in the token, how it was found), or
+    None."""
     if tag not in PROPER_TAGS or not 2 <= len(word) <= MAX_CHARS or not all_han(word):
         return None
     if jieba.has_word(word):
@@ -345,12 +386,13 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
             and word[-1] not in AFTER_NAME
             and not _role_word(jieba, word)
         ):
-            return EntitySpan(word, pos, pos + len(word), "dictionary")
+            return word, 0, "dictionary"
         return None
+    shift = 0
     if len(word) >= 4 and word[0] in LEADING_FUNCTION:
-        word, pos = word[1:], pos + 1
+        word, shift = word[1:], 1
     elif len(word) == 3 and word[0] in LEADING_VERB and word[-1] in PLACE_ORG_SUFFIXES:
-        word, pos = word[1:], pos + 1  # 取 + 冀城: a verb glued to a place
+        word, shift = word[1:], 1  # 取 + 冀城: a verb glued to a place
     if any(c in PARTICLES for c in word):
         return None
     person = tag in PERSON_TAGS and _person_like(jieba, word)
@@ -365,7 +407,7 @@ def _entity(jieba: rjieba.Jieba, word: str, tag: str, pos: int) -> EntitySpan | 
     )
     if not (person or place) or word[-1] in AFTER_NAME:
         return None
-    return EntitySpan(word, pos, pos + len(word), "coined")
+    return word, shift, "coined"
 
 
 def _person_like(jieba: rjieba.Jieba, word: str) -> bool:

@@ -7,6 +7,7 @@ place, lead a sentence on or follow a name: fixed lists, kept apart from the tag
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -60,11 +61,15 @@ MEASURES = frozenset("张封管包段宗")
 COUNTERS = frozenset("一二三四五六七八九十两几这那每半整")
 
 
+# Both kept per jieba and text: the process's jieba is never changed (muse.core.segmentation), and
+# the same characters and words are looked up again and again in a book.
+@lru_cache(maxsize=16384)
 def char_tag(jieba: rjieba.Jieba, char: str) -> str:
     """jieba's dictionary tag of one character on its own."""
     return jieba.tag(char, hmm=False)[0][1]
 
 
+@lru_cache(maxsize=16384)
 def word_tag(jieba: rjieba.Jieba, word: str) -> str:
     """The dictionary's tag of ``word`` when it is one dictionary word, else ""."""
     if not jieba.has_word(word):
