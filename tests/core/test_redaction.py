@@ -48,7 +48,7 @@ def _only(secrets: list[str]) -> None:
 
 
 def _walked(value: object) -> str:
-    return json.dumps(redaction.storable(value))
+    return json.dumps(redaction.storable(value), ensure_ascii=False)
 
 
 @settings(max_examples=400, deadline=None)
@@ -63,6 +63,16 @@ def test_a_secret_nul_and_a_lone_surrogate_are_still_cleaned():
     value = {"k": ["x sk-test-secret-42 y", "a\x00b", "c\ud800d"], "林远": "正文"}
     stored = json.loads(redaction.json_dumps_storable(value))
     assert stored == {"k": ["x [已隐去] y", "a\ufffdb", "c\ufffdd"], "林远": "正文"}
+
+
+def test_characters_beyond_ascii_are_stored_as_themselves():
+    """A Chinese character is 3 bytes of UTF-8 in the stored text, not the 6 of an escape."""
+    assert (
+        redaction.json_dumps_storable({"正文": "林远走进青石镇。"})
+        == '{"正文": "林远走进青石镇。"}'
+    )
+    assert redaction.json_dumps_storable({"t": "a\x00b"}) == '{"t": "a\ufffdb"}'
+    assert redaction.json_dumps_storable(["c\ud800d"]) == '["c\ufffdd"]'
 
 
 def _storable_text_by_scan(text: str) -> str:
