@@ -68,11 +68,13 @@ def body_repetition(
 ) -> list[Finding]:
     """The measures of the module docstring; ``baseline_texts``: the book's previous chapters
     as the context shows them; ``previous_opening``: the previous chapter's opening."""
+    # the baseline's grams, cut once for both measures that read them
+    shown = [(len(t), _gram_list(_SPACE.sub("", t))) for t in baseline_texts]
     findings = _paragraphs(body) + _sentences(body)
-    findings += _ngrams(body, baseline_texts)
+    findings += _ngrams(body, shown)
     findings += _opening(body, previous_opening)
     findings += _loops(body)
-    findings += _copied(body, baseline_texts)
+    findings += _copied(body, shown)
     return findings
 
 
@@ -110,17 +112,24 @@ def _sentences(body: str) -> list[Finding]:
 
 def repeated_ngram_ratio(text: str, n: int = NGRAM) -> float:
     """Share of the character n-grams of ``text`` (whitespace removed) that occur more than once."""
-    compact = _SPACE.sub("", text)
-    grams = [compact[i : i + n] for i in range(len(compact) - n + 1)]
+    return _repeated_share(_gram_list(_SPACE.sub("", text), n))
+
+
+def _gram_list(compact: str, n: int = NGRAM) -> list[str]:
+    return [compact[i : i + n] for i in range(len(compact) - n + 1)]
+
+
+def _repeated_share(grams: list[str]) -> float:
     if not grams:
         return 0.0
     counts = Counter(grams)
     return sum(c for c in counts.values() if c > 1) / len(grams)
 
 
-def _ngrams(body: str, baseline_texts: Sequence[str]) -> list[Finding]:
+def _ngrams(body: str, shown: Sequence[tuple[int, list[str]]]) -> list[Finding]:
+    """``shown``: each baseline text's length and grams."""
     ratio = repeated_ngram_ratio(body)
-    ratios = [repeated_ngram_ratio(t) for t in baseline_texts if len(t) >= 500]
+    ratios = [_repeated_share(grams) for length, grams in shown if length >= 500]
     baseline = max(ratios) if ratios else 0.0
     if ratio > max(0.5, 3 * baseline):
         severity = "high"
@@ -188,10 +197,11 @@ def _long_loops(body: str) -> Iterator[re.Match[str]]:
         pos += size + 1
 
 
-def _copied(body: str, shown: Sequence[str]) -> list[Finding]:
-    """The share of the body's 12-grams that are the book's own prose as the context shows it,
-    located at the longest copied passage (whitespace ignored)."""
-    known = {g for text in shown for g in _grams(_SPACE.sub("", text))}
+def _copied(body: str, shown: Sequence[tuple[int, list[str]]]) -> list[Finding]:
+    """The share of the body's 12-grams that are the book's own prose as the context shows it
+    (``shown``: each baseline text's length and grams), located at the longest copied passage
+    (whitespace ignored)."""
+    known = set().union(*(grams for _, grams in shown))
     if not known:
         return []
     at = [i for i, c in enumerate(body) if not c.isspace()]  # compact offset → body offset
@@ -215,10 +225,6 @@ def _copied(body: str, shown: Sequence[str]) -> list[Finding]:
         f"最长一段 {len(_SPACE.sub('', quote))} 字。"
     )
     return [_finding(body, severity, message, first, quote)]
-
-
-def _grams(text: str) -> set[str]:
-    return {text[i : i + NGRAM] for i in range(len(text) - NGRAM + 1)}
 
 
 def _baseline_texts(context: WriterContext) -> list[str]:
