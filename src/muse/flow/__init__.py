@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from muse.flow.transitions import move_candidate, move_run
     from muse.flow.triggers import is_state_machine_refusal
     from muse.flow.verdicts import commit_verdict
+    from muse.flow.warming import WarmUp, warm_up
     from muse.flow.zones import ZONE_OPTION, zone
 
 __all__ = [
@@ -137,6 +138,8 @@ __all__ = [
     "sweep_may_move_plain",
     "sweep_on_startup",
     "version_diff",
+    "WarmUp",
+    "warm_up",
     "with_attempt",
     "write_chapter",
     "writer_input",
@@ -201,6 +204,7 @@ _FACE: dict[str, tuple[str, ...]] = {
     "transitions": ("move_candidate", "move_run"),
     "triggers": ("is_state_machine_refusal",),
     "verdicts": ("commit_verdict",),
+    "warming": ("WarmUp", "warm_up"),
     "zones": ("ZONE_OPTION", "zone"),
 }
 
