@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -72,10 +74,16 @@ def _timed_complete(complete):  # type: ignore[no-untyped-def]
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument(
-        "--instructions", action="store_true", help="also count the whole write's instructions"
+        "--instructions", action="store_true", help="also count the write's instructions"
     )
+    parser.add_argument(
+        "--counted-write", nargs=2, help=argparse.SUPPRESS
+    )  # the child under callgrind
     args = parser.parse_args()
     offline.install()  # a composition root: the offline provider's generators
+    if args.counted_write:
+        counted_write(args.counted_write[0], int(args.counted_write[1]))
+        return
     OfflineProvider.complete = _timed_complete(OfflineProvider.complete)  # type: ignore[method-assign]
     url = f"sqlite:///{tempfile.mkdtemp()}/cycle.db"
     engine = make_engine(url)
@@ -142,7 +150,7 @@ def main() -> None:
     )
     book_read(engine, work_id)
     second_write(engine, work_id)
-    whole_process(url, args.instructions)
+    whole_process(url, work_id, args.instructions)
 
 
 def second_write(engine, work_id: int) -> None:  # type: ignore[no-untyped-def]
@@ -195,7 +203,7 @@ WRITE = [sys.executable, "-c", "from muse.cli.main import main; main()"] + [
 ]
 
 
-def whole_process(url: str, count: bool) -> None:
+def whole_process(url: str, work_id: int, count: bool) -> None:
     """The same write (a second attempt at chapter 2001) as a whole ``muse write`` process:
     user + system CPU of the child, start-up included. Target: under 1 s."""
     env = {**os.environ, "MUSE_DATABASE_URL": url}
@@ -216,6 +224,54 @@ def whole_process(url: str, count: bool) -> None:
             "whole `muse write` process under callgrind: "
             + (f"{counted / 1e6:,.0f} M instructions" if counted else "no valgrind")
         )
+        warmed = write_instructions(url, work_id)
+        print(
+            "the write in a warmed process (the verdict's, offline model calls included) under "
+            "callgrind: " + (f"{warmed / 1e6:,.0f} M instructions" if warmed else "no valgrind")
+        )
+
+
+def write_instructions(url: str, work_id: int) -> int | None:
+    """Instructions of one write in a process warmed as muse serve warms itself, counted by
+    callgrind only around the write (``--counted-write``: the same on any day and load)."""
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        return None
+    out = Path(tempfile.mkdtemp()) / "callgrind.out"
+    done = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            __file__,
+            "--counted-write",
+            url,
+            str(work_id),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    return int(found.group(1)) if found else None
+
+
+def counted_write(url: str, work_id: int) -> None:
+    """The child of :func:`write_instructions`: a write of chapter 2001 on the bench's database,
+    callgrind's counting switched on just before it and off just after."""
+    engine = make_engine(url)
+    warm_up()
+    gc.collect()
+    gc.freeze()
+
+    def count(on: bool) -> None:
+        switch = ["callgrind_control", "-i", "on" if on else "off", str(os.getpid())]
+        subprocess.run(switch, stdout=subprocess.DEVNULL, check=True)
+
+    count(True)
+    write_chapter(engine, work_id, 2001, provider="offline", model="offline-1")
+    count(False)
 
 
 if __name__ == "__main__":
