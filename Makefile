@@ -33,9 +33,10 @@ $(YAML_STAMP): $(PACKAGED_YAML) | $(STAMP)
 	$(BIN)/python -m muse.core.packaged_yaml
 	touch $(YAML_STAMP)
 
-# What the modules compile at import (dataclass methods, annotations, regular expressions),
-# recorded once (muse.core.compile_cache), again whenever a module or the installed packages
-# change (a normal prerequisite on $(STAMP)): a stale entry is never used, only missed.
+# What the modules compile at import (dataclass methods, annotations, SQLAlchemy's generated
+# functions, regular expressions), recorded once (muse.core.compile_cache), again whenever a
+# module or the installed packages change (a normal prerequisite on $(STAMP)): a stale entry is
+# never used, only missed.
 SOURCES := $(shell find src/muse -name '*.py' -not -path '*/__pycache__/*')
 COMPILE_CACHE := src/muse/__compilecache__/.stamp
 $(COMPILE_CACHE): $(SOURCES) $(STAMP)

@@ -196,10 +196,11 @@ def test_the_installed_cache_holds_what_the_compiler_produces(fresh: None) -> No
     assert path.is_file(), "make install writes the compile cache"
     header, texts, patterns = marshal.loads(path.read_bytes())
     assert header == compile_cache._header()
-    assert {mode for mode, _ in texts} == {"exec", "eval"}
-    assert len(texts) > 1000 and len(patterns) > 100
-    for (mode, text), entry in texts.items():
-        assert marshal.loads(entry) == compile(text, "<string>", mode, dont_inherit=True)
+    assert {mode for mode, *_ in texts} == {"exec", "eval"}
+    generated = [key for key in texts if key[1].startswith("<sqlalchemy generated")]
+    assert len(texts) > 1000 and len(patterns) > 100 and len(generated) > 50
+    for (mode, filename, flags, text), entry in texts.items():
+        assert marshal.loads(entry) == compile(text, filename, mode, flags, dont_inherit=True)
     sre = re._compiler._sre  # type: ignore[attr-defined]
     for (pattern, flags), entry in patterns.items():
         final_flags, code, groups, groupindex, indexgroup = marshal.loads(entry)
@@ -217,3 +218,61 @@ def test_the_muse_command_serves_from_the_cache(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert int(done.stdout) > 300
+
+
+def test_sqlalchemy_s_generated_functions_are_served_as_compiled(tmp_path: Path) -> None:
+    """SQLAlchemy compiles the functions it writes as text (the wrapper of each decorator …)
+    in ``langhelpers``; a process that installs the cache before it loads takes them from the
+    file, with the ``__future__`` flags ``langhelpers`` gives them, and they work."""
+    probe = (
+        "import sys\n"
+        "import muse.cli\n"
+        "from muse.core import compile_cache\n"
+        "assert 'sqlalchemy' not in sys.modules\n"
+        "before = compile_cache.installed().hits\n"
+        "import sqlalchemy, inspect\n"
+        "from sqlalchemy.util import langhelpers\n"
+        "assert langhelpers.compile.__module__ == 'muse.core.compile_cache'\n"
+        "print(compile_cache.installed().hits - before)\n"
+        "print(sqlalchemy.select(sqlalchemy.literal(1)).compile())\n"
+        "print(inspect.signature(sqlalchemy.sql.expression.Select.where))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    hits, sql, signature = done.stdout.strip().split("\n", 2)
+    assert int(hits) > 50
+    assert sql.startswith("SELECT :param_1")
+    plain = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import inspect, sqlalchemy\n"
+            "print(inspect.signature(sqlalchemy.sql.expression.Select.where))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert signature.strip() == plain.stdout.strip()
+
+
+def test_a_module_is_given_the_hooks_when_it_loads(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "seeded_probe.py").write_text("def run():\n    return compile('1', 'x', 'eval')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    calls: list[str] = []
+
+    def fake(source, filename, mode, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(source)
+        return compile(source, filename, mode)
+
+    fake.__module__ = compile_cache.__name__  # what _shadow_on_load takes back
+    compile_cache._shadow_on_load("seeded_probe", {"compile": fake})
+    try:
+        import seeded_probe  # type: ignore[import-not-found]
+
+        assert eval(seeded_probe.run()) == 1 and calls == ["1"]
+    finally:
+        compile_cache._shadow_on_load("seeded_probe", {})
+        sys.modules.pop("seeded_probe", None)
+    assert "compile" not in vars(seeded_probe)
+    finders = [f for f in sys.meta_path if isinstance(f, compile_cache._OnLoad)]
+    assert [f for f in finders if f.name == "seeded_probe"] == []

@@ -5,7 +5,9 @@ compiles ~150 regular expressions, and Python 3.11 redoes all of it in every pro
 ``@dataclass`` writes each class's ``__init__``, ``__repr__``, ``__eq__`` … as source text and
 compiles it (``exec``, six times for a frozen class); pydantic evaluates each string annotation
 through ``typing.ForwardRef``, which compiles it (~1,700 times); ``re.compile`` parses a pattern
-and generates its program in pure Python.
+and generates its program in pure Python. SQLAlchemy writes functions as text too (the wrapper
+of each ``@util.decorator``, its proxies and dispatchers: ~120 when it loads) and compiles them
+in ``sqlalchemy.util.langhelpers``.
 Together that is about a fifth of the whole ``muse write`` process (~850 M instructions).
 ``make install`` records what they compile while every muse module is imported (``python -m
 muse.core.compile_cache``) and writes it to ``muse/__compilecache__/<interpreter>.marshal``; a
@@ -15,10 +17,11 @@ instead of compiling again.
 Never stale and never required:
 
 * an entry's key is the whole input of the compiler: the exact source text of the function or
-  the annotation and how it is compiled (``exec`` or ``eval`` of a code object compiled from that
-  text, with the same namespaces, is what ``exec`` or ``eval`` of the text does; neither
-  ``dataclasses`` nor ``typing`` has a ``__future__`` import to inherit), or the pattern and its
-  flags. An edited class, annotation or pattern has another key, so it is compiled afresh;
+  the annotation and how it is compiled (mode, file name and ``__future__`` flags: ``exec`` or
+  ``eval`` of a code object compiled from that text, with the same namespaces, is what ``exec``
+  or ``eval`` of the text does; neither ``dataclasses`` nor ``typing`` has a ``__future__``
+  import to inherit, ``langhelpers`` has ``annotations``, and its texts are compiled with it), or
+  the pattern and its flags. An edited class, annotation or pattern has another key, so it is compiled afresh;
 * the file is read only when its header names this very interpreter (``sys.version``, the
   regular-expression engine's ``MAGIC`` and the optimisation level); a missing, unreadable or
   foreign file only means compiling as before;
@@ -28,7 +31,9 @@ Python 3.13+ writes a dataclass's methods in one ``exec``; the cache still serve
 """
 
 from __future__ import annotations
+import __future__
 
+import importlib.machinery
 import marshal
 import re
 import sys
@@ -45,6 +50,14 @@ _COMPILE_PATTERN = _regex_compiler.compile
 _SRE = _regex_compiler._sre
 
 
+# the module of SQLAlchemy that compiles the functions it writes as text, and the ``__future__``
+# flag it compiles them with (its own ``from __future__ import annotations``, which they inherit)
+GENERATED_BY = "sqlalchemy.util.langhelpers"
+_ANNOTATIONS = __future__.annotations.compiler_flag
+
+Key = tuple[str, str, int, str]  # (mode, file name, __future__ flags, source text)
+
+
 def cache_file(package: Path = _PACKAGE) -> Path:
     return package / CACHE_DIR / f"{sys.implementation.cache_tag}.marshal"
 
@@ -58,7 +71,7 @@ class _Cache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._code: dict[tuple[str, str], bytes] | None = None  # (mode, source text)
+        self._code: dict[Key, bytes] | None = None
         self._patterns: dict[tuple[str | bytes, int], bytes] = {}
         self.hits = 0
 
@@ -72,11 +85,11 @@ class _Cache:
             return
         self._code, self._patterns = code, patterns
 
-    def code(self, mode: str, text: str) -> Any:
+    def code(self, key: Key) -> Any:
         if self._code is None:
             self._load()
         assert self._code is not None
-        return self._take(self._code.get((mode, text)))
+        return self._take(self._code.get(key))
 
     def pattern(self, key: tuple[str | bytes, int]) -> tuple[Any, ...] | None:
         if self._code is None:
@@ -107,7 +120,7 @@ def install(path: Path | None = None) -> None:
         return
     cache = _Cache(path or cache_file())
     _installed = cache
-    _hook(*_text_hooks(cache.code, _keep_nothing), _serving_compile(cache), _SRE)
+    _hook(_TextHooks(cache.code, _keep_nothing), _serving_compile(cache), _SRE)
 
 
 def installed() -> _Cache | None:
@@ -123,17 +136,20 @@ def uninstall() -> None:
 
 
 def _hook(
-    exec_: Callable[..., None],
-    eval_compile: Callable[..., Any],
+    hooks: _TextHooks,
     compile_pattern: Callable[..., Any],
     sre: Any,
 ) -> None:
-    """Put the hooks in place; each shadows the builtin in that module alone."""
+    """Put the hooks in place; each shadows the builtin in that module alone (``langhelpers``
+    as soon as it loads, before its body runs)."""
     import dataclasses
     import typing
 
-    dataclasses.exec = exec_  # type: ignore[attr-defined]
-    typing.compile = eval_compile  # type: ignore[attr-defined]
+    dataclasses.exec = hooks.dataclass_exec  # type: ignore[attr-defined]
+    typing.compile = hooks.annotation_compile  # type: ignore[attr-defined]
+    _shadow_on_load(
+        GENERATED_BY, {"exec": hooks.generated_exec, "compile": hooks.generated_compile}
+    )
     _regex_compiler.compile = compile_pattern
     _regex_compiler._sre = sre
 
@@ -144,44 +160,123 @@ def _unhook() -> None:
 
     del dataclasses.exec  # type: ignore[attr-defined]
     del typing.compile  # type: ignore[attr-defined]
+    _shadow_on_load(GENERATED_BY, {})
     _regex_compiler.compile = _COMPILE_PATTERN
     _regex_compiler._sre = _SRE
 
 
-def _keep_nothing(mode: str, text: str, code: Any) -> None:
+class _OnLoad:
+    """A meta path finder that gives one module some globals before its body runs."""
+
+    def __init__(self, name: str, values: dict[str, Any]) -> None:
+        self.name, self.values = name, values
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _Seeding(spec.loader, self.values)  # type: ignore[assignment]
+        return spec
+
+
+class _Seeding:
+    """A module's loader that puts ``values`` in the module's globals first."""
+
+    def __init__(self, loader: Any, values: dict[str, Any]) -> None:
+        self._loader, self._values = loader, values
+
+    def create_module(self, spec: Any) -> Any:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        vars(module).update(self._values)
+        self._loader.exec_module(module)
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_code …: the loader's own
+        return getattr(self._loader, name)
+
+
+def _shadow_on_load(name: str, values: dict[str, Any]) -> None:
+    """Give module ``name`` the globals ``values``: now if it is loaded, else when it loads.
+    Empty ``values``: take back what an earlier call gave."""
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _OnLoad) or f.name != name]
+    module = sys.modules.get(name)
+    if module is None:
+        if values:
+            sys.meta_path.insert(0, _OnLoad(name, values))
+        return
+    for key in ("exec", "compile"):
+        if getattr(vars(module).get(key), "__module__", None) == __name__:
+            del vars(module)[key]
+    vars(module).update(values)
+
+
+def _keep_nothing(key: Key, code: Any) -> None:
     pass
 
 
-def _text_hooks(
-    lookup: Callable[[str, str], Any], keep: Callable[[str, str, Any], None]
-) -> tuple[Callable[..., None], Callable[..., Any]]:
-    """``exec`` for ``dataclasses`` and ``compile`` for ``typing`` (whose ``ForwardRef`` compiles
-    an annotation's text: ``compile(text, "<string>", "eval")``). Each takes the code of a text
-    from ``lookup(mode, text)``, or compiles it and hands it to ``keep``; any other call compiles
-    as the builtin would there.
+class _TextHooks:
+    """``exec`` for ``dataclasses``, ``compile`` for ``typing`` (whose ``ForwardRef`` compiles an
+    annotation's text: ``compile(text, "<string>", "eval")``) and both for ``langhelpers``. Each
+    takes the code of a text from ``lookup(key)``, or compiles it and hands it to ``keep``; any
+    other call compiles as the builtin would there.
 
-    A text is compiled as in those modules, which have no ``__future__`` import: ``exec`` of the
-    text here would inherit this module's (a dataclass's annotations would become strings)."""
+    A text is compiled as in its module: ``exec`` or ``compile`` of the text here would inherit
+    this module's ``__future__`` import, so every compile says its flags (none for
+    ``dataclasses`` and ``typing``, whose annotations of a dataclass would else become strings;
+    ``annotations`` for ``langhelpers``, which has it)."""
 
-    def code_of(mode: str, text: str) -> Any:
-        code = lookup(mode, text)
+    def __init__(self, lookup: Callable[[Key], Any], keep: Callable[[Key, Any], None]) -> None:
+        self._lookup, self._keep = lookup, keep
+
+    def code_of(self, mode: str, filename: str, flags: int, text: str) -> Any:
+        key = (mode, filename, flags, text)
+        code = self._lookup(key)
         if code is None:
-            code = compile(text, "<string>", mode, dont_inherit=True)
-            keep(mode, text, code)
+            code = compile(text, filename, mode, flags, dont_inherit=True)
+            self._keep(key, code)
         return code
 
-    def hooked_exec(source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002
-        exec(code_of("exec", source) if isinstance(source, str) else source, globals, locals)
+    def dataclass_exec(self, source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002
+        if isinstance(source, str):
+            source = self.code_of("exec", "<string>", 0, source)
+        exec(source, globals, locals)
 
-    def hooked_compile(
-        source: Any, filename: Any, mode: str, flags: int = 0, dont_inherit: bool = False, **kw: Any
+    def annotation_compile(
+        self,
+        source: Any,
+        filename: Any,
+        mode: str,
+        flags: int = 0,
+        dont_inherit: bool = False,
+        **kw: Any,
     ) -> Any:
         forward_ref = filename == "<string>" and mode == "eval" and not (flags or kw)
         if forward_ref and isinstance(source, str):  # the call ForwardRef makes
-            return code_of("eval", source)
+            return self.code_of("eval", "<string>", 0, source)
         return compile(source, filename, mode, flags, dont_inherit=True, **kw)
 
-    return hooked_exec, hooked_compile
+    def generated_exec(self, source: Any, globals: Any, locals: Any = None) -> None:  # noqa: A002
+        if isinstance(source, str):
+            source = self.code_of("exec", "<string>", _ANNOTATIONS, source)
+        exec(source, globals, locals)
+
+    def generated_compile(
+        self,
+        source: Any,
+        filename: Any,
+        mode: str,
+        flags: int = 0,
+        dont_inherit: bool = False,
+        **kw: Any,
+    ) -> Any:
+        plain = not (flags or dont_inherit or kw)  # the call exec_code_in_env makes
+        if plain and isinstance(source, str) and isinstance(filename, str) and mode == "exec":
+            return self.code_of("exec", filename, _ANNOTATIONS, source)
+        inherited = 0 if dont_inherit else _ANNOTATIONS
+        return compile(source, filename, mode, flags | inherited, dont_inherit=True, **kw)
 
 
 def _serving_compile(cache: _Cache) -> Callable[..., Any]:
@@ -203,7 +298,7 @@ class Recorder:
     """Collects what dataclasses, ``ForwardRef`` and the regex compiler compile while active."""
 
     def __init__(self) -> None:
-        self.code: dict[tuple[str, str], Any] = {}  # (mode, source text)
+        self.code: dict[Key, Any] = {}
         self.patterns: dict[tuple[str | bytes, int], tuple[Any, ...]] = {}
 
     def __enter__(self) -> Recorder:
@@ -212,8 +307,8 @@ class Recorder:
             raise RuntimeError("compile cache: record in a process that does not serve from it")
         _recording = True
 
-        def keep(mode: str, text: str, code: Any) -> None:
-            self.code[(mode, text)] = code
+        def keep(key: Key, code: Any) -> None:
+            self.code[key] = code
 
         last: list[tuple[Any, ...]] = []
 
@@ -247,7 +342,7 @@ class Recorder:
                 )
             return result
 
-        _hook(*_text_hooks(lambda mode, text: None, keep), recording_compile, _RecordingSre())
+        _hook(_TextHooks(lambda key: None, keep), recording_compile, _RecordingSre())
         re.purge()
         return self
 
