@@ -145,11 +145,15 @@ def _hook(
     import dataclasses
     import typing
 
-    dataclasses.exec = hooks.dataclass_exec  # type: ignore[attr-defined]
-    typing.compile = hooks.annotation_compile  # type: ignore[attr-defined]
-    _shadow_on_load(
-        GENERATED_BY, {"exec": hooks.generated_exec, "compile": hooks.generated_compile}
-    )
+    dataclasses.exec = hooks.exec_in(0)  # type: ignore[attr-defined]
+    # the call ForwardRef makes: compile(text, "<string>", "eval")
+    typing.compile = hooks.compile_in(0, "eval", "<string>")  # type: ignore[attr-defined]
+    # the call exec_code_in_env makes: compile(text, filename, "exec")
+    generated = {
+        "exec": hooks.exec_in(_ANNOTATIONS),
+        "compile": hooks.compile_in(_ANNOTATIONS, "exec"),
+    }
+    _shadow_on_load(GENERATED_BY, generated)
     _regex_compiler.compile = compile_pattern
     _regex_compiler._sre = sre
 
@@ -239,44 +243,39 @@ class _TextHooks:
             self._keep(key, code)
         return code
 
-    def dataclass_exec(self, source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002
-        if isinstance(source, str):
-            source = self.code_of("exec", "<string>", 0, source)
-        exec(source, globals, locals)
+    def exec_in(self, module_flags: int) -> Callable[..., None]:
+        """``exec`` as a module with these ``__future__`` flags calls it: a text is served."""
 
-    def annotation_compile(
-        self,
-        source: Any,
-        filename: Any,
-        mode: str,
-        flags: int = 0,
-        dont_inherit: bool = False,
-        **kw: Any,
-    ) -> Any:
-        forward_ref = filename == "<string>" and mode == "eval" and not (flags or kw)
-        if forward_ref and isinstance(source, str):  # the call ForwardRef makes
-            return self.code_of("eval", "<string>", 0, source)
-        return compile(source, filename, mode, flags, dont_inherit=True, **kw)
+        def hooked_exec(source: Any, globals: Any = None, locals: Any = None) -> None:  # noqa: A002
+            if isinstance(source, str):
+                source = self.code_of("exec", "<string>", module_flags, source)
+            exec(source, globals, locals)
 
-    def generated_exec(self, source: Any, globals: Any, locals: Any = None) -> None:  # noqa: A002
-        if isinstance(source, str):
-            source = self.code_of("exec", "<string>", _ANNOTATIONS, source)
-        exec(source, globals, locals)
+        return hooked_exec
 
-    def generated_compile(
-        self,
-        source: Any,
-        filename: Any,
-        mode: str,
-        flags: int = 0,
-        dont_inherit: bool = False,
-        **kw: Any,
-    ) -> Any:
-        plain = not (flags or dont_inherit or kw)  # the call exec_code_in_env makes
-        if plain and isinstance(source, str) and isinstance(filename, str) and mode == "exec":
-            return self.code_of("exec", filename, _ANNOTATIONS, source)
-        inherited = 0 if dont_inherit else _ANNOTATIONS
-        return compile(source, filename, mode, flags | inherited, dont_inherit=True, **kw)
+    def compile_in(
+        self, module_flags: int, served_mode: str, served_file: str | None = None
+    ) -> Callable[..., Any]:
+        """``compile`` as a module with these ``__future__`` flags calls it: a plain call (no
+        flags of its own) of ``served_mode``, of the file ``served_file`` if one is named, is
+        served; any other compiles as the builtin would there."""
+
+        def hooked_compile(
+            source: Any,
+            filename: Any,
+            mode: str,
+            flags: int = 0,
+            dont_inherit: bool = False,
+            **kw: Any,
+        ) -> Any:
+            plain = not (flags or dont_inherit or kw) and mode == served_mode
+            named = isinstance(filename, str) and served_file in (None, filename)
+            if plain and named and isinstance(source, str):
+                return self.code_of(mode, filename, module_flags, source)
+            inherited = 0 if dont_inherit else module_flags
+            return compile(source, filename, mode, flags | inherited, dont_inherit=True, **kw)
+
+        return hooked_compile
 
 
 def _serving_compile(cache: _Cache) -> Callable[..., Any]:
