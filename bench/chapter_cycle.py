@@ -128,7 +128,8 @@ def main() -> None:
     )
     print(
         f"warm-up before the write, as muse serve does at start: {warmed.contracts} contracts "
-        f"built, the tagger's part-of-speech model loaded, {warmed.cpu_ms:.0f} ms CPU"
+        f"built, {warmed.schemas} JSON schemas made, the tagger's part-of-speech model loaded, "
+        f"{warmed.cpu_ms:.0f} ms CPU"
     )
     print(f"  {'node':<20} {'elapsed':>8} {'model':>6} {'outside':>8}")
     for e in finished:

@@ -34,3 +34,21 @@ def test_warm_up_loads_the_shared_tagger():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_warm_up_makes_the_schemas_of_the_writes_model_calls():
+    code = (
+        "from muse.agents import TOOL_SPECS\n"
+        "from muse.agents import schemas\n"
+        "from muse.core import segmentation\n"
+        "from muse.flow import warm_up\n"
+        "from muse.flow.warming import _WRITE_OUTPUTS\n"
+        "assert schemas._schema.cache_info().currsize == 0\n"
+        "done = warm_up()\n"
+        "wanted = {*_WRITE_OUTPUTS, *(s.arguments for s in TOOL_SPECS.values())}\n"
+        "print(done.schemas, schemas._schema.cache_info().currsize, len(wanted),\n"
+        "      segmentation.rjieba_version.cache_info().currsize)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    made, cached, wanted, version = map(int, out.stdout.split())
+    assert made == wanted >= 4 and cached >= wanted and version == 1

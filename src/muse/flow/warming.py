@@ -1,9 +1,12 @@
 """What writing a chapter costs a process once, paid by a resident process when it starts.
 
-A process pays three things on its first chapter and never again: loading the modules of the
-write, rjieba's part-of-speech model (built on the first text that holds a word outside its
-dictionary, ~180 M instructions, the largest), and pydantic's build of each contract on its first
-use (the contracts defer it so that a command starts fast: ``muse --help`` builds none).
+A process pays these on its first chapter and never again: loading the modules of the write,
+rjieba's part-of-speech model (built on the first text that holds a word outside its dictionary,
+~180 M instructions, the largest), pydantic's build of each contract on its first use (the
+contracts defer it so that a command starts fast: ``muse --help`` builds none), the JSON schema
+of each output contract and tool the write's model calls are given (``agents.schemas`` keeps one
+per process; ~20 M instructions for the five), and rjieba's version (read from its installed
+metadata, part of the search index's version).
 
 ``muse write`` is one chapter per process and pays them within the write either way. ``muse
 serve`` writes many chapters in one process, so it pays them at start (:func:`warm_up`), before
@@ -17,8 +20,16 @@ import time
 from dataclasses import dataclass
 
 import muse.flow.production  # noqa: F401  (the write's modules, loaded here, not on its first run)
+from muse.agents import TOOL_SPECS
+from muse.agents.schemas import json_schema
+from muse.context import ExploreDraft, WriterDraft
 from muse.core.contract import Contract
-from muse.core.segmentation import shared_jieba
+from muse.core.segmentation import rjieba_version, shared_jieba
+from muse.quality.contracts import DetectorReport
+
+# what the write's model calls are given as schemas: the explorer's, the writer's and the
+# detector's output contracts, and the arguments of every read-only tool the explorer is offered
+_WRITE_OUTPUTS = (ExploreDraft, WriterDraft, DetectorReport)
 
 # a word jieba's dictionary lacks (青石镇), so that tagging it loads the part-of-speech model
 _UNKNOWN_WORD = "林远走进青石镇。"
@@ -27,19 +38,25 @@ _UNKNOWN_WORD = "林远走进青石镇。"
 @dataclass(frozen=True)
 class WarmUp:
     contracts: int  # contracts built
+    schemas: int  # JSON schemas made (output contracts and tool arguments)
     cpu_ms: float  # CPU the warm-up took
 
 
 def warm_up() -> WarmUp:
-    """Load the tagger and its part-of-speech model, and build every contract not yet built."""
+    """Load the tagger and its part-of-speech model, build every contract not yet built and
+    the JSON schemas of the write's model calls, and read rjieba's version."""
     started = time.process_time()
     shared_jieba().tag(_UNKNOWN_WORD, hmm=True)
+    rjieba_version()
     built = 0
     for model in _contracts():
         if not model.__pydantic_complete__:
             model.model_rebuild()
             built += 1
-    return WarmUp(built, (time.process_time() - started) * 1000)
+    schemas = dict.fromkeys((*_WRITE_OUTPUTS, *(spec.arguments for spec in TOOL_SPECS.values())))
+    for model in schemas:
+        json_schema(model)
+    return WarmUp(built, len(schemas), (time.process_time() - started) * 1000)
 
 
 def _contracts() -> list[type[Contract]]:
