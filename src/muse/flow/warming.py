@@ -5,7 +5,7 @@ rjieba's part-of-speech model (built on the first text that holds a word outside
 ~180 M instructions, the largest), pydantic's build of each contract on its first use (the
 contracts defer it so that a command starts fast: ``muse --help`` builds none), the JSON schema
 of each output contract and tool the write's model calls are given (``agents.schemas`` keeps one
-per process; ~20 M instructions for the five), and rjieba's version (read from its installed
+per process; ~20 M instructions for the seven), and rjieba's version (read from its installed
 metadata, part of the search index's version).
 
 ``muse write`` is one chapter per process and pays them within the write either way. ``muse
