@@ -159,7 +159,7 @@ def write_receipt(engine: Engine, trace: CallTrace, *, status: str, error: str |
         with engine.begin() as conn:
             # the values as parameters, not inline: the statement's cache key is then the same
             # few columns, not a walk over every value of the receipt on each call
-            conn.execute(insert(model_calls), scrub(row, trace.secrets))
+            conn.execute(insert(model_calls), _for_storage(row, trace.secrets))
     except Exception as err:  # noqa: BLE001 - the receipt of a failed call must still exist
         _write_minimal(engine, row, trace, err)
 
@@ -195,7 +195,19 @@ def _write_minimal(engine: Engine, row: dict[str, Any], trace: CallTrace, err: E
         "cost_estimate": None,
     }
     with engine.begin() as conn:
-        conn.execute(insert(model_calls), scrub(minimal, trace.secrets))
+        conn.execute(insert(model_calls), _for_storage(minimal, trace.secrets))
+
+
+def _for_storage(row: dict[str, Any], secrets: tuple[str, ...]) -> dict[str, Any]:
+    """``row`` as its insert binds it: scrubbed when the call had a secret to hide; else as it
+    is. Without secrets a scrub only replaces NUL characters, and the engine does that and more
+    to every bound string and JSON value (``store.engine``: NUL and lone surrogates replaced,
+    registered secrets redacted), so the walk over a receipt's ~4,000 values (its messages,
+    input and replies) would change nothing."""
+    if any(secrets):
+        scrubbed: dict[str, Any] = scrub(row, secrets)
+        return scrubbed
+    return row
 
 
 @dataclass(frozen=True, slots=True)
