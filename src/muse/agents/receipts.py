@@ -26,6 +26,7 @@ from muse.agents.tables import model_calls
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
 from muse.core.ids import new_id
+from muse.store.prepared import Prepared
 from muse.store.rows import FromRow
 
 REDACTED = "[已隐去]"
@@ -157,9 +158,7 @@ def write_receipt(engine: Engine, trace: CallTrace, *, status: str, error: str |
     }
     try:
         with engine.begin() as conn:
-            # the values as parameters, not inline: the statement's cache key is then the same
-            # few columns, not a walk over every value of the receipt on each call
-            conn.execute(insert(model_calls), _for_storage(row, trace.secrets))
+            _INSERT.run(conn, **_for_storage(row, trace.secrets))
     except Exception as err:  # noqa: BLE001 - the receipt of a failed call must still exist
         _write_minimal(engine, row, trace, err)
 
@@ -195,7 +194,12 @@ def _write_minimal(engine: Engine, row: dict[str, Any], trace: CallTrace, err: E
         "cost_estimate": None,
     }
     with engine.begin() as conn:
-        conn.execute(insert(model_calls), _for_storage(minimal, trace.secrets))
+        _INSERT.run(conn, **_for_storage(minimal, trace.secrets))
+
+
+# a receipt sets every column (the values as parameters, not inline: the statement's cache key
+# is then the same few columns, not a walk over every value of the receipt on each call)
+_INSERT = Prepared(insert(model_calls), keys=tuple(c.name for c in model_calls.c))
 
 
 def _for_storage(row: dict[str, Any], secrets: tuple[str, ...]) -> dict[str, Any]:

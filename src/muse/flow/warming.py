@@ -19,13 +19,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from sqlalchemy import Engine
+
 import muse.flow.production  # noqa: F401  (the write's modules, loaded here, not on its first run)
 from muse.agents import TOOL_SPECS
 from muse.agents.schemas import json_schema
 from muse.context import ExploreDraft, WriterDraft
 from muse.core.contract import Contract
 from muse.core.segmentation import rjieba_version, shared_jieba
+from muse.flow.zones import production_form
 from muse.quality.contracts import DetectorReport
+from muse.store.prepared import precompile
 
 # what the write's model calls are given as schemas: the explorer's, the writer's and the
 # detector's output contracts, and the arguments of every read-only tool the explorer is offered
@@ -40,11 +44,14 @@ class WarmUp:
     contracts: int  # contracts built
     schemas: int  # JSON schemas made (output contracts and tool arguments)
     cpu_ms: float  # CPU the warm-up took
+    statements: int = 0  # prepared statements compiled for the engine
 
 
-def warm_up() -> WarmUp:
+def warm_up(engine: Engine | None = None) -> WarmUp:
     """Load the tagger and its part-of-speech model, build every contract not yet built and
-    the JSON schemas of the write's model calls, and read rjieba's version."""
+    the JSON schemas of the write's model calls, read rjieba's version, and with ``engine``
+    compile every prepared statement (``store.prepared``) for it, each in the form its
+    execution takes (a SELECT of the production zone's tables rewritten by ``flow.zones``)."""
     started = time.process_time()
     shared_jieba().tag(_UNKNOWN_WORD, hmm=True)
     rjieba_version()
@@ -56,7 +63,8 @@ def warm_up() -> WarmUp:
     schemas = dict.fromkeys((*_WRITE_OUTPUTS, *(spec.arguments for spec in TOOL_SPECS.values())))
     for model in schemas:
         json_schema(model)
-    return WarmUp(built, len(schemas), (time.process_time() - started) * 1000)
+    statements = 0 if engine is None else precompile(engine, production_form)
+    return WarmUp(built, len(schemas), (time.process_time() - started) * 1000, statements)
 
 
 def _contracts() -> list[type[Contract]]:

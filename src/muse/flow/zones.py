@@ -198,6 +198,14 @@ def _rewrite(
     return rewritten
 
 
+def production_form(statement: Any) -> Any:
+    """``statement`` as a production connection executes it: a SELECT or UNION with the
+    evaluation zone's rows of ``runs`` and ``candidates`` filtered out, anything else as it is."""
+    if isinstance(statement, Select | CompoundSelect):
+        return _production_only(statement)
+    return statement
+
+
 def _before_execute(
     conn: Connection, clauseelement: Any, multiparams: Any, params: Any, execution_options: Any
 ) -> tuple[Any, Any, Any]:

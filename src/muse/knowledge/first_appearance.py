@@ -22,12 +22,23 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Row, Select, and_, func, literal, select
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Row,
+    Select,
+    and_,
+    bindparam,
+    func,
+    literal,
+    select,
+)
 
 from muse.knowledge.card_state import debut_of
 from muse.knowledge.contracts import Card, Cycle, Milestone, SourceRef
 from muse.knowledge.source_refs import ref_from_row
 from muse.knowledge.tables import card_milestones, cards, source_refs
+from muse.store.prepared import Prepared
 
 
 @dataclass(frozen=True)
@@ -48,7 +59,7 @@ def term_appearances(conn: Connection, work_id: int) -> list[TermAppearance]:
     """Every name and alias of every card of the work (any status), with its first chapter."""
     debuts = _debut_milestones(conn, work_id)
     out: list[TermAppearance] = []
-    for row in conn.execute(_cards_query(work_id)).all():
+    for row in _CARDS.run(conn, work_id=work_id).all():
         chapter, basis = _card_first_chapter(debuts.get(row.id, []), row.first_ref)
         out.append(_appearance(row, row.name, "name", chapter, basis))
         for alias in row.aliases:
@@ -84,7 +95,7 @@ def _card_first_chapter(debuts: list[Milestone], first_ref: int | None) -> tuple
     return 0, "setting"
 
 
-def _cards_query(work_id: int) -> Select[*tuple[Any, ...]]:
+def _cards_query(work_id: ColumnElement[int]) -> Select[*tuple[Any, ...]]:
     r = source_refs.c
     first_ref = (
         select(r.owner_id, func.min(r.chapter).label("chapter"))
@@ -101,15 +112,14 @@ def _cards_query(work_id: int) -> Select[*tuple[Any, ...]]:
     )
 
 
-def _debut_milestones(conn: Connection, work_id: int) -> dict[str, list[Milestone]]:
-    """card id → its 登场 milestones with their references (one query)."""
+def _debut_query(work_id: ColumnElement[int]) -> Select[*tuple[Any, ...]]:
     m, r = card_milestones.c, source_refs.c
     refs_of = and_(
         r.owner_kind == "card",
         r.owner_id == m.card_id,
         r.target == literal("milestone:") + m.id,
     )
-    query = (
+    return (
         select(
             m.card_id,
             m.id,
@@ -128,8 +138,12 @@ def _debut_milestones(conn: Connection, work_id: int) -> dict[str, list[Mileston
         .where(cards.c.work_id == work_id, m.cycle == Cycle.debut.value)
         .order_by(m.card_id, m.position, r.position)
     )
+
+
+def _debut_milestones(conn: Connection, work_id: int) -> dict[str, list[Milestone]]:
+    """card id → its 登场 milestones with their references (one query)."""
     grouped: dict[tuple[str, str], tuple[int | None, list[SourceRef]]] = {}
-    for card_id, mid, chapter, *ref in conn.execute(query).all():
+    for card_id, mid, chapter, *ref in _DEBUTS.run(conn, work_id=work_id).all():
         _, refs = grouped.setdefault((card_id, mid), (chapter, []))
         if ref[0] is not None:
             refs.append(ref_from_row(*ref))
@@ -137,3 +151,7 @@ def _debut_milestones(conn: Connection, work_id: int) -> dict[str, list[Mileston
     for (card_id, _), (chapter, refs) in grouped.items():
         out[card_id].append(Milestone(chapter=chapter, cycle=Cycle.debut, refs=refs))
     return out
+
+
+_CARDS = Prepared(_cards_query(bindparam("work_id")))
+_DEBUTS = Prepared(_debut_query(bindparam("work_id")))

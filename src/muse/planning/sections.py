@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Row, select
+from sqlalchemy import ColumnElement, Connection, Row, bindparam, select
 
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
@@ -24,6 +24,7 @@ from muse.planning.findings import Finding
 from muse.planning.stages import SECTION_TYPES, STAGES
 from muse.planning.tables import plan_sections
 from muse.store.cas import compare_and_set
+from muse.store.prepared import Prepared
 
 ORIGINS = ("import", "edit", "planner", "batch", "ledger")
 
@@ -127,6 +128,26 @@ def get_section(conn: Connection, section_id: str) -> Section:
     return _section(row)
 
 
+def _sections(by_stage: bool, by_chapter: bool) -> Prepared:
+    query = select(plan_sections).where(
+        plan_sections.c.work_id == bindparam("work_id"),
+        plan_sections.c.state.in_(bindparam("states", expanding=True)),
+    )
+    if by_stage:
+        query = query.where(plan_sections.c.stage == bindparam("stage"))
+    if by_chapter:
+        query = query.where(plan_sections.c.target_chapter == bindparam("chapter"))
+    return Prepared(
+        query.order_by(
+            plan_sections.c.target_chapter, plan_sections.c.created_at, plan_sections.c.id
+        )
+    )
+
+
+# by (stage given, chapter given)
+_SECTIONS = {(stage, chapter): _sections(stage, chapter) for stage in (0, 1) for chapter in (0, 1)}
+
+
 def list_sections(
     conn: Connection,
     work_id: int,
@@ -136,17 +157,13 @@ def list_sections(
     chapter: int | None = None,
 ) -> list[Section]:
     """Sections of a work, oldest first (chapter order for fine outlines)."""
-    query = select(plan_sections).where(
-        plan_sections.c.work_id == work_id, plan_sections.c.state.in_(list(states))
-    )
+    params: dict[str, Any] = {"work_id": work_id, "states": list(states)}
     if stage is not None:
-        query = query.where(plan_sections.c.stage == stage)
+        params["stage"] = stage
     if chapter is not None:
-        query = query.where(plan_sections.c.target_chapter == chapter)
-    query = query.order_by(
-        plan_sections.c.target_chapter, plan_sections.c.created_at, plan_sections.c.id
-    )
-    return [_section(r) for r in conn.execute(query)]
+        params["chapter"] = chapter
+    query = _SECTIONS[(int(stage is not None), int(chapter is not None))]
+    return [_section(r) for r in query.run(conn, **params)]
 
 
 def confirmed_section(
@@ -158,20 +175,20 @@ def confirmed_section(
     return found[0] if found else None
 
 
+_PLANNING_STARTED = Prepared(
+    select(plan_sections.c.id)
+    .where(
+        plan_sections.c.work_id == bindparam("work_id"),
+        plan_sections.c.stage == 0,
+        plan_sections.c.state != "discarded",
+    )
+    .limit(1)
+)
+
+
 def planning_started(conn: Connection, work_id: int) -> bool:
     """Planning mode: the work has a stage-0 section (定盘) that was not discarded."""
-    return (
-        conn.execute(
-            select(plan_sections.c.id)
-            .where(
-                plan_sections.c.work_id == work_id,
-                plan_sections.c.stage == 0,
-                plan_sections.c.state != "discarded",
-            )
-            .limit(1)
-        ).first()
-        is not None
-    )
+    return _PLANNING_STARTED.run(conn, work_id=work_id).first() is not None
 
 
 def record_check(conn: Connection, section_id: str, findings: list[Finding]) -> None:

@@ -17,6 +17,7 @@ from sqlalchemy import (
     LargeBinary,
     Row,
     Select,
+    bindparam,
     cast,
     func,
     literal_column,
@@ -27,6 +28,7 @@ from sqlalchemy import (
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound
 from muse.store.digest import pairs_digest
+from muse.store.prepared import Prepared
 from muse.works.contracts import (
     ChapterInfo,
     ChapterText,
@@ -100,10 +102,13 @@ def find_imported_work(conn: Connection, title: str, source_version: str) -> int
 MAX_ID = 2**63 - 1  # the widest id either backend stores (BIGINT)
 
 
+_WORK_ROW = Prepared(select(works).where(works.c.id == bindparam("work_id")))
+
+
 def get_work_row(conn: Connection, work_id: int) -> WorkRow:
     row = None
     if 0 < work_id <= MAX_ID:  # a wider number is no id (SQLite would refuse to bind it)
-        row = conn.execute(select(works).where(works.c.id == work_id)).mappings().first()
+        row = _WORK_ROW.run(conn, work_id=work_id).mappings().first()
     if row is None:
         raise NotFound(f"作品 {work_id} 不存在。", hint="用 muse works 查看已有作品。")
     return WorkRow.from_row(row)
@@ -222,7 +227,7 @@ def list_chapters(
     return found if last is None else found[::-1]
 
 
-def _text_query(work_id: int) -> Select[*tuple[Any, ...]]:
+def _text_query(work_id: int | ColumnElement[int]) -> Select[*tuple[Any, ...]]:
     return (
         select(
             chapters.c.number,
@@ -249,9 +254,14 @@ def _to_text(work_id: int, row: Row[*tuple[Any, ...]]) -> ChapterText:
     )
 
 
+_CHAPTER_TEXT = Prepared(
+    _text_query(bindparam("work_id")).where(chapters.c.number == bindparam("number"))
+)
+
+
 def get_chapter_text(conn: Connection, work_id: int, number: int) -> ChapterText:
     """The canonical text of one chapter (its current revision)."""
-    row = conn.execute(_text_query(work_id).where(chapters.c.number == number)).first()
+    row = _CHAPTER_TEXT.run(conn, work_id=work_id, number=number).first()
     if row is None:
         raise NotFound(
             f"作品 {work_id} 没有第 {number} 章。", hint="用 muse chapters 查看章节列表。"
@@ -323,10 +333,14 @@ def prose_slices(
     ]
 
 
+_LATEST_NUMBER = Prepared(
+    select(func.max(chapters.c.number)).where(chapters.c.work_id == bindparam("work_id"))
+)
+
+
 def latest_chapter_number(conn: Connection, work_id: int) -> int | None:
-    return conn.execute(
-        select(func.max(chapters.c.number)).where(chapters.c.work_id == work_id)
-    ).scalar()
+    latest: int | None = _LATEST_NUMBER.run(conn, work_id=work_id).scalar()
+    return latest
 
 
 def chapter_revisions(conn: Connection, work_id: int) -> dict[int, int]:
@@ -389,13 +403,16 @@ def chapter_bytes_after(
     return [(number, sha, bytes(text)) for number, sha, text in conn.execute(query)]
 
 
+_CURRENT_REVISION = Prepared(
+    select(chapters.c.current_revision).where(
+        chapters.c.work_id == bindparam("work_id"), chapters.c.number == bindparam("number")
+    )
+)
+
+
 def current_revision(conn: Connection, work_id: int, number: int) -> int | None:
     """The chapter's canonical revision, None if the chapter does not exist."""
-    revision: int | None = conn.execute(
-        select(chapters.c.current_revision).where(
-            chapters.c.work_id == work_id, chapters.c.number == number
-        )
-    ).scalar()
+    revision: int | None = _CURRENT_REVISION.run(conn, work_id=work_id, number=number).scalar()
     return revision
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, select, update
+from sqlalchemy import Connection, bindparam, delete, func, select, update
 
 from muse.context.search.backend import (
     MAX_CHAPTER,
@@ -38,6 +38,7 @@ from muse.core.clock import utc_now
 from muse.core.segmentation import rjieba_version
 from muse.store.digest import pairs_digest
 from muse.store.jobs import enqueue
+from muse.store.prepared import Prepared
 from muse.works import (
     ChapterText,
     chapter_revisions,
@@ -139,24 +140,26 @@ def _remember(tokenizer: Tokenizer) -> Tokenizer:
         return _TOKENIZERS.setdefault(tokenizer.dictionary_sha256, tokenizer)
 
 
+def _of_work(column: Any) -> Prepared:
+    return Prepared(select(column).where(search_index_works.c.work_id == bindparam("work_id")))
+
+
+_DICTIONARY_SHA = _of_work(search_index_works.c.dictionary_sha256)
+_DICTIONARY = _of_work(search_index_works.c.dictionary)
+_BUILT_VERSION = _of_work(search_index_works.c.index_version)
+
+
 def built_tokenizer(conn: Connection, work_id: int) -> Tokenizer | None:
     """The tokenizer the work's index was built with; None when it has no index."""
-    where = search_index_works.c.work_id == work_id
-    sha = conn.execute(select(search_index_works.c.dictionary_sha256).where(where)).scalar()
+    sha = _DICTIONARY_SHA.run(conn, work_id=work_id).scalar()
     if sha is None:
         return None
-    return _cached_tokenizer(
-        sha,
-        lambda: list(
-            conn.execute(select(search_index_works.c.dictionary).where(where)).scalar_one()
-        ),
-    )
+    return _cached_tokenizer(sha, lambda: list(_DICTIONARY.run(conn, work_id=work_id).scalar_one()))
 
 
 def built_version(conn: Connection, work_id: int) -> str | None:
-    return conn.execute(
-        select(search_index_works.c.index_version).where(search_index_works.c.work_id == work_id)
-    ).scalar()
+    version: str | None = _BUILT_VERSION.run(conn, work_id=work_id).scalar()
+    return version
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -314,16 +317,17 @@ def _indexed_revisions(conn: Connection, work_id: int) -> dict[int, int]:
     return {chapter: revision for chapter, revision in rows}
 
 
+_CHUNK_TOTAL = Prepared(
+    select(func.coalesce(func.sum(search_index_chapters.c.chunk_count), 0)).where(
+        search_index_chapters.c.work_id == bindparam("work_id"),
+        search_index_chapters.c.chapter <= bindparam("max_chapter"),
+    )
+)
+
+
 def chunk_total(conn: Connection, work_id: int, *, max_chapter: int) -> int:
     """Number of indexed chunks of chapters ``<= max_chapter``."""
-    return int(
-        conn.execute(
-            select(func.coalesce(func.sum(search_index_chapters.c.chunk_count), 0)).where(
-                search_index_chapters.c.work_id == work_id,
-                search_index_chapters.c.chapter <= max_chapter,
-            )
-        ).scalar_one()
-    )
+    return int(_CHUNK_TOTAL.run(conn, work_id=work_id, max_chapter=max_chapter).scalar_one())
 
 
 def stale_chapters(conn: Connection, work_id: int) -> list[int]:

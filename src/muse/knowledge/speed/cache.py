@@ -33,6 +33,7 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from muse.knowledge.speed.rows import Row
+from muse.store.prepared import Prepared
 
 MAX_ENTRIES = 4  # books kept; a 5,000-card book is some 400,000 tuples
 
@@ -41,6 +42,9 @@ _POSTGRESQL = (
     "SELECT token, writer_xid = pg_current_xact_id_if_assigned()::text::bigint "
     "FROM knowledge_versions WHERE work_id = :work"
 )
+
+_TOKEN_SQLITE = Prepared(text(_SQLITE), keys=("work",))
+_TOKEN_POSTGRESQL = Prepared(text(_POSTGRESQL), keys=("work",))
 
 Key = tuple[int, str, frozenset[str]]
 
@@ -79,8 +83,8 @@ stats = CacheStats()
 def change_token(conn: Connection, work_id: int) -> tuple[str | None, bool]:
     """The work's change token (None: its cards were never written) and whether the current
     transaction holds uncommitted changes of them (known on PostgreSQL only)."""
-    sql = _POSTGRESQL if conn.dialect.name == "postgresql" else _SQLITE
-    row = conn.execute(text(sql), {"work": work_id}).first()
+    query = _TOKEN_POSTGRESQL if conn.dialect.name == "postgresql" else _TOKEN_SQLITE
+    row = query.run(conn, work=work_id).first()
     if row is None:
         return None, False
     return row[0], bool(row[1])
