@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from pydantic import BaseModel
 from sqlalchemy import Engine
 
 import muse.flow.production  # noqa: F401  (the write's modules, loaded here, not on its first run)
@@ -60,9 +61,13 @@ def warm_up(engine: Engine | None = None) -> WarmUp:
         if not model.__pydantic_complete__:
             model.model_rebuild()
             built += 1
-    schemas = dict.fromkeys((*_WRITE_OUTPUTS, *(spec.arguments for spec in TOOL_SPECS.values())))
-    for model in schemas:
-        json_schema(model)
+    outputs: tuple[type[BaseModel], ...] = (
+        *_WRITE_OUTPUTS,
+        *(s.arguments for s in TOOL_SPECS.values()),
+    )
+    schemas = dict.fromkeys(outputs)
+    for schema_of in schemas:
+        json_schema(schema_of)
     statements = 0 if engine is None else precompile(engine, production_form)
     return WarmUp(built, len(schemas), (time.process_time() - started) * 1000, statements)
 

@@ -145,7 +145,7 @@ def _sections(by_stage: bool, by_chapter: bool) -> Prepared:
 
 
 # by (stage given, chapter given)
-_SECTIONS = {(stage, chapter): _sections(stage, chapter) for stage in (0, 1) for chapter in (0, 1)}
+_SECTIONS = {(s, c): _sections(s, c) for s in (False, True) for c in (False, True)}
 
 
 def list_sections(
@@ -162,7 +162,7 @@ def list_sections(
         params["stage"] = stage
     if chapter is not None:
         params["chapter"] = chapter
-    query = _SECTIONS[(int(stage is not None), int(chapter is not None))]
+    query = _SECTIONS[(stage is not None, chapter is not None)]
     return [_section(r) for r in query.run(conn, **params)]
 
 

@@ -21,10 +21,10 @@ statement, and the statements compile on first use as any other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
-from sqlalchemy import Connection, CursorResult, Engine, Executable
+from sqlalchemy import Connection, Engine, Executable
 from sqlalchemy.sql import compiler
 
 _REGISTRY: list[Prepared] = []
@@ -52,7 +52,8 @@ class Prepared:
             self._keys = tuple(sorted(names))
         return self._keys
 
-    def run(self, conn: Connection, **params: Any) -> CursorResult[Any]:
+    def run(self, conn: Connection, **params: Any) -> Any:
+        """The statement's result (``conn.execute``): its rows' shape is the statement's."""
         return conn.execute(self.statement, params)
 
 
@@ -64,14 +65,14 @@ def precompile(engine: Engine, transform: Callable[[Executable], Executable] = l
     """Compile every registered statement, as ``transform`` makes it (the production zone's
     rewrite of a SELECT, as an execution would), into ``engine``'s cache; how many were
     compiled (0 when this SQLAlchemy compiles differently)."""
-    cache: Mapping[Any, Any] | None = getattr(engine, "_compiled_cache", None)
+    cache: MutableMapping[Any, Any] | None = getattr(engine, "_compiled_cache", None)
     if cache is None:
         return 0
     done = 0
     for prepared in _REGISTRY:
         statement = transform(prepared.statement)
         try:
-            statement._compile_w_cache(  # type: ignore[attr-defined]
+            statement._compile_w_cache(
                 engine.dialect,
                 compiled_cache=cache,
                 column_keys=list(prepared.keys),
