@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Connection, Engine, select
 
 from muse.agents.tables import tool_reads
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
+from muse.store.prepared import Prepared
 
 ReadStatus = Literal["ok", "refused", "error"]
 
@@ -33,6 +34,23 @@ class ToolRead:
     result_sha256: str | None
     error: str | None
     created_at: datetime
+
+
+# a ledger row's columns (``_row``), written one at a time or many in one statement
+_INSERT_READS = Prepared(
+    tool_reads.insert(),
+    keys=(
+        "run_id",
+        "call_id",
+        "tool",
+        "arguments",
+        "status",
+        "result_sha256",
+        "error",
+        "created_at",
+    ),
+    many=True,
+)
 
 
 def _row(
@@ -81,7 +99,7 @@ class LedgerBatch:
     def flush(self) -> None:
         if self.rows:
             with self.engine.begin() as conn:
-                conn.execute(insert(tool_reads), self.rows)
+                _INSERT_READS.run_many(conn, self.rows)
             self.rows = []
 
 

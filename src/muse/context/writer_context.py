@@ -55,6 +55,7 @@ from muse.core.errors import ContractViolation
 from muse.core.ids import new_id
 from muse.core.length_target import ChapterLength, Density, LengthTarget, compute_length_target
 from muse.planning import FineOutline
+from muse.store.prepared import Prepared
 from muse.works import AuthorizationSnapshot, get_work_row
 
 QUALITY_POLICY_VERSION = "writer-production-v1"
@@ -226,6 +227,15 @@ def _revisions(replayed: Sequence[ReplayedRead]) -> list[tuple[int, int]]:
     ]
 
 
+_INSERT_SNAPSHOT = Prepared(
+    context_snapshots.insert(),
+    keys=(
+        *("id", "run_id", "attempt", "work_id", "target_chapter", "as_of", "plan_id"),
+        *("manifest_id", "sha256", "chapter_revisions", "payload", "created_at"),
+    ),
+)
+
+
 def store_context(
     conn: Connection, draft: WriterContext, read_revisions: dict[int, int], store: bool
 ) -> FrozenContext:
@@ -241,9 +251,9 @@ def store_context(
     blocking = tuple(evidence.blocking(list(context.evidence_coverage)))
     if not store:
         return FrozenContext(snapshot_id, context, blocking)
-    conn.execute(
-        context_snapshots.insert(),
-        {
+    _INSERT_SNAPSHOT.run(
+        conn,
+        **{
             "id": snapshot_id,
             "run_id": context.run_id,
             "attempt": context.attempt,

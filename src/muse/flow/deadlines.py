@@ -32,6 +32,7 @@ from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.store.cas import compare_and_set
 from muse.store.engine import reading
+from muse.store.prepared import Prepared
 
 # Seconds. A model node's deadline is longer than dispatch's own call timeout (600 s) plus one
 # repair request, so the call normally fails by itself first and the deadline catches the rest.
@@ -252,7 +253,7 @@ def _reject_unfinished(conn: Connection, run_id: str) -> tuple[str, ...]:
 
 # Built once with a bound run id: a run is locked several times per node, and a statement built
 # per call paid its construction, its cache key and the zone filter's rewrite every time.
-_LOCK_RUN = (
+_LOCK_RUN = Prepared(
     select(
         runs.c.id,
         runs.c.state,
@@ -269,7 +270,7 @@ _LOCK_RUN = (
 
 
 def lock_run(conn: Connection, run_id: str) -> Any:
-    row = conn.execute(_LOCK_RUN, {"run_id": run_id}).first()
+    row = _LOCK_RUN.run(conn, run_id=run_id).first()
     if row is None:
         raise NotFound(f"运行 {run_id} 不存在。")
     return row

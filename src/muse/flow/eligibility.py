@@ -19,7 +19,7 @@ prose, enforced four times, each on its own:
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select
 
 from muse.context import WriterOutput
 from muse.core.clock import utc_now
@@ -28,7 +28,27 @@ from muse.core.ids import new_id
 from muse.core.process import process_owner
 from muse.core.text import count_han
 from muse.flow.tables import candidates, runs
+from muse.store.prepared import Prepared
 from muse.works import current_revision
+
+_RUN_KIND = Prepared(select(runs.c.run_type, runs.c.mode).where(runs.c.id == bindparam("run_id")))
+# the columns each insert below sets
+_INSERT_RUN = Prepared(
+    runs.insert(),
+    keys=(
+        *("id", "work_id", "target_chapter", "run_type", "mode", "quality_policy_version"),
+        *("state", "attempt", "revision", "provider", "model", "as_of", "base_revision"),
+        *("created_at", "updated_at", "owner"),
+    ),
+)
+_INSERT_CANDIDATE = Prepared(
+    candidates.insert(),
+    keys=(
+        *("id", "run_id", "work_id", "chapter", "version", "state", "revision"),
+        *("acceptance_eligible", "body", "sha256", "han_count", "context_snapshot_id"),
+        *("writer_output", "report", "created_at", "updated_at"),
+    ),
+)
 
 
 def acceptance_eligible(run_type: str, mode: str) -> bool:
@@ -38,7 +58,7 @@ def acceptance_eligible(run_type: str, mode: str) -> bool:
 
 def run_acceptance_eligible(conn: Connection, run_id: str) -> bool:
     """The eligibility every candidate of run ``run_id`` carries."""
-    row = conn.execute(select(runs.c.run_type, runs.c.mode).where(runs.c.id == run_id)).first()
+    row = _RUN_KIND.run(conn, run_id=run_id).first()
     if row is None:
         raise NotFound(f"运行 {run_id} 不存在。")
     return acceptance_eligible(row.run_type, row.mode)
@@ -59,9 +79,9 @@ def insert_run(
     """Write a new run row in ``validating_context`` (attempt 1) and return its id; its base
     revision is the chapter's canonical revision now (0: no canonical text yet)."""
     run_id, now = new_id("run"), utc_now()
-    conn.execute(
-        runs.insert(),
-        {
+    _INSERT_RUN.run(
+        conn,
+        **{
             "id": run_id,
             "work_id": work_id,
             "target_chapter": chapter,
@@ -95,9 +115,9 @@ def insert_candidate(
 ) -> None:
     """Write a new DRAFT candidate row for ``output``; its eligibility comes from the run."""
     now = utc_now()
-    conn.execute(
-        candidates.insert(),
-        {
+    _INSERT_CANDIDATE.run(
+        conn,
+        **{
             "id": candidate_id,
             "run_id": run_id,
             "work_id": work_id,

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, bindparam, func, select
 
 from muse.agents import dispatch
 from muse.context import (
@@ -45,6 +45,7 @@ from muse.flow.verdicts import commit_verdict
 from muse.flow.writer_phases import EvidenceLedger, answer_requests, explore_and_replay
 from muse.planning import FineOutline, load_confirmed
 from muse.quality import Verdict
+from muse.store.prepared import Prepared
 from muse.works import AuthorizationSnapshot, latest_chapter_number, take_snapshot
 
 Progress = Callable[[str, str], None]  # (node, status): the simple form, kept for the demo
@@ -455,8 +456,11 @@ def _draft(output: object) -> WriterDraft:
     return output
 
 
+_LATEST_VERSION = Prepared(
+    select(func.max(candidates.c.version)).where(candidates.c.run_id == bindparam("run_id"))
+)
+
+
 def _next_version(conn: Connection, run_id: str) -> int:
-    latest = conn.execute(
-        select(func.max(candidates.c.version)).where(candidates.c.run_id == run_id)
-    ).scalar()
+    latest = _LATEST_VERSION.run(conn, run_id=run_id).scalar()
     return (latest or 0) + 1

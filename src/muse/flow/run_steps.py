@@ -20,6 +20,7 @@ from muse.flow.deadlines import guard_result, remaining_s, start_node
 from muse.flow.states import WORKING_NODES
 from muse.flow.tables import runs
 from muse.flow.transitions import move_run, record_event
+from muse.store.prepared import Prepared
 
 T = TypeVar("T")
 
@@ -51,7 +52,9 @@ class _Late(Exception):
 
 
 # Read before every model call (its timeout): built once with a bound run id.
-_DEADLINE = select(runs.c.deadline_at).where(runs.c.id == bindparam("run_id", type_=runs.c.id.type))
+_DEADLINE = Prepared(
+    select(runs.c.deadline_at).where(runs.c.id == bindparam("run_id", type_=runs.c.id.type))
+)
 
 
 @dataclass
@@ -147,5 +150,5 @@ class RunCtx:
     def deadline_left(self) -> float | None:
         """Seconds left in the running node: the model call's timeout."""
         with self.engine.connect() as conn:
-            deadline = conn.execute(_DEADLINE, {"run_id": self.run_id}).scalar()
+            deadline = _DEADLINE.run(conn, run_id=self.run_id).scalar()
         return remaining_s(deadline) if deadline is not None else None

@@ -26,14 +26,23 @@ from muse.flow.states import candidate_move_allowed, run_move_allowed
 from muse.flow.tables import candidates, run_events, runs
 from muse.flow.triggers import is_state_machine_refusal
 from muse.store.cas import compare_and_set
+from muse.store.prepared import Prepared
 
 # Where a run or candidate stands, read before every move: built once with bound ids (a statement
 # built per move paid its construction, its cache key and the zone filter's rewrite each time).
-_RUN_POSITION = select(runs.c.state, runs.c.revision, runs.c.attempt).where(
-    runs.c.id == bindparam("run_id", type_=runs.c.id.type)
+_RUN_POSITION = Prepared(
+    select(runs.c.state, runs.c.revision, runs.c.attempt).where(
+        runs.c.id == bindparam("run_id", type_=runs.c.id.type)
+    )
 )
-_CANDIDATE_POSITION = select(candidates.c.state, candidates.c.revision, candidates.c.version).where(
-    candidates.c.id == bindparam("candidate_id", type_=candidates.c.id.type)
+_CANDIDATE_POSITION = Prepared(
+    select(candidates.c.state, candidates.c.revision, candidates.c.version).where(
+        candidates.c.id == bindparam("candidate_id", type_=candidates.c.id.type)
+    )
+)
+_INSERT_EVENT = Prepared(  # the values as parameters: one cached statement for every event
+    run_events.insert(),
+    keys=("run_id", "attempt", "node", "status", "duration_ms", "detail", "created_at"),
 )
 
 
@@ -66,7 +75,7 @@ def move_run(
     **values: Any,
 ) -> None:
     """Move a run from its current state to ``new_state`` if the transition table allows it."""
-    row = conn.execute(_RUN_POSITION, {"run_id": run_id}).first()
+    row = _RUN_POSITION.run(conn, run_id=run_id).first()
     if row is None:
         raise NotFound(f"运行 {run_id} 不存在。")
     _check_expected(
@@ -105,7 +114,7 @@ def move_candidate(
     expected_revision: int | None = None,
     **values: Any,
 ) -> None:
-    row = conn.execute(_CANDIDATE_POSITION, {"candidate_id": candidate_id}).first()
+    row = _CANDIDATE_POSITION.run(conn, candidate_id=candidate_id).first()
     if row is None:
         raise NotFound(f"候选 {candidate_id} 不存在。")
     _check_expected(
@@ -134,15 +143,13 @@ def record_event(
 ) -> None:
     """One row of the run's event log; ``status``: ok | failed | blocked | not_built | started |
     timeout | swept | late_discarded (at most 16 characters)."""
-    conn.execute(
-        run_events.insert(),  # the values as parameters: one cached statement for every event
-        {
-            "run_id": run_id,
-            "attempt": attempt,
-            "node": node,
-            "status": status,
-            "duration_ms": duration_ms,
-            "detail": detail,
-            "created_at": utc_now(),
-        },
+    _INSERT_EVENT.run(
+        conn,
+        run_id=run_id,
+        attempt=attempt,
+        node=node,
+        status=status,
+        duration_ms=duration_ms,
+        detail=detail,
+        created_at=utc_now(),
     )

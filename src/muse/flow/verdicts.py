@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select
 
 from muse.core.clock import utc_now
 from muse.core.errors import StaleTransition
@@ -28,6 +28,7 @@ from muse.flow.states import WORKING_NODES
 from muse.flow.tables import candidates, run_evidence
 from muse.flow.transitions import move_candidate, move_run, record_event
 from muse.quality import Verdict
+from muse.store.prepared import Prepared
 
 _RUN_STATUS = {
     "shadow_ready": "ok",
@@ -82,10 +83,15 @@ def commit_verdict(
     return True
 
 
+_VERSION_AND_HASH = Prepared(
+    select(candidates.c.version, candidates.c.sha256).where(
+        candidates.c.id == bindparam("candidate_id")
+    )
+)
+
+
 def _require_same_candidate(conn: Connection, candidate_id: str, verdict: Verdict) -> None:
-    row = conn.execute(
-        select(candidates.c.version, candidates.c.sha256).where(candidates.c.id == candidate_id)
-    ).first()
+    row = _VERSION_AND_HASH.run(conn, candidate_id=candidate_id).first()
     expected = (verdict.report["candidateVersion"], verdict.report["candidateSha256"])
     if row is None or (row.version, row.sha256) != expected:
         raise StaleTransition(

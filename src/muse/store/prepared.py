@@ -32,13 +32,17 @@ _REGISTRY: list[Prepared] = []
 
 class Prepared:
     """A statement executed with its parameters by name: the names of its ``bindparam``
-    placeholders, or for an INSERT, whose values are the columns it sets, ``keys``."""
+    placeholders, or for an INSERT, whose values are the columns it sets, ``keys``. ``many``:
+    also executed with several rows at once (``run_many``), a form compiled on its own."""
 
-    __slots__ = ("_keys", "statement")
+    __slots__ = ("_keys", "many", "statement")
 
-    def __init__(self, statement: Executable, keys: tuple[str, ...] | None = None) -> None:
+    def __init__(
+        self, statement: Executable, keys: tuple[str, ...] | None = None, *, many: bool = False
+    ) -> None:
         self.statement = statement
         self._keys = None if keys is None else tuple(sorted(keys))
+        self.many = many
         _REGISTRY.append(self)
 
     @property
@@ -56,6 +60,10 @@ class Prepared:
         """The statement's result (``conn.execute``): its rows' shape is the statement's."""
         return conn.execute(self.statement, params)
 
+    def run_many(self, conn: Connection, rows: list[dict[str, Any]]) -> Any:
+        """The statement executed once per row (one row: as :meth:`run`)."""
+        return conn.execute(self.statement, rows)
+
 
 def registered() -> tuple[Prepared, ...]:
     return tuple(_REGISTRY)
@@ -71,16 +79,17 @@ def precompile(engine: Engine, transform: Callable[[Executable], Executable] = l
     done = 0
     for prepared in _REGISTRY:
         statement = transform(prepared.statement)
-        try:
-            statement._compile_w_cache(
-                engine.dialect,
-                compiled_cache=cache,
-                column_keys=list(prepared.keys),
-                for_executemany=False,
-                schema_translate_map=None,
-                linting=engine.dialect.compiler_linting | compiler.WARN_LINTING,
-            )
-        except (AttributeError, TypeError):  # another SQLAlchemy: compiled on first use instead
-            return done
+        for many in (False, True) if prepared.many else (False,):
+            try:
+                statement._compile_w_cache(
+                    engine.dialect,
+                    compiled_cache=cache,
+                    column_keys=list(prepared.keys),
+                    for_executemany=many,
+                    schema_translate_map=None,
+                    linting=engine.dialect.compiler_linting | compiler.WARN_LINTING,
+                )
+            except (AttributeError, TypeError):  # another SQLAlchemy: compiled on first use
+                return done
         done += 1
     return done

@@ -13,6 +13,7 @@ from sqlalchemy import Connection, select
 from muse.core.clock import iso, utc_now
 from muse.core.errors import AuthorizationError, InvalidInput, NotFound
 from muse.core.ids import new_id
+from muse.store.prepared import Prepared
 from muse.works.catalog import get_work_row
 from muse.works.contracts import (
     STATUS_LABELS,
@@ -41,6 +42,20 @@ def _check_allowed(row: WorkRow, purpose: Purpose) -> None:
         )
 
 
+_INSERT_SNAPSHOT = Prepared(
+    authorization_snapshots.insert(),
+    keys=(
+        "id",
+        "work_id",
+        "purpose",
+        "source_kind",
+        "source_status",
+        "source_version",
+        "created_at",
+    ),
+)
+
+
 def take_snapshot(conn: Connection, work_id: int, purpose: Purpose | str) -> AuthorizationSnapshot:
     """Freeze the work's authorization for ``purpose``; fails closed if it is not allowed now."""
     purpose = Purpose(purpose)
@@ -56,16 +71,15 @@ def take_snapshot(conn: Connection, work_id: int, purpose: Purpose | str) -> Aut
         source_version=row.source_version,
         created_at=iso(now) or "",
     )
-    conn.execute(
-        authorization_snapshots.insert().values(
-            id=snapshot.id,
-            work_id=work_id,
-            purpose=purpose.value,
-            source_kind=row.source_kind,
-            source_status=row.source_status,
-            source_version=row.source_version,
-            created_at=now,
-        )
+    _INSERT_SNAPSHOT.run(
+        conn,
+        id=snapshot.id,
+        work_id=work_id,
+        purpose=purpose.value,
+        source_kind=row.source_kind,
+        source_status=row.source_status,
+        source_version=row.source_version,
+        created_at=now,
     )
     return snapshot
 
