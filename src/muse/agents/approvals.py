@@ -27,6 +27,7 @@ from muse.agents.tables import model_policy_versions
 from muse.core.canonical import hash_value
 from muse.core.clock import iso, utc_now
 from muse.core.errors import InvalidInput
+from muse.store.prepared import Prepared
 
 _GLOB_CHARS = "*?[]"
 _MAX_ID = 200
@@ -72,14 +73,16 @@ def current_user() -> str:
         return "unknown"
 
 
+_APPROVALS = Prepared(
+    select(model_policy_versions).order_by(
+        model_policy_versions.c.approved_at, model_policy_versions.c.version
+    )
+)
+
+
 def stored_approvals(conn: Connection) -> list[Approval]:
     """Every approved version, oldest first."""
-    rows = conn.execute(
-        select(model_policy_versions).order_by(
-            model_policy_versions.c.approved_at, model_policy_versions.c.version
-        )
-    ).mappings()
-    return [_approval(row) for row in rows]
+    return [_approval(row) for row in _APPROVALS.run(conn).mappings()]
 
 
 def _approval(row: Any) -> Approval:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, bindparam, select
 
 from muse.agents.tables import tool_reads
 from muse.core.canonical import hash_value
@@ -103,25 +103,33 @@ class LedgerBatch:
             self.rows = []
 
 
-def _reads(engine: Engine, *conditions: Any) -> list[ToolRead]:
-    query = select(tool_reads).where(*conditions).order_by(tool_reads.c.id)
+def _reading(*conditions: Any) -> Prepared:
+    return Prepared(select(tool_reads).where(*conditions).order_by(tool_reads.c.id))
+
+
+_OF_RUN = _reading(tool_reads.c.run_id == bindparam("run_id"))
+_OF_CALL = _reading(tool_reads.c.call_id == bindparam("call_id"))
+_OK_OF_RUN = _reading(tool_reads.c.run_id == bindparam("run_id"), tool_reads.c.status == "ok")
+
+
+def _reads(engine: Engine, query: Prepared, **params: Any) -> list[ToolRead]:
     with engine.connect() as conn:
-        return [ToolRead(**row._mapping) for row in conn.execute(query)]
+        return [ToolRead(**row._mapping) for row in query.run(conn, **params)]
 
 
 def tool_read_log(engine: Engine, run_id: str) -> list[ToolRead]:
     """Every ledger row of a run, refusals and errors included, in order."""
-    return _reads(engine, tool_reads.c.run_id == run_id)
+    return _reads(engine, _OF_RUN, run_id=run_id)
 
 
 def call_tool_reads(engine: Engine, call_id: str) -> list[ToolRead]:
     """The ledger rows one model call produced."""
-    return _reads(engine, tool_reads.c.call_id == call_id)
+    return _reads(engine, _OF_CALL, call_id=call_id)
 
 
 def dependency_list(engine: Engine, run_id: str) -> list[ToolRead]:
     """The run's dependency list: its successful reads, in the order they happened."""
-    return _reads(engine, tool_reads.c.run_id == run_id, tool_reads.c.status == "ok")
+    return _reads(engine, _OK_OF_RUN, run_id=run_id)
 
 
 def tool_reads_of_run(conn: Connection, run_id: str) -> list[ToolRead]:

@@ -30,7 +30,7 @@ from muse.core.process import process_owner
 from muse.flow.states import RUN_STATE_LABELS, WORKING_NODES, timeout_state
 from muse.flow.tables import candidates, runs
 from muse.flow.transitions import move_candidate, move_run, record_event
-from muse.store.cas import compare_and_set
+from muse.store.cas import compare_and_set, prepare_update
 from muse.store.engine import reading
 from muse.store.prepared import Prepared
 
@@ -266,6 +266,12 @@ _LOCK_RUN = Prepared(
     )
     .where(runs.c.id == bindparam("run_id", type_=runs.c.id.type))
     .with_for_update()
+)
+
+
+# start_node's update (store.cas)
+prepare_update(
+    runs, ("id", "state", "revision"), ("deadline_at", "deadline_node", "updated_at", "owner")
 )
 
 

@@ -25,7 +25,7 @@ from muse.core.process import process_owner
 from muse.flow.states import candidate_move_allowed, run_move_allowed
 from muse.flow.tables import candidates, run_events, runs
 from muse.flow.triggers import is_state_machine_refusal
-from muse.store.cas import compare_and_set
+from muse.store.cas import compare_and_set, prepare_update
 from muse.store.prepared import Prepared
 
 # Where a run or candidate stands, read before every move: built once with bound ids (a statement
@@ -44,6 +44,20 @@ _INSERT_EVENT = Prepared(  # the values as parameters: one cached statement for 
     run_events.insert(),
     keys=("run_id", "attempt", "node", "status", "duration_ms", "detail", "created_at"),
 )
+
+
+# The moves a chapter write makes (store.cas: the columns in the order the moves below give them)
+_POSITION_RUN = ("id", "state", "revision", "attempt")
+_POSITION_CANDIDATE = ("id", "state", "revision", "version")
+_MOVED = ("state", "revision", "updated_at")
+_RESTARTED = ("deadline_at", "deadline_node", "owner")
+for _table, _where, _values in (
+    (runs, _POSITION_RUN, (*_MOVED, *_RESTARTED)),
+    (runs, _POSITION_RUN, (*_MOVED, *_RESTARTED, "authorization_snapshot_id")),
+    (candidates, _POSITION_CANDIDATE, _MOVED),
+    (candidates, _POSITION_CANDIDATE, (*_MOVED, "report")),
+):
+    prepare_update(_table, _where, _values)
 
 
 def _check_expected(what: str, seen: dict[str, Any], expected: dict[str, Any]) -> None:

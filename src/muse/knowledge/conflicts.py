@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Row, Select, select
+from sqlalchemy import Connection, Row, Select, bindparam, select
 
 from muse.core.clock import iso, utc_now
 from muse.core.errors import InvalidInput, NotFound
@@ -29,6 +29,7 @@ from muse.knowledge.merging import (
 )
 from muse.knowledge.tables import card_conflicts, card_drafts, cards
 from muse.store.cas import compare_and_set
+from muse.store.prepared import Prepared
 
 RESOLUTIONS: tuple[Resolution, ...] = ("keep", "replace", "merge")
 RESOLUTION_LABELS = {"keep": "保留原卡", "replace": "采用草稿", "merge": "合并"}
@@ -100,17 +101,23 @@ def _to_conflict(row: Row[Any]) -> Conflict:
     )
 
 
+_OF_WORK_QUERY = (
+    _query()
+    .where(card_conflicts.c.work_id == bindparam("work_id"))
+    .order_by(card_conflicts.c.created_at, card_conflicts.c.id)
+)
+_OF_WORK = Prepared(_OF_WORK_QUERY)
+_OF_WORK_IN_STATUS = Prepared(_OF_WORK_QUERY.where(card_conflicts.c.status == bindparam("status")))
+
+
 def list_conflicts(
     conn: Connection, work_id: int, *, status: str | None = "open"
 ) -> list[Conflict]:
-    query = (
-        _query()
-        .where(card_conflicts.c.work_id == work_id)
-        .order_by(card_conflicts.c.created_at, card_conflicts.c.id)
-    )
-    if status is not None:
-        query = query.where(card_conflicts.c.status == status)
-    return [_to_conflict(row) for row in conn.execute(query)]
+    if status is None:
+        rows = _OF_WORK.run(conn, work_id=work_id)
+    else:
+        rows = _OF_WORK_IN_STATUS.run(conn, work_id=work_id, status=status)
+    return [_to_conflict(row) for row in rows]
 
 
 def get_conflict(conn: Connection, conflict_id: str) -> Conflict:

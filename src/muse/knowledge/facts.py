@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import Connection, Row, select
+from sqlalchemy import Connection, Row, bindparam, select
 
 from muse.core.canonical import hash_value
 from muse.core.clock import iso, utc_now
@@ -38,6 +38,7 @@ from muse.knowledge.fact_types import (
 from muse.knowledge.source_refs import ChapterTexts, delete_refs, load_refs, locate_quote, save_refs
 from muse.knowledge.tables import fact_deltas, fact_ledger
 from muse.store.cas import compare_and_set
+from muse.store.prepared import Prepared
 
 ORIGINS = ("extract", "manual", "candidate")
 
@@ -322,17 +323,23 @@ def reject_fact_delta(
     return get_fact_delta(conn, delta_id)
 
 
+_LEDGER_QUERY = (
+    select(fact_ledger)
+    .where(fact_ledger.c.work_id == bindparam("work_id"))
+    .order_by(fact_ledger.c.chapter, fact_ledger.c.approved_at, fact_ledger.c.id)
+)
+_LEDGER = Prepared(_LEDGER_QUERY)
+_LEDGER_AS_OF = Prepared(_LEDGER_QUERY.where(fact_ledger.c.chapter <= bindparam("as_of")))
+
+
 def fact_ledger_entries(
     conn: Connection, work_id: int, *, as_of: int | None = None
 ) -> list[LedgerEntry]:
     """The canonical facts of a work, in chapter order; with ``as_of``, none from a later chapter."""
-    query = (
-        select(fact_ledger)
-        .where(fact_ledger.c.work_id == work_id)
-        .order_by(fact_ledger.c.chapter, fact_ledger.c.approved_at, fact_ledger.c.id)
-    )
-    if as_of is not None:
-        query = query.where(fact_ledger.c.chapter <= as_of)
+    if as_of is None:
+        rows = _LEDGER.run(conn, work_id=work_id)
+    else:
+        rows = _LEDGER_AS_OF.run(conn, work_id=work_id, as_of=as_of)
     return [
         LedgerEntry(
             id=r.id,
@@ -346,5 +353,5 @@ def fact_ledger_entries(
             approved_by=r.approved_by,
             approved_at=iso(r.approved_at) or "",
         )
-        for r in conn.execute(query)
+        for r in rows
     ]

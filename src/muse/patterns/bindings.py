@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select
 
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
@@ -22,6 +22,7 @@ from muse.core.ids import new_id
 from muse.patterns.cards import PatternRecord
 from muse.patterns.contracts import StyleProfile, style_wire
 from muse.patterns.tables import pattern_bindings, pattern_cards, style_profiles
+from muse.store.prepared import Prepared
 
 
 @dataclass(frozen=True)
@@ -75,26 +76,34 @@ def bind_assembly(
     )
 
 
+_BOUND_PATTERNS = Prepared(
+    select(
+        pattern_bindings,
+        pattern_cards.c.key,
+        pattern_cards.c.name,
+        pattern_cards.c.category,
+        pattern_cards.c.version,
+        pattern_cards.c.content,
+        pattern_cards.c.content_sha256.label("card_sha256"),
+    )
+    .join(pattern_cards, pattern_cards.c.id == pattern_bindings.c.pattern_id)
+    .where(pattern_bindings.c.work_id == bindparam("work_id"), pattern_bindings.c.state == "bound")
+    .order_by(pattern_bindings.c.position)
+)
+_BOUND_STYLE = Prepared(
+    select(style_profiles).where(
+        style_profiles.c.work_id == bindparam("work_id"), style_profiles.c.state == "bound"
+    )
+)
+
+
 def load_bound_patterns(conn: Connection, work_id: int) -> list[dict[str, Any]]:
     """Patterns bound through the work's confirmed assembly, in assembly order; [] if none.
 
     Each: ``id`` (card version id), ``key``, ``name``, ``category``, ``version``,
     ``contentSha256``, ``purpose``, ``content`` (the method), ``bindingId``, ``assemblySectionId``.
     """
-    rows = conn.execute(
-        select(
-            pattern_bindings,
-            pattern_cards.c.key,
-            pattern_cards.c.name,
-            pattern_cards.c.category,
-            pattern_cards.c.version,
-            pattern_cards.c.content,
-            pattern_cards.c.content_sha256.label("card_sha256"),
-        )
-        .join(pattern_cards, pattern_cards.c.id == pattern_bindings.c.pattern_id)
-        .where(pattern_bindings.c.work_id == work_id, pattern_bindings.c.state == "bound")
-        .order_by(pattern_bindings.c.position)
-    ).all()
+    rows = _BOUND_PATTERNS.run(conn, work_id=work_id).all()
     out = []
     for r in rows:
         if r.card_sha256 != r.content_sha256:  # cards are immutable; a mismatch is corruption
@@ -124,11 +133,7 @@ def load_confirmed_style(conn: Connection, work_id: int) -> dict[str, Any] | Non
     Keys: the eight fields (``personViewpoint`` … ``samplePassage``) plus ``profileSha256`` and
     ``assemblySectionId``.
     """
-    row = conn.execute(
-        select(style_profiles).where(
-            style_profiles.c.work_id == work_id, style_profiles.c.state == "bound"
-        )
-    ).first()
+    row = _BOUND_STYLE.run(conn, work_id=work_id).first()
     if row is None:
         return None
     profile = StyleProfile.model_validate(row.profile)

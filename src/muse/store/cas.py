@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import ClauseElement, Connection, Table, Update, and_, bindparam
 
 from muse.core.errors import StaleTransition
+from muse.store.prepared import Prepared
 
 
 def compare_and_set(
@@ -42,6 +43,14 @@ def compare_and_set(
         result = conn.execute(statement, params)
     if result.rowcount != 1:
         raise error(message)
+
+
+def prepare_update(table: Table, where: tuple[str, ...], values: tuple[str, ...]) -> Prepared:
+    """Register the update :func:`compare_and_set` runs for these ``where`` and ``values``
+    columns (in the order its caller's dictionaries give them), so that a warmed engine has it
+    compiled (``store.prepared``)."""
+    keys = (*(f"w_{n}" for n in where), *(f"v_{n}" for n in values))
+    return Prepared(_conditional_update(table, where, values), keys=keys)
 
 
 @lru_cache(maxsize=256)

@@ -427,16 +427,23 @@ def recent_chapter_lengths(
     """(number, Han count) of the latest chapters ``<= upto`` with at least ``min_han`` Han
     characters, newest first — what the length rule and the baseline need, without reading
     the whole book."""
-    query = (
-        select(chapters.c.number, prose_blocks.c.han_count)
-        .select_from(chapters.join(prose_blocks, _current_block_counts()))
-        .where(
-            chapters.c.work_id == work_id,
-            chapters.c.number <= upto,
-            prose_blocks.c.han_count >= min_han,
-        )
-        .order_by(chapters.c.number.desc())
+    params = {"work_id": work_id, "upto": upto, "min_han": min_han}
+    if limit is None:
+        rows = _RECENT_LENGTHS.run(conn, **params)
+    else:
+        rows = _RECENT_LENGTHS_LIMITED.run(conn, **params, limit=limit)
+    return [(number, han) for number, han in rows]
+
+
+_RECENT_QUERY = (
+    select(chapters.c.number, prose_blocks.c.han_count)
+    .select_from(chapters.join(prose_blocks, _current_block_counts()))
+    .where(
+        chapters.c.work_id == bindparam("work_id"),
+        chapters.c.number <= bindparam("upto"),
+        prose_blocks.c.han_count >= bindparam("min_han"),
     )
-    if limit is not None:
-        query = query.limit(limit)
-    return [(number, han) for number, han in conn.execute(query)]
+    .order_by(chapters.c.number.desc())
+)
+_RECENT_LENGTHS = Prepared(_RECENT_QUERY)
+_RECENT_LENGTHS_LIMITED = Prepared(_RECENT_QUERY.limit(bindparam("limit")))
