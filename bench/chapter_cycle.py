@@ -7,8 +7,9 @@ spent outside model calls, and the CPU time of the write in this process. Target
 outside model calls in all (issue 12; was 300 ms). Wall times lie on a loaded machine, so the
 verdict is on CPU: the write's process CPU minus the CPU the offline provider spent in its
 calls (measured on the calls' own threads). The process is warmed first as ``muse serve`` warms
-itself before its first request (``muse.flow.warm_up``: the write's modules, the tagger's
-part-of-speech model, the contracts, the schemas of the model calls), and what that cost is
+itself before its first request (``muse.flow.warm_up(engine)``: the write's modules, the tagger's
+part-of-speech model, the contracts, the schemas of the model calls, the prepared statements
+compiled for the engine), and what that cost is
 printed: the figure is what a chapter costs a resident process, the first one included. Like
 ``muse write`` (``cli.main.main``), the write runs with what was built before it frozen out of
 full garbage collections (``gc.freeze``).
@@ -116,7 +117,7 @@ def main() -> None:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     first_writes(pristine, work_id, args.runs)
     engine = make_engine(_copy(pristine, folder / "cycle.db"))
-    warmed = warm_up()  # as muse serve does before its first request
+    warmed = warm_up(engine)  # as muse serve does before its first request
     gc.collect()
     gc.freeze()  # as cli.main.main does once the command is loaded
     finished: list = []  # the run's nodes as a live display sees them (not the 'running' ticks)
@@ -151,8 +152,8 @@ def main() -> None:
     )
     print(
         f"warm-up before the write, as muse serve does at start: {warmed.contracts} contracts "
-        f"built, {warmed.schemas} JSON schemas made, the tagger's part-of-speech model loaded, "
-        f"{warmed.cpu_ms:.0f} ms CPU"
+        f"built, {warmed.schemas} JSON schemas made, {warmed.statements} prepared statements "
+        f"compiled, the tagger's part-of-speech model loaded, {warmed.cpu_ms:.0f} ms CPU"
     )
     print(f"  {'node':<20} {'elapsed':>8} {'model':>6} {'outside':>8}")
     for e in finished:
@@ -216,7 +217,7 @@ def first_write(url: str, work_id: int) -> None:
     """The child of :func:`first_writes`: start, warm up, write chapter 2001 once; its CPU and
     the CPU of its model calls as one JSON line."""
     engine = make_engine(url)
-    warm_up()
+    warm_up(engine)
     gc.collect()
     gc.freeze()
     started = time.process_time()
@@ -343,7 +344,7 @@ def counted_write(url: str, work_id: int) -> None:
     """The child of :func:`write_instructions`: a write of chapter 2001 on the bench's database,
     callgrind's counting switched on just before it and off just after."""
     engine = make_engine(url)
-    warm_up()
+    warm_up(engine)
     gc.collect()
     gc.freeze()
 

@@ -46,8 +46,9 @@ def serve(
     from muse.flow import warm_up
 
     # What the first chapter written here would pay once (the write's modules, the tagger's
-    # models, the contracts), paid now, before the first request.
-    warm_up()
+    # models, the contracts, the compilation of the prepared statements for this engine), paid
+    # now, before the first request.
+    warm_up(engine)
     # The web stack loaded after main() froze the command's start-up heap: freeze it too, with
     # what the warm-up built, so that the full collections a chapter write triggers do not
     # rescan it (~60 ms each).
