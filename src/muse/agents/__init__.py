@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         run_token_sums,
         usage_by_model,
     )
+    from muse.agents.schemas import json_schema
     from muse.agents.structured import RetryPolicy
     from muse.agents.tools import TOOL_SPECS, ToolSet
 
@@ -108,6 +109,7 @@ __all__ = [
     "check_model",
     "check_model_allowed",
     "choose_model",
+    "json_schema",
     "config_path",
     "dependency_list",
     "dispatch",
@@ -194,6 +196,7 @@ _FACE: dict[str, tuple[str, ...]] = {
         "run_token_sums",
         "usage_by_model",
     ),
+    "schemas": ("json_schema",),
     "structured": ("RetryPolicy",),
     "tools": ("TOOL_SPECS", "ToolSet"),
 }

@@ -23,13 +23,12 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 
 import muse.flow.production  # noqa: F401  (the write's modules, loaded here, not on its first run)
-from muse.agents import TOOL_SPECS
-from muse.agents.schemas import json_schema
+from muse.agents import TOOL_SPECS, json_schema
 from muse.context import ExploreDraft, WriterDraft
 from muse.core.contract import Contract
 from muse.core.segmentation import rjieba_version, shared_jieba
 from muse.flow.zones import production_form
-from muse.quality.contracts import DetectorReport
+from muse.quality import DetectorReport
 from muse.store.prepared import precompile
 
 # what the write's model calls are given as schemas: the explorer's, the writer's and the

@@ -15,6 +15,7 @@ __all__ = [
     "metadata",
     "migrate",
     "plain",
+    "prepared",
     "rows",
     "urls",
 ]

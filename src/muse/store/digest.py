@@ -14,15 +14,34 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, String, cast, func, literal, select
 
+from muse.store.prepared import Prepared
+
 
 def pairs_digest(
     conn: Connection, number: ColumnElement[Any], revision: ColumnElement[Any], where: Any
 ) -> str:
     """``"n:r,n:r,…"`` of the rows matching ``where`` ("" for none)."""
+    query = select(_joined(number, revision, conn.dialect.name)).where(where)
+    return str(conn.execute(query).scalar() or "")
+
+
+class PairsDigest:
+    """:func:`pairs_digest` of a fixed query whose ``where`` names its parameters
+    (``bindparam``): prepared for both backends (``store.prepared``), called with the values."""
+
+    def __init__(self, number: ColumnElement[Any], revision: ColumnElement[Any], where: Any):
+        self._forms = {
+            dialect: Prepared(select(_joined(number, revision, dialect)).where(where))
+            for dialect in ("sqlite", "postgresql")
+        }
+
+    def __call__(self, conn: Connection, **params: Any) -> str:
+        form = self._forms["postgresql" if conn.dialect.name == "postgresql" else "sqlite"]
+        return str(form.run(conn, **params).scalar() or "")
+
+
+def _joined(number: ColumnElement[Any], revision: ColumnElement[Any], dialect: str) -> Any:
     pair = cast(number, String) + literal(":") + cast(revision, String)
-    joined = (
-        func.string_agg(pair, literal(","))
-        if conn.dialect.name == "postgresql"
-        else func.group_concat(pair, literal(","))
-    )
-    return str(conn.execute(select(joined).where(where)).scalar() or "")
+    if dialect == "postgresql":
+        return func.string_agg(pair, literal(","))
+    return func.group_concat(pair, literal(","))

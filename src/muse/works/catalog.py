@@ -27,7 +27,7 @@ from sqlalchemy import (
 
 from muse.core.clock import utc_now
 from muse.core.errors import InvalidInput, NotFound
-from muse.store.digest import pairs_digest
+from muse.store.digest import PairsDigest
 from muse.store.prepared import Prepared
 from muse.works.contracts import (
     ChapterInfo,
@@ -273,13 +273,26 @@ def iter_chapter_texts(
     conn: Connection, work_id: int, *, numbers: Sequence[int] | None = None, upto: int | None = None
 ) -> Iterator[ChapterText]:
     """Canonical texts in chapter order, optionally only ``numbers`` and only ``<= upto``."""
-    query = _text_query(work_id).order_by(chapters.c.number)
+    params: dict[str, Any] = {"work_id": work_id}
     if numbers is not None:
-        query = query.where(chapters.c.number.in_(list(numbers)))
+        params["numbers"] = list(numbers)
     if upto is not None:
-        query = query.where(chapters.c.number <= upto)
-    for row in conn.execute(query):
+        params["upto"] = upto
+    for row in _TEXTS[(numbers is not None, upto is not None)].run(conn, **params):
         yield _to_text(work_id, row)
+
+
+def _texts(by_numbers: bool, by_upto: bool) -> Prepared:
+    query = _text_query(bindparam("work_id")).order_by(chapters.c.number)
+    if by_numbers:
+        query = query.where(chapters.c.number.in_(bindparam("numbers", expanding=True)))
+    if by_upto:
+        query = query.where(chapters.c.number <= bindparam("upto"))
+    return Prepared(query)
+
+
+# by (numbers given, upto given)
+_TEXTS = {(n, u): _texts(n, u) for n in (False, True) for u in (False, True)}
 
 
 def get_revision_text(conn: Connection, work_id: int, number: int, revision: int) -> ChapterText:
@@ -305,6 +318,17 @@ def get_revision_text(conn: Connection, work_id: int, number: int, revision: int
     return _to_text(work_id, row)
 
 
+_SLICED_BLOCKS = Prepared(
+    select(chapters.c.number, prose_blocks.c.revision, prose_blocks.c.text)
+    .select_from(chapters.join(prose_blocks, prose_blocks.c.chapter_id == chapters.c.id))
+    .where(
+        chapters.c.work_id == bindparam("work_id"),
+        chapters.c.number.in_(bindparam("numbers", expanding=True)),
+        tuple_(chapters.c.number, prose_blocks.c.revision).in_(bindparam("pairs", expanding=True)),
+    )
+)
+
+
 def prose_slices(
     conn: Connection, work_id: int, spans: Sequence[tuple[int, int, int, int]]
 ) -> list[str | None]:
@@ -317,14 +341,8 @@ def prose_slices(
     pairs = sorted({(number, revision) for number, revision, _, _ in spans})
     if not pairs:
         return []
-    rows = conn.execute(
-        select(chapters.c.number, prose_blocks.c.revision, prose_blocks.c.text)
-        .select_from(chapters.join(prose_blocks, prose_blocks.c.chapter_id == chapters.c.id))
-        .where(
-            chapters.c.work_id == work_id,
-            chapters.c.number.in_(sorted({number for number, _ in pairs})),
-            tuple_(chapters.c.number, prose_blocks.c.revision).in_(pairs),
-        )
+    rows = _SLICED_BLOCKS.run(
+        conn, work_id=work_id, numbers=sorted({number for number, _ in pairs}), pairs=pairs
     )
     texts = {(r.number, r.revision): r.text for r in rows}
     return [
@@ -354,9 +372,12 @@ def chapter_revisions(conn: Connection, work_id: int) -> dict[int, int]:
 def chapter_revisions_digest(conn: Connection, work_id: int) -> str:
     """Every chapter's ``number:revision`` in one string (``store.digest``): equal to another
     digest of the same pairs only when the pairs are equal."""
-    return pairs_digest(
-        conn, chapters.c.number, chapters.c.current_revision, chapters.c.work_id == work_id
-    )
+    return _REVISIONS_DIGEST(conn, work_id=work_id)
+
+
+_REVISIONS_DIGEST = PairsDigest(
+    chapters.c.number, chapters.c.current_revision, chapters.c.work_id == bindparam("work_id")
+)
 
 
 def chapter_lengths(conn: Connection, work_id: int) -> list[tuple[int, int]]:

@@ -29,9 +29,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, TextClause, select, text
+from sqlalchemy import Connection, TextClause, bindparam, select, text
 
 from muse.context.search.tables import search_chunks
+from muse.store.prepared import Prepared
 from muse.works import prose_slices
 
 CHAPTER_BITS = 20
@@ -140,6 +141,30 @@ _COUNT = {
 }
 
 
+# Registered (store.prepared), so that a warmed engine has them compiled; run as they are.
+for _texts, _keys in (
+    (_RANKED, ("high", "limit", "low", "query", "window")),
+    (_COUNT, ("high", "low", "query")),
+):
+    for _text in _texts.values():
+        Prepared(_text, keys=_keys)
+
+_CHUNKS = Prepared(
+    select(
+        search_chunks.c.id,
+        search_chunks.c.chapter,
+        search_chunks.c.revision,
+        search_chunks.c.start_offset,
+        search_chunks.c.end_offset,
+        search_chunks.c.sha256,
+    ).where(
+        search_chunks.c.id.in_(bindparam("ids", expanding=True)),
+        search_chunks.c.work_id == bindparam("work_id"),
+        search_chunks.c.chapter <= bindparam("max_chapter"),
+    )
+)
+
+
 def count_each(
     conn: Connection, work_id: int, phrases: Sequence[Phrase], *, max_chapter: int
 ) -> list[int]:
@@ -228,20 +253,7 @@ def match_chunks(
         scores = dict(_ranked(conn, _RANKED[dialect], params, limit))
     if not scores:
         return []
-    rows = conn.execute(
-        select(
-            search_chunks.c.id,
-            search_chunks.c.chapter,
-            search_chunks.c.revision,
-            search_chunks.c.start_offset,
-            search_chunks.c.end_offset,
-            search_chunks.c.sha256,
-        ).where(
-            search_chunks.c.id.in_(list(scores)),
-            search_chunks.c.work_id == work_id,
-            search_chunks.c.chapter <= max_chapter,
-        )
-    ).all()
+    rows = _CHUNKS.run(conn, ids=list(scores), work_id=work_id, max_chapter=max_chapter).all()
     # A chunk stores offsets, not text (migration 0018): cut it from its revision's prose.
     texts = prose_slices(conn, work_id, [(r[1], r[2], r[3], r[4]) for r in rows])
     found = [

@@ -36,7 +36,7 @@ from muse.context.search.tokenizer import TOKENIZER_VERSION, Tokenizer, normaliz
 from muse.core.canonical import hash_value
 from muse.core.clock import utc_now
 from muse.core.segmentation import rjieba_version
-from muse.store.digest import pairs_digest
+from muse.store.digest import PairsDigest
 from muse.store.jobs import enqueue
 from muse.store.prepared import Prepared
 from muse.works import (
@@ -352,6 +352,13 @@ def index_status(conn: Connection, work_id: int) -> IndexStatus:
     )
 
 
+_INDEXED_DIGEST = PairsDigest(
+    search_index_chapters.c.chapter,
+    search_index_chapters.c.revision,
+    search_index_chapters.c.work_id == bindparam("work_id"),
+)
+
+
 def refresh_index(conn: Connection, work_id: int) -> str:
     """Bring the index up to date with the least work; returns its (now current) version.
 
@@ -361,12 +368,7 @@ def refresh_index(conn: Connection, work_id: int) -> str:
     current = index_version(conn, work_id)
     if built_version(conn, work_id) != current:
         return rebuild_index(conn, work_id).index_version
-    indexed_pairs = pairs_digest(
-        conn,
-        search_index_chapters.c.chapter,
-        search_index_chapters.c.revision,
-        search_index_chapters.c.work_id == work_id,
-    )
+    indexed_pairs = _INDEXED_DIGEST(conn, work_id=work_id)
     if chapter_revisions_digest(conn, work_id) == indexed_pairs:  # the usual case: one row each
         return current
     canonical = chapter_revisions(conn, work_id)
