@@ -5,8 +5,9 @@ rjieba's part-of-speech model (built on the first text that holds a word outside
 ~180 M instructions, the largest), pydantic's build of each contract on its first use (the
 contracts defer it so that a command starts fast: ``muse --help`` builds none), the JSON schema
 of each output contract and tool the write's model calls are given (``agents.schemas`` keeps one
-per process; ~20 M instructions for the seven), and rjieba's version (read from its installed
-metadata, part of the search index's version).
+per process; ~20 M instructions for the seven), rjieba's version (read from its installed
+metadata, part of the search index's version), and, per engine, the compilation of each
+statement the write runs (``store.prepared``: ~60 of them, ~130 M instructions).
 
 ``muse write`` is one chapter per process and pays them within the write either way. ``muse
 serve`` writes many chapters in one process, so it pays them at start (:func:`warm_up`), before
