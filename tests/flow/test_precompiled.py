@@ -8,6 +8,7 @@ from sqlalchemy.sql import compiler
 
 from muse.flow import warm_up
 from muse.flow.zones import production_form
+from muse.store.engine import make_engine
 from muse.store.prepared import Prepared, precompile, registered
 from muse.works.tables import chapters, works
 from tests.support.fakes import write_offline
@@ -73,10 +74,14 @@ def test_the_keys_of_a_statement_are_its_placeholders_without_a_value(own_regist
     assert Prepared(insert(chapters), keys=("work_id", "number")).keys == ("number", "work_id")
 
 
-def test_precompile_fills_the_engine_cache_an_execution_reads(engine, own_registry):
+def test_precompile_fills_the_engine_cache_an_execution_reads(db_url, own_registry):
+    engine = make_engine(db_url)  # never connected: its dialect has not met the server yet
+    assert engine.dialect.server_version_info is None
     prepared = Prepared(select(works.c.title).where(works.c.id == bindparam("work_id")))
     assert precompile(engine) == 1
+    assert engine.dialect.server_version_info is not None  # compiled for the server it knows
     before = len(engine._compiled_cache)
     with engine.connect() as conn:
         assert prepared.run(conn, work_id=-1).first() is None
     assert len(engine._compiled_cache) == before  # a hit: nothing added
+    engine.dispose()

@@ -76,6 +76,11 @@ def precompile(engine: Engine, transform: Callable[[Executable], Executable] = l
     cache: MutableMapping[Any, Any] | None = getattr(engine, "_compiled_cache", None)
     if cache is None:
         return 0
+    # The dialect learns the server (its version, what it supports) on the engine's first
+    # connection, and compiles by it: compiled before, a statement could differ from what its
+    # execution would compile, and the cache would keep that.
+    with engine.connect():
+        pass
     done = 0
     for prepared in _REGISTRY:
         statement = transform(prepared.statement)
