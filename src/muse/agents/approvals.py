@@ -27,6 +27,7 @@ from muse.agents.tables import model_policy_versions
 from muse.core.canonical import hash_value
 from muse.core.clock import iso, utc_now
 from muse.core.errors import InvalidInput
+from muse.store.engine import reading
 from muse.store.prepared import Prepared
 
 _GLOB_CHARS = "*?[]"
@@ -129,7 +130,7 @@ def effective_catalog(engine: Engine | Connection | None) -> RoleCatalog:
     try:
         if isinstance(engine, Connection):
             return merge_approvals(catalog, stored_approvals(engine))
-        with engine.connect() as conn:
+        with reading(engine) as conn:  # a read: never the write lock (SQLite)
             return merge_approvals(catalog, stored_approvals(conn))
     except (OperationalError, ProgrammingError):  # a database migrated before 0021
         return catalog

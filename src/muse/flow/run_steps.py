@@ -20,6 +20,7 @@ from muse.flow.deadlines import guard_result, remaining_s, start_node
 from muse.flow.states import WORKING_NODES
 from muse.flow.tables import runs
 from muse.flow.transitions import move_run, record_event
+from muse.store.engine import reading
 from muse.store.prepared import Prepared
 
 T = TypeVar("T")
@@ -141,7 +142,7 @@ class RunCtx:
     # -- reads -----------------------------------------------------------------------------------
 
     def current_state(self) -> tuple[str, str | None]:
-        with self.engine.connect() as conn:
+        with reading(self.engine) as conn:
             row = conn.execute(
                 select(runs.c.state, runs.c.reason).where(runs.c.id == self.run_id)
             ).one()
@@ -149,6 +150,6 @@ class RunCtx:
 
     def deadline_left(self) -> float | None:
         """Seconds left in the running node: the model call's timeout."""
-        with self.engine.connect() as conn:
+        with reading(self.engine) as conn:  # a read: never the write lock (SQLite)
             deadline = _DEADLINE.run(conn, run_id=self.run_id).scalar()
         return remaining_s(deadline) if deadline is not None else None
