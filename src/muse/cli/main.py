@@ -50,6 +50,7 @@ LOADERS: dict[str, Loader] = {
     "works": _register("works"),
     "listing": _register("listing"),
     "plan": _register("plan"),
+    "write": _register("chapter_write"),
     "writing": _writing,
     "revise": _register("revise"),
     "context": _register("context"),
@@ -64,7 +65,9 @@ LOADERS: dict[str, Loader] = {
 
 # The loaders whose commands may call a model (the offline provider's generators are installed
 # for these only; tests/cli/test_lazy_commands.py checks that no other loader reaches dispatch).
-CALLS_MODELS = frozenset({"writing", "revise", "plan", "cards", "worker", "serve", "models"})
+CALLS_MODELS = frozenset(
+    {"write", "writing", "revise", "plan", "cards", "worker", "serve", "models"}
+)
 
 
 def _table(loader: str, *rows: tuple[str, str]) -> dict[str, LazyCommand]:
@@ -85,9 +88,9 @@ COMMANDS: dict[str, LazyCommand] = {
         ("rebuild", "只凭正式正文重算全部派生数据：检索索引、出处有效性、设定台账。可重复执行。"),
     ),
     **_table("listing", ("chapters", "列出章节（章号、标题、卷、汉字数、修订版、内容哈希）。")),
+    **_table("write", ("write", "按已确认细纲写下一章，产出 Shadow 候选（不会自动入正文）。")),
     **_table(
         "writing",
-        ("write", "按已确认细纲写下一章，产出 Shadow 候选（不会自动入正文）。"),
         ("accept", "采纳候选：接受前置校验通过后，一个事务写入正式正文（及你批准的事实增量）。"),
         ("candidates", "列出候选稿。"),
         ("discard", "丢弃候选：正式正文不变，候选标记为已丢弃并留在库内可查。"),

@@ -1,4 +1,5 @@
-"""``muse write``, ``accept``, ``runs``, ``run show``, ``candidates``, ``candidate show``."""
+"""``muse accept``, ``runs``, ``run show``, ``candidates``, ``candidate show`` (``muse write``:
+cli/chapter_write.py)."""
 
 from __future__ import annotations
 
@@ -6,18 +7,16 @@ from typing import Any
 
 import typer
 
-from muse.agents import recorded_choice
-from muse.cli.common import chosen_model, get_engine, work_id_for
+from muse.cli.common import get_engine, work_id_for
 from muse.cli.decisions import ActorOption
-from muse.cli.options import JsonOption, ModelOption, ProviderOption, WorkOption
+from muse.cli.options import JsonOption, WorkOption
 from muse.cli.output import console, emit, fail, new_table
-from muse.cli.write_display import LiveProgress, render_run, render_summary
+from muse.cli.write_display import render_run
 from muse.core.errors import MuseError
 from muse.flow import (
     accept_candidate,
     chapter_token_caches,
     show_run_detail,
-    write_chapter,
 )
 from muse.flow import (
     list_candidates as candidates_of,
@@ -29,64 +28,6 @@ from muse.store.engine import reading
 
 run_app = typer.Typer(help="运行记录。", no_args_is_help=True)
 candidate_app = typer.Typer(help="候选稿。", no_args_is_help=True)
-
-
-def write(
-    chapter: int = typer.Argument(..., help="要写的章号（下一章）"),
-    provider: str = ProviderOption,
-    model: str = ModelOption,
-    max_rewrites: int = typer.Option(
-        None,
-        "--max-rewrites",
-        min=0,
-        help="检测未通过时自动返修的最多轮数（默认取 MUSE_MAX_REWRITES，否则 2；0 表示不返修）",
-    ),
-    work: str = WorkOption,
-    json_out: bool = JsonOption,
-) -> None:
-    """按已确认细纲写下一章，产出 Shadow 候选（不会自动入正文）。"""
-    work_id = work_id_for(work)
-    choice = chosen_model(work_id, "writer", provider, model)
-    live = None if json_out else LiveProgress()
-    try:
-        with recorded_choice(choice):
-            summary = write_chapter(
-                get_engine(),
-                work_id,
-                chapter,
-                provider=choice.provider,
-                model=choice.model,
-                observer=live,
-                max_rewrites=max_rewrites,
-            )
-    finally:
-        if live is not None:
-            live.close()
-    emit(summary.to_dict(), json_out, lambda _: render_summary(summary, chapter))
-    code = write_exit_code(summary.state)
-    if code:
-        raise typer.Exit(code)
-
-
-# ``muse write`` exit codes (docs/decisions.md): 0 only for a shadow-ready candidate.
-EXIT_SHADOW_READY = 0
-EXIT_ERROR = 1  # nothing was run: bad input, configuration, missing outline
-EXIT_AUTHOR_DECIDES = 3  # blocked_user_action, authorization_required
-EXIT_FAILED = 4  # failed (model call, forged report, internal error)
-EXIT_TIMEOUT = 5  # <node>_timeout
-EXIT_OTHER = 6  # any other end (authorization_stale, a run moved by someone else)
-
-
-def write_exit_code(state: str) -> int:
-    if state == "shadow_ready":
-        return EXIT_SHADOW_READY
-    if state in ("blocked_user_action", "authorization_required"):
-        return EXIT_AUTHOR_DECIDES
-    if state == "failed":
-        return EXIT_FAILED
-    if state.endswith("_timeout"):
-        return EXIT_TIMEOUT
-    return EXIT_OTHER
 
 
 def accept(
@@ -203,7 +144,6 @@ def candidate_show(candidate_id: str, json_out: bool = JsonOption) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("write")(write)
     app.command("accept")(accept)
     app.command("candidates")(list_candidates)
     app.add_typer(run_app, name="run")
