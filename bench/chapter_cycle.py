@@ -204,12 +204,23 @@ def first_writes(pristine: Path, work_id: int, runs: int) -> None:
         if figures["state"] != "shadow_ready":
             raise SystemExit(f"a measured write ended {figures['state']}, not shadow_ready")
         outside.append(figures["cpu_ms"] - figures["model_cpu_ms"])
-    median = statistics.median(outside)
-    verdict = "ok" if median < TARGET_MS else "SLOW"
+    _print_median(
+        f"first write of {runs} fresh warmed processes, CPU outside model calls",
+        outside,
+        TARGET_MS,
+        "ms",
+        ".0f",
+    )
+
+
+def _print_median(label: str, values: list[float], target: float, unit: str, fmt: str) -> None:
+    """``label: v1, v2, … unit; median m unit (ok|SLOW, target < t unit)``: the verdict."""
+    median = statistics.median(values)
+    verdict = "ok" if median < target else "SLOW"
+    shown = ", ".join(format(v, fmt) for v in sorted(values))
     print(
-        f"first write of {runs} fresh warmed processes, CPU outside model calls: "
-        + ", ".join(f"{o:.0f}" for o in sorted(outside))
-        + f" ms; median {median:.0f} ms ({verdict}, target < {TARGET_MS} ms)"
+        f"{label}: {shown} {unit}; median {format(median, fmt)} {unit} "
+        f"({verdict}, target < {target} {unit})"
     )
 
 
@@ -293,13 +304,7 @@ def whole_process(pristine: Path, folder: Path, work_id: int, runs: int, count: 
             print(done.stderr.strip()[-800:])
             raise SystemExit(f"muse write failed (exit {done.returncode})")
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    median = statistics.median(cpus)
-    verdict = "ok" if median < WHOLE_TARGET_S else "SLOW"
-    print(
-        f"whole `muse write` process, {runs} runs: "
-        + ", ".join(f"{c:.2f}" for c in sorted(cpus))
-        + f" s CPU; median {median:.2f} s ({verdict}, target < {WHOLE_TARGET_S} s)"
-    )
+    _print_median(f"whole `muse write` process, {runs} runs, CPU", cpus, WHOLE_TARGET_S, "s", ".2f")
     if count:  # each counted on a fresh copy too: the first write of chapter 2001
         env = {**os.environ, "MUSE_DATABASE_URL": _copy(pristine, folder / "counted.db")}
         counted = instructions(WRITE, {**env, "MUSE_BENCH_DIR": tempfile.mkdtemp()})

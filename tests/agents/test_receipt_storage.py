@@ -14,15 +14,20 @@ def _stored(engine, trace: CallTrace) -> dict:
     return dict(row._mapping)
 
 
-def test_nul_characters_of_a_call_without_secrets_are_replaced(engine):
-    trace = CallTrace(
+def _trace(provider: str, task_input: dict, secrets: tuple[str, ...] = ()) -> CallTrace:
+    return CallTrace(
         run_id=None,
         role="writer",
         task="generate",
-        provider="offline",
-        model_requested="offline-1",
-        task_input={"键\x00": ["门\x00开了", {"内\x00": "层\x00"}]},
+        provider=provider,
+        model_requested="m",
+        task_input=task_input,
+        secrets=secrets,
     )
+
+
+def test_nul_characters_of_a_call_without_secrets_are_replaced(engine):
+    trace = _trace("offline", {"键\x00": ["门\x00开了", {"内\x00": "层\x00"}]})
     trace.messages = [{"role": "user", "content": "提示\x00词"}]
     trace.output = {"paragraphs": [{"text": "a\x00b"}]}
     assert trace.secrets == ()
@@ -37,15 +42,7 @@ def test_nul_characters_of_a_call_without_secrets_are_replaced(engine):
 
 def test_a_secret_of_the_call_is_scrubbed_from_every_value(engine):
     secret = "k3y"  # shorter than a registered secret may be: only the scrub hides it
-    trace = CallTrace(
-        run_id=None,
-        role="writer",
-        task="generate",
-        provider="stub",
-        model_requested="m",
-        task_input={"note": f"用 {secret} 调用", secret: 1},
-        secrets=(secret,),
-    )
+    trace = _trace("stub", {"note": f"用 {secret} 调用", secret: 1}, (secret,))
     write_receipt(engine, trace, status="ok", error=f"失败：{secret}")
     row = _stored(engine, trace)
     assert secret not in str(row)
